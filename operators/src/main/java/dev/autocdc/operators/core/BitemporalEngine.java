@@ -1,0 +1,236 @@
+package dev.autocdc.operators.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Bitemporal history (SPEC §5) for one key.
+ *
+ * <p>Fast path: an event after the key's greatest business sequence and not before its greatest system
+ * sequence changes only the open version, so it costs O(1): the open row is closed in system time (or
+ * replaced, when it was believed from this very system time) and the new belief's rows are added.
+ *
+ * <p>Any other event (late in business time, a correction at the same business time, or late in system
+ * time) recomputes the key's table from its stored events with {@link #table}, before and after the event,
+ * and emits the difference: rows split, their system end moved, or removed (SPEC §13 D and G).
+ */
+public final class BitemporalEngine {
+    private final Flow flow;
+    private final Fold fold;
+    private final EventOrder order;
+
+    public BitemporalEngine(Flow flow) {
+        this.flow = flow;
+        this.fold = new Fold(flow);
+        this.order = new EventOrder(flow);
+    }
+
+    /** Applies one event; appends changes of target rows (base, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT). */
+    public void apply(BitemporalStore store, ChangeEvent event, List<TargetChange> out) {
+        BitemporalHead head = store.head();
+        if (isNewest(head, event)) {
+            appendNewest(store, head, event, out);
+        } else {
+            recompute(store, event, out);
+        }
+    }
+
+    /**
+     * Whether the event is after the key's greatest business sequence and either after its greatest
+     * system sequence, or at that system sequence when no row believed before it can close: a row closed
+     * at the greatest system time would fall back to the untracked values of the belief before it,
+     * which the head does not hold.
+     */
+    private static boolean isNewest(BitemporalHead head, ChangeEvent event) {
+        if (head == null) {
+            return true;
+        }
+        if (SequenceCodec.compare(event.sequence(), head.latestSequence()) <= 0) {
+            return false;
+        }
+        int system = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence());
+        return system > 0 || (system == 0 && (head.state() == null || Arrays.equals(head.openSystemStart(), event.systemSequence())));
+    }
+
+    private void appendNewest(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
+        byte[] t = event.systemSequence();
+        Object[] previous = head == null ? null : head.state();
+        Object[] state = fold.apply(previous, event);
+        byte[] openStart = null;
+        byte[] openSystemStart = null;
+        if (previous != null) {
+            BitemporalRow open = new BitemporalRow(new Version(head.openStart(), null, previous), head.openSystemStart(), null);
+            if (state != null && fold.sameTracked(previous, state)) {
+                // Same version, untracked columns change in place (they have no history).
+                openStart = head.openStart();
+                openSystemStart = head.openSystemStart();
+                if (!Values.sameRow(previous, state)) {
+                    emit(out, open, new BitemporalRow(open.version().withRow(state), openSystemStart, null));
+                }
+            } else {
+                // The open version ends at the event: the old belief closes at t, the new one holds from t.
+                BitemporalRow closed = new BitemporalRow(open.version().withEnd(event.sequence()), t, null);
+                if (Arrays.equals(open.systemStart(), t)) {
+                    emit(out, open, closed); // believed only from t: it never was, replace it
+                } else {
+                    emit(out, open, open.closedAt(t));
+                    emit(out, null, closed);
+                }
+            }
+        }
+        if (state != null && openStart == null) {
+            openStart = event.sequence();
+            openSystemStart = t;
+            emit(out, null, new BitemporalRow(new Version(openStart, null, state), t, null));
+        }
+        store.put(new TimelineEntry(event.sequence(), List.of(event), null, null));
+        store.setHead(new BitemporalHead(event.sequence(), t, state, openStart, openSystemStart));
+    }
+
+    private void recompute(BitemporalStore store, ChangeEvent event, List<TargetChange> out) {
+        List<ChangeEvent> events = new ArrayList<>();
+        TimelineEntry at = null;
+        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+            TimelineEntry entry = it.next();
+            events.addAll(entry.events());
+            if (Arrays.equals(entry.sequence(), event.sequence())) {
+                at = entry;
+            }
+        }
+        List<ChangeEvent> atSequence = new ArrayList<>(at == null ? List.of() : at.events());
+        for (ChangeEvent e : atSequence) {
+            if (order.compareAtSameSequence(e, event) == 0) {
+                return; // exact duplicate
+            }
+        }
+        Map<BitemporalRow.PrimaryKey, BitemporalRow> before = table(events);
+        events.add(event);
+        Replay replay = new Replay();
+        Map<BitemporalRow.PrimaryKey, BitemporalRow> after = replay.run(events);
+
+        TreeMap<BitemporalRow.PrimaryKey, BitemporalRow[]> pairs = new TreeMap<>();
+        before.forEach((k, r) -> pairs.computeIfAbsent(k, x -> new BitemporalRow[2])[0] = r);
+        after.forEach((k, r) -> pairs.computeIfAbsent(k, x -> new BitemporalRow[2])[1] = r);
+        for (BitemporalRow[] pair : pairs.values()) {
+            if (pair[0] == null || pair[1] == null || !pair[0].sameAs(pair[1])) {
+                emit(out, pair[0], pair[1]);
+            }
+        }
+
+        atSequence.add(event);
+        atSequence.sort(order::compareAtSameSequence);
+        store.put(new TimelineEntry(event.sequence(), atSequence, null, null));
+        store.setHead(replay.head());
+    }
+
+    /** The whole bitemporal table of one key's events (any order), by primary key. */
+    public Map<BitemporalRow.PrimaryKey, BitemporalRow> table(Collection<ChangeEvent> events) {
+        return new Replay().run(events);
+    }
+
+    private void emit(List<TargetChange> out, BitemporalRow before, BitemporalRow after) {
+        SequenceCodec b = flow.sequenceCodec();
+        SequenceCodec s = flow.systemSequenceCodec();
+        if (before == null) {
+            out.add(TargetChange.insert(after.toTargetRow(b, s)));
+        } else if (after == null) {
+            out.add(TargetChange.delete(before.toTargetRow(b, s)));
+        } else {
+            out.add(TargetChange.update(before.toTargetRow(b, s), after.toTargetRow(b, s)));
+        }
+    }
+
+    /**
+     * Builds the table by replaying events in system-time order through an SCD2 history of the business
+     * timeline: after each system time's events, a version that left the belief (or changed its
+     * interval or tracked columns) closes at that system time, a new one opens, and a version that only
+     * changed untracked columns is updated in place.
+     */
+    private final class Replay {
+        private final Scd2Engine scd2 = new Scd2Engine(flow);
+        private final InMemoryTimeline timeline = new InMemoryTimeline();
+        private final Map<BitemporalRow.PrimaryKey, BitemporalRow> rows = new java.util.HashMap<>();
+        /** The rows believed now, by version start. */
+        private final TreeMap<byte[], BitemporalRow> believed = new TreeMap<>(SequenceCodec::compare);
+        private byte[] latestSequence;
+        private byte[] latestSystemSequence;
+
+        Map<BitemporalRow.PrimaryKey, BitemporalRow> run(Collection<ChangeEvent> events) {
+            List<ChangeEvent> sorted = new ArrayList<>(events);
+            sorted.sort((a, b) -> {
+                int c = SequenceCodec.compare(a.systemSequence(), b.systemSequence());
+                return c != 0 ? c : order.compare(a, b);
+            });
+            int i = 0;
+            while (i < sorted.size()) {
+                byte[] t = sorted.get(i).systemSequence();
+                Map<byte[], Version> touched = new LinkedHashMap<>();
+                Map<String, byte[]> touchedKeys = new java.util.HashMap<>();
+                while (i < sorted.size() && Arrays.equals(sorted.get(i).systemSequence(), t)) {
+                    ChangeEvent e = sorted.get(i++);
+                    if (latestSequence == null || SequenceCodec.compare(e.sequence(), latestSequence) > 0) {
+                        latestSequence = e.sequence();
+                    }
+                    List<VersionChange> changes = new ArrayList<>();
+                    scd2.apply(timeline, e, changes);
+                    for (VersionChange c : changes) {
+                        String k = Arrays.toString(c.start());
+                        if (!touchedKeys.containsKey(k)) {
+                            touchedKeys.put(k, c.start());
+                            touched.put(c.start(), c.before());
+                        }
+                        current.put(c.start(), c.after());
+                    }
+                }
+                latestSystemSequence = t;
+                for (byte[] start : touched.keySet()) {
+                    Version now = current.get(start);
+                    BitemporalRow open = believed.get(start);
+                    if (open != null && now != null && sameIdentity(open.version(), now)) {
+                        if (!Values.sameRow(open.version().row(), now.row())) {
+                            BitemporalRow updated = open.withVersion(now);
+                            believed.put(start, updated);
+                            rows.put(updated.primaryKey(), updated);
+                        }
+                        continue;
+                    }
+                    if (open != null) {
+                        believed.remove(start);
+                        BitemporalRow closed = open.closedAt(t);
+                        rows.put(closed.primaryKey(), closed);
+                    }
+                    if (now != null) {
+                        BitemporalRow opened = new BitemporalRow(now, t, null);
+                        believed.put(start, opened);
+                        rows.put(opened.primaryKey(), opened);
+                    }
+                }
+                current.values().removeIf(v -> v == null);
+            }
+            return rows;
+        }
+
+        /** The versions of the current belief, by start (a null value: removed in this system time). */
+        private final TreeMap<byte[], Version> current = new TreeMap<>(SequenceCodec::compare);
+
+        BitemporalHead head() {
+            TimelineEntry last = timeline.head();
+            Object[] state = last == null ? null : last.state();
+            BitemporalRow open = believed.isEmpty() ? null : believed.lastEntry().getValue();
+            if (state == null || open == null || !open.version().isOpen()) {
+                return new BitemporalHead(latestSequence, latestSystemSequence, null, null, null);
+            }
+            return new BitemporalHead(latestSequence, latestSystemSequence, state, open.version().start(), open.systemStart());
+        }
+
+        private boolean sameIdentity(Version a, Version b) {
+            return Arrays.equals(a.start(), b.start()) && Arrays.equals(a.end(), b.end()) && fold.sameTracked(a.row(), b.row());
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.autocdc.operators.core;
+
+import java.util.Arrays;
+
+/**
+ * One bitemporal row (SPEC §5): a version of some belief, with the maximal system interval
+ * [systemStart, systemEnd) over which it is believed ({@code systemEnd} null while believed). Its
+ * changelog primary key is (keys, start, systemStart).
+ */
+public final class BitemporalRow {
+    private final Version version;
+    private final byte[] systemStart;
+    private final byte[] systemEnd;
+
+    public BitemporalRow(Version version, byte[] systemStart, byte[] systemEnd) {
+        this.version = version;
+        this.systemStart = systemStart;
+        this.systemEnd = systemEnd;
+    }
+
+    public Version version() {
+        return version;
+    }
+
+    public byte[] systemStart() {
+        return systemStart;
+    }
+
+    public byte[] systemEnd() {
+        return systemEnd;
+    }
+
+    public BitemporalRow closedAt(byte[] end) {
+        return new BitemporalRow(version, systemStart, end);
+    }
+
+    public BitemporalRow withVersion(Version v) {
+        return new BitemporalRow(v, systemStart, systemEnd);
+    }
+
+    /** The primary key within the entity: start and system start, concatenated (both are prefix-free). */
+    public PrimaryKey primaryKey() {
+        return new PrimaryKey(version.start(), systemStart);
+    }
+
+    public boolean sameAs(BitemporalRow other) {
+        return version.sameAs(other.version) && Arrays.equals(systemStart, other.systemStart)
+                && Arrays.equals(systemEnd, other.systemEnd);
+    }
+
+    /** Base columns, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT. */
+    public Object[] toTargetRow(SequenceCodec business, SequenceCodec system) {
+        Object[] row = version.row();
+        Object[] out = Arrays.copyOf(row, row.length + 4);
+        out[row.length] = business.decode(version.start());
+        out[row.length + 1] = version.end() == null ? null : business.decode(version.end());
+        out[row.length + 2] = system.decode(systemStart);
+        out[row.length + 3] = systemEnd == null ? null : system.decode(systemEnd);
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return version + " sys[" + Arrays.toString(systemStart) + "," + (systemEnd == null ? "-" : Arrays.toString(systemEnd)) + ")";
+    }
+
+    /** (start, system start) of a bitemporal row, ordered by start then system start. */
+    public static final class PrimaryKey implements Comparable<PrimaryKey> {
+        private final byte[] start;
+        private final byte[] systemStart;
+
+        public PrimaryKey(byte[] start, byte[] systemStart) {
+            this.start = start;
+            this.systemStart = systemStart;
+        }
+
+        @Override
+        public int compareTo(PrimaryKey o) {
+            int c = SequenceCodec.compare(start, o.start);
+            return c != 0 ? c : SequenceCodec.compare(systemStart, o.systemStart);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PrimaryKey && compareTo((PrimaryKey) o) == 0;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(start) + Arrays.hashCode(systemStart);
+        }
+    }
+}

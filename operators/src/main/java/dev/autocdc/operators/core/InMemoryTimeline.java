@@ -1,0 +1,57 @@
+package dev.autocdc.operators.core;
+
+import java.util.Iterator;
+import java.util.TreeMap;
+
+/** A {@link Timeline} in a sorted map: for tests and for the bitemporal replay. */
+public final class InMemoryTimeline implements Timeline {
+    private final TreeMap<byte[], TimelineEntry> entries = new TreeMap<>(SequenceCodec::compare);
+    private TimelineEntry head;
+    private long entriesRead;
+
+    @Override
+    public TimelineEntry head() {
+        return head;
+    }
+
+    @Override
+    public Iterator<TimelineEntry> newestFirst() {
+        Iterator<TimelineEntry> it = entries.descendingMap().values().iterator();
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public TimelineEntry next() {
+                entriesRead++;
+                return it.next();
+            }
+        };
+    }
+
+    @Override
+    public void put(TimelineEntry entry) {
+        entries.put(entry.sequence(), entry);
+    }
+
+    @Override
+    public void setHead(TimelineEntry entry) {
+        head = entry;
+    }
+
+    /** How many entries the iterators handed out so far (for the state-cost tests). */
+    public long entriesRead() {
+        return entriesRead;
+    }
+
+    public int size() {
+        return entries.size();
+    }
+
+    /** All entries, ascending. */
+    public Iterable<TimelineEntry> ascending() {
+        return entries.values();
+    }
+}

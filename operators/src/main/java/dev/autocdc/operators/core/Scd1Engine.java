@@ -1,0 +1,111 @@
+package dev.autocdc.operators.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * SCD type 1 (SPEC §3) for one key. The key's state is the short, sorted list of the events that still
+ * decide its row: the last delete (the tombstone, SPEC §7), the last event, and for each column the
+ * last event after that delete that wrote it. Folding that list gives the same row as folding every
+ * event of the key (an event older than the last delete is wiped by it; an upsert that is no column's
+ * last writer is overwritten everywhere). For full-row flows the list holds at most two events, so
+ * every event, late or not, costs O(1).
+ */
+public final class Scd1Engine {
+    private final Fold fold;
+    private final EventOrder order;
+    private final int columns;
+
+    public Scd1Engine(Flow flow) {
+        this.fold = new Fold(flow);
+        this.order = new EventOrder(flow);
+        this.columns = flow.columnCount();
+    }
+
+    /**
+     * Applies one event. Returns the key's new decisive events ({@code state} itself when the event
+     * changes nothing, e.g. a duplicate or an event older than the tombstone) and appends the target
+     * changes to {@code out}.
+     *
+     * @param state the key's decisive events, ascending; null or empty for a new key
+     */
+    public List<ChangeEvent> apply(List<ChangeEvent> state, ChangeEvent event, List<TargetChange> out) {
+        List<ChangeEvent> all = new ArrayList<>(state == null ? 1 : state.size() + 1);
+        boolean inserted = false;
+        if (state != null) {
+            for (ChangeEvent e : state) {
+                if (!inserted) {
+                    int c = order.compare(event, e);
+                    if (c == 0) {
+                        return state; // exact duplicate: no effect at all
+                    }
+                    if (c < 0) {
+                        all.add(event);
+                        inserted = true;
+                    }
+                }
+                all.add(e);
+            }
+        }
+        if (!inserted) {
+            all.add(event);
+        }
+        List<ChangeEvent> next = decisive(all);
+        if (state != null && next.size() == state.size() && !next.contains(event)) {
+            return state; // the event decides nothing (older than the tombstone, or overwritten)
+        }
+        Object[] before = row(state);
+        Object[] after = row(next);
+        if (before == null && after != null) {
+            out.add(TargetChange.insert(after));
+        } else if (before != null && after == null) {
+            out.add(TargetChange.delete(before));
+        } else if (before != null && !Values.sameRow(before, after)) {
+            out.add(TargetChange.update(before, after));
+        }
+        return next;
+    }
+
+    /** The target row of a key's decisive events; null when the key is absent. */
+    public Object[] row(List<ChangeEvent> state) {
+        if (state == null) {
+            return null;
+        }
+        Object[] row = null;
+        for (ChangeEvent e : state) {
+            row = fold.apply(row, e);
+        }
+        return row;
+    }
+
+    /** Whether the key's last event is a delete: the state is a tombstone (SPEC §7). */
+    public static boolean isTombstone(List<ChangeEvent> state) {
+        return state != null && !state.isEmpty() && !state.get(state.size() - 1).isUpsert();
+    }
+
+    private List<ChangeEvent> decisive(List<ChangeEvent> sorted) {
+        boolean[] covered = new boolean[columns];
+        int uncovered = columns;
+        List<ChangeEvent> keep = new ArrayList<>(4);
+        for (int i = sorted.size() - 1; i >= 0; i--) {
+            ChangeEvent e = sorted.get(i);
+            if (!e.isUpsert()) {
+                keep.add(e);
+                break;
+            }
+            boolean needed = i == sorted.size() - 1;
+            for (int c = 0; c < columns && uncovered > 0; c++) {
+                if (!covered[c] && fold.writes(e, c)) {
+                    covered[c] = true;
+                    uncovered--;
+                    needed = true;
+                }
+            }
+            if (needed) {
+                keep.add(e);
+            }
+        }
+        java.util.Collections.reverse(keep);
+        return keep;
+    }
+}

@@ -1,0 +1,217 @@
+package dev.autocdc.operators.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * SCD type 2 (SPEC §4) for one key, incrementally, over a {@link Timeline}.
+ *
+ * <p>An event after the key's newest sequence reads only the head and writes one entry and the head: it
+ * closes and opens a version, updates untracked columns in place, or closes on delete. Any other event
+ * (late, or a tie with the newest sequence) walks the timeline from the newest entry back to the last
+ * entry before its sequence, refolds that suffix from the state before it, rebuilds the versions that
+ * overlap the suffix, and emits the difference. Its cost grows with how far back it lands, not with
+ * the length of the history. Versions are never stored: they are the run-length encoding of the
+ * entries' states, and each entry remembers where its run starts.
+ */
+public final class Scd2Engine {
+    private final Flow flow;
+    private final Fold fold;
+    private final EventOrder order;
+    private final boolean keepOnlyGreatestEvent;
+
+    public Scd2Engine(Flow flow) {
+        this.flow = flow;
+        this.fold = new Fold(flow);
+        this.order = new EventOrder(flow);
+        // With full rows the state after a sequence is the greatest event's row (or absent): the
+        // other events at that sequence can never matter again.
+        this.keepOnlyGreatestEvent = flow.isFullRow();
+    }
+
+    /** Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT). */
+    public void apply(Timeline timeline, ChangeEvent event, List<TargetChange> out) {
+        List<VersionChange> changes = new ArrayList<>(2);
+        apply(timeline, event, changes);
+        for (VersionChange c : changes) {
+            out.add(c.toTargetChange(flow.sequenceCodec()));
+        }
+    }
+
+    /** Applies one event and appends the version changes. */
+    public void apply(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
+        TimelineEntry head = timeline.head();
+        if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
+            appendNewest(timeline, head, event, out);
+        } else {
+            applyBehindHead(timeline, event, out);
+        }
+    }
+
+    private void appendNewest(Timeline timeline, TimelineEntry head, ChangeEvent event, Collection<VersionChange> out) {
+        Object[] previous = head == null ? null : head.state();
+        Object[] state = fold.apply(previous, event);
+        byte[] start;
+        if (state == null) {
+            start = null;
+        } else if (previous != null && fold.sameTracked(previous, state)) {
+            start = head.versionStart();
+        } else {
+            start = event.sequence();
+        }
+        if (previous != null) {
+            Version open = new Version(head.versionStart(), null, previous);
+            if (start != head.versionStart()) {
+                out.add(new VersionChange(open, open.withEnd(event.sequence())));
+            } else if (!Values.sameRow(previous, state)) {
+                out.add(new VersionChange(open, open.withRow(state)));
+            }
+        }
+        if (state != null && start == event.sequence()) {
+            out.add(new VersionChange(null, new Version(start, null, state)));
+        }
+        TimelineEntry entry = new TimelineEntry(event.sequence(), List.of(event), state, start);
+        timeline.put(entry);
+        timeline.setHead(entry);
+    }
+
+    private void applyBehindHead(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
+        List<TimelineEntry> suffix = new ArrayList<>();
+        TimelineEntry before = null;
+        for (Iterator<TimelineEntry> it = timeline.newestFirst(); it.hasNext(); ) {
+            TimelineEntry entry = it.next();
+            if (SequenceCodec.compare(entry.sequence(), event.sequence()) >= 0) {
+                suffix.add(entry);
+            } else {
+                before = entry;
+                break;
+            }
+        }
+        Collections.reverse(suffix);
+
+        List<TimelineEntry> changed = new ArrayList<>(suffix.size() + 1);
+        TimelineEntry at = !suffix.isEmpty() && Arrays.equals(suffix.get(0).sequence(), event.sequence()) ? suffix.get(0) : null;
+        List<ChangeEvent> events = at == null ? List.of(event) : merge(at.events(), event);
+        if (events == null) {
+            return; // a duplicate, or an event that can change nothing
+        }
+        changed.add(new TimelineEntry(event.sequence(), events, null, null));
+        changed.addAll(at == null ? suffix : suffix.subList(1, suffix.size()));
+
+        // Refold the suffix from the state before it.
+        Object[] state = before == null ? null : before.state();
+        byte[] start = before == null ? null : before.versionStart();
+        List<TimelineEntry> refolded = new ArrayList<>(changed.size());
+        for (TimelineEntry entry : changed) {
+            Object[] next = state;
+            for (ChangeEvent e : entry.events()) {
+                next = fold.apply(next, e);
+            }
+            byte[] nextStart;
+            if (next == null) {
+                nextStart = null;
+            } else if (state != null && fold.sameTracked(state, next)) {
+                nextStart = start;
+            } else {
+                nextStart = entry.sequence();
+            }
+            refolded.add(new TimelineEntry(entry.sequence(), entry.events(), next, nextStart));
+            state = next;
+            start = nextStart;
+        }
+
+        diff(versions(before, suffix), versions(before, refolded), out);
+
+        int offset = at == null ? 0 : 1;
+        for (int i = 0; i < refolded.size(); i++) {
+            TimelineEntry now = refolded.get(i);
+            TimelineEntry was = i == 0 ? at : suffix.get(i - 1 + offset);
+            if (was == null || i == 0 || !Values.sameRow(was.state(), now.state())
+                    || !Arrays.equals(was.versionStart(), now.versionStart())) {
+                timeline.put(now);
+            }
+        }
+        timeline.setHead(refolded.get(refolded.size() - 1));
+    }
+
+    /** The events at one sequence with {@code event} added, or null when that changes nothing. */
+    private List<ChangeEvent> merge(List<ChangeEvent> existing, ChangeEvent event) {
+        List<ChangeEvent> merged = new ArrayList<>(existing.size() + 1);
+        boolean added = false;
+        for (ChangeEvent e : existing) {
+            if (!added) {
+                int c = order.compareAtSameSequence(event, e);
+                if (c == 0) {
+                    return null;
+                }
+                if (c < 0) {
+                    merged.add(event);
+                    added = true;
+                }
+            }
+            merged.add(e);
+        }
+        if (!added) {
+            merged.add(event);
+        }
+        if (keepOnlyGreatestEvent) {
+            ChangeEvent greatest = merged.get(merged.size() - 1);
+            return greatest == event ? List.of(event) : null;
+        }
+        return merged;
+    }
+
+    /**
+     * The versions over {@code entries} (ascending), preceded by {@code before}, whose version start is
+     * taken as stored (it may lie further back).
+     */
+    private static List<Version> versions(TimelineEntry before, List<TimelineEntry> entries) {
+        List<Version> versions = new ArrayList<>();
+        byte[] openStart = null;
+        Object[] openRow = null;
+        List<TimelineEntry> all = new ArrayList<>(entries.size() + 1);
+        if (before != null) {
+            all.add(before);
+        }
+        all.addAll(entries);
+        for (TimelineEntry entry : all) {
+            byte[] start = entry.state() == null ? null : entry.versionStart();
+            if (openStart != null && !Arrays.equals(openStart, start)) {
+                versions.add(new Version(openStart, entry.sequence(), openRow));
+                openStart = null;
+            }
+            if (start != null) {
+                openStart = start;
+                openRow = entry.state();
+            }
+        }
+        if (openStart != null) {
+            versions.add(new Version(openStart, null, openRow));
+        }
+        return versions;
+    }
+
+    private static void diff(List<Version> was, List<Version> now, Collection<VersionChange> out) {
+        TreeMap<byte[], Version[]> byStart = new TreeMap<>(SequenceCodec::compare);
+        for (Version v : was) {
+            byStart.computeIfAbsent(v.start(), k -> new Version[2])[0] = v;
+        }
+        for (Version v : now) {
+            byStart.computeIfAbsent(v.start(), k -> new Version[2])[1] = v;
+        }
+        for (Version[] pair : byStart.values()) {
+            if (pair[0] == null) {
+                out.add(new VersionChange(null, pair[1]));
+            } else if (pair[1] == null) {
+                out.add(new VersionChange(pair[0], null));
+            } else if (!pair[0].sameAs(pair[1])) {
+                out.add(new VersionChange(pair[0], pair[1]));
+            }
+        }
+    }
+}

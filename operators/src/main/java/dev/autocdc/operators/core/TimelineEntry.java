@@ -1,0 +1,47 @@
+package dev.autocdc.operators.core;
+
+import java.util.List;
+
+/**
+ * What a key's history holds at one business sequence: the events at that sequence (ascending, without
+ * duplicates; for full-row SCD2 flows only the greatest, the only one that matters), the state after
+ * them (null = absent), and the start of the version (run of equal tracked columns) that state belongs
+ * to. Immutable.
+ */
+public final class TimelineEntry {
+    private final byte[] sequence;
+    private final List<ChangeEvent> events;
+    private final Object[] state;
+    private final byte[] versionStart;
+
+    public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart) {
+        this.sequence = sequence;
+        this.events = List.copyOf(events);
+        this.state = state;
+        this.versionStart = versionStart;
+    }
+
+    public byte[] sequence() {
+        return sequence;
+    }
+
+    public List<ChangeEvent> events() {
+        return events;
+    }
+
+    /** The key's state after every event up to this sequence; null when absent. */
+    public Object[] state() {
+        return state;
+    }
+
+    /** The sequence where the version holding {@link #state()} starts; null when the state is absent. */
+    public byte[] versionStart() {
+        return versionStart;
+    }
+
+    /** Whether the state equals the last event's row (so storage can skip it). */
+    public boolean stateIsLastEventRow() {
+        ChangeEvent last = events.get(events.size() - 1);
+        return last.isUpsert() ? state == last.row() || Values.sameRow(state, last.row()) : state == null;
+    }
+}
