@@ -11,7 +11,8 @@ import java.util.Objects;
  * TIMESTAMP {@link java.time.LocalDateTime}, TIMESTAMP_LTZ {@link java.time.Instant}, ROW {@code Object[]}
  * (one element per field), ARRAY {@link List}, MAP {@link java.util.Map}. Null is SQL NULL.
  */
-public final class ColumnType {
+public final class ColumnType implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
 
     /** The kinds of column the engine understands. */
     public enum Kind {

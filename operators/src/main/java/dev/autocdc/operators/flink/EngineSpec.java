@@ -1,0 +1,297 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.core.TargetType;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Everything the AUTO CDC operator needs to know: the {@link Flow}, how its input rows are laid out,
+ * the output mode and the retentions.
+ *
+ * <p><b>The input contract.</b> The operator consumes {@code RowData} whose fields are the target's
+ * base columns (keys and values, in target order, after COLUMNS) followed by control columns, which
+ * are found by name:
+ * <ul>
+ *   <li>{@value #SEQUENCE} (required): the SEQUENCE BY value (a ROW for {@code STRUCT(...)});</li>
+ *   <li>{@value #SYSTEM_SEQUENCE} (bitemporal only, required there): the SYSTEM SEQUENCE BY value;</li>
+ *   <li>{@value #DELETE} (optional BOOLEAN): APPLY AS DELETE WHEN; null counts as false. A row of kind
+ *       DELETE (from a changelog source) is a delete too, and rows of kind UPDATE_BEFORE are skipped;</li>
+ *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;</li>
+ *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names, required
+ *       with COLUMNS TO UPDATE).</li>
+ * </ul>
+ * The job's planner produces this projection from the flow's SQL; a DataStream user produces it by hand.
+ */
+public final class EngineSpec implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    public static final String SEQUENCE = "__seq";
+    public static final String SYSTEM_SEQUENCE = "__sys";
+    public static final String DELETE = "__delete";
+    public static final String TRUNCATE = "__truncate";
+    public static final String COLUMNS_TO_UPDATE = "__columns_to_update";
+    /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
+    public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
+
+    private final Flow flow;
+    private final RowType inputType;
+    private final int[] baseFields;
+    private final int sequenceField;
+    private final int systemSequenceField;
+    private final int deleteField;
+    private final int truncateField;
+    private final int columnsToUpdateField;
+    private final OutputMode outputMode;
+    private final Duration tombstoneRetention;
+
+    private EngineSpec(Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
+        this.flow = flow;
+        this.inputType = b.input;
+        this.baseFields = baseFields;
+        this.sequenceField = seq;
+        this.systemSequenceField = sys;
+        this.deleteField = del;
+        this.truncateField = trunc;
+        this.columnsToUpdateField = ctu;
+        this.outputMode = b.outputMode;
+        this.tombstoneRetention = b.tombstoneRetention;
+    }
+
+    public static Builder builder(String flowName, TargetType type, RowType input) {
+        return new Builder(flowName, type, input);
+    }
+
+    public Flow flow() {
+        return flow;
+    }
+
+    public RowType inputType() {
+        return inputType;
+    }
+
+    int[] baseFields() {
+        return baseFields;
+    }
+
+    int sequenceField() {
+        return sequenceField;
+    }
+
+    int systemSequenceField() {
+        return systemSequenceField;
+    }
+
+    int deleteField() {
+        return deleteField;
+    }
+
+    int truncateField() {
+        return truncateField;
+    }
+
+    int columnsToUpdateField() {
+        return columnsToUpdateField;
+    }
+
+    public OutputMode outputMode() {
+        return outputMode;
+    }
+
+    /** Null = tombstones are kept forever. */
+    public Duration tombstoneRetention() {
+        return tombstoneRetention;
+    }
+
+    /** The target's base column types (keys and values). */
+    public List<LogicalType> baseTypes() {
+        List<LogicalType> types = new ArrayList<>();
+        for (int f : baseFields) {
+            types.add(inputType.getTypeAt(f));
+        }
+        return types;
+    }
+
+    /**
+     * The target row type: base columns, then {@code __START_AT}, {@code __END_AT} (SCD2 and bitemporal,
+     * the sequence's type) and {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT} (bitemporal).
+     */
+    public RowType targetType() {
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (int f : baseFields) {
+            fields.add(inputType.getFields().get(f));
+        }
+        if (flow.targetType() != TargetType.SCD1) {
+            LogicalType seq = inputType.getTypeAt(sequenceField).copy(true);
+            fields.add(new RowType.RowField("__START_AT", seq));
+            fields.add(new RowType.RowField("__END_AT", seq));
+        }
+        if (flow.targetType() == TargetType.BITEMPORAL) {
+            LogicalType sys = inputType.getTypeAt(systemSequenceField).copy(true);
+            fields.add(new RowType.RowField("__SYSTEM_START_AT", sys));
+            fields.add(new RowType.RowField("__SYSTEM_END_AT", sys));
+        }
+        return new RowType(fields);
+    }
+
+    /** Positions of the target's primary key in {@link #targetType()} (SPEC §3-5). */
+    public int[] targetPrimaryKey() {
+        int[] keys = flow.keyIndexes();
+        int n = baseFields.length;
+        switch (flow.targetType()) {
+            case SCD1:
+                return keys;
+            case SCD2: {
+                int[] pk = java.util.Arrays.copyOf(keys, keys.length + 1);
+                pk[keys.length] = n;
+                return pk;
+            }
+            default: {
+                int[] pk = java.util.Arrays.copyOf(keys, keys.length + 2);
+                pk[keys.length] = n;
+                pk[keys.length + 1] = n + 2;
+                return pk;
+            }
+        }
+    }
+
+    /** Builds an {@link EngineSpec}; {@link #build()} fails fast, naming the clause, on a wrong definition. */
+    public static final class Builder {
+        private final Flow.Builder flow;
+        private final TargetType type;
+        private final RowType input;
+        private OutputMode outputMode = OutputMode.RETRACT;
+        private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
+        private final List<Runnable> options = new ArrayList<>();
+
+        private Builder(String flowName, TargetType type, RowType input) {
+            this.flow = Flow.builder(flowName, type);
+            this.type = type;
+            this.input = input;
+        }
+
+        public Builder keys(String... keys) {
+            flow.keys(keys);
+            return this;
+        }
+
+        public Builder keys(Collection<String> keys) {
+            flow.keys(keys);
+            return this;
+        }
+
+        /** Base columns that hold the SEQUENCE BY / SYSTEM SEQUENCE BY source columns kept by COLUMNS. */
+        public Builder sequenceColumns(Collection<String> columns) {
+            flow.sequenceColumns(columns);
+            return this;
+        }
+
+        public Builder sequenceColumns(String... columns) {
+            flow.sequenceColumns(columns);
+            return this;
+        }
+
+        public Builder ignoreNullUpdates() {
+            flow.ignoreNullUpdates();
+            return this;
+        }
+
+        public Builder ignoreNullUpdatesOn(Collection<String> columns) {
+            flow.ignoreNullUpdatesOn(columns);
+            return this;
+        }
+
+        public Builder ignoreNullUpdatesExcept(Collection<String> columns) {
+            flow.ignoreNullUpdatesExcept(columns);
+            return this;
+        }
+
+        public Builder trackHistoryOn(Collection<String> columns) {
+            flow.trackHistoryOn(columns);
+            return this;
+        }
+
+        public Builder trackHistoryExcept(Collection<String> columns) {
+            flow.trackHistoryExcept(columns);
+            return this;
+        }
+
+        public Builder columnsToUpdate() {
+            flow.columnsToUpdate();
+            return this;
+        }
+
+        public Builder outputMode(OutputMode mode) {
+            this.outputMode = mode;
+            return this;
+        }
+
+        /** How long a deleted key is remembered (processing time); null = forever. */
+        public Builder tombstoneRetention(Duration retention) {
+            this.tombstoneRetention = retention;
+            return this;
+        }
+
+        public EngineSpec build() {
+            List<String> names = input.getFieldNames();
+            int seq = names.indexOf(SEQUENCE);
+            int sys = names.indexOf(SYSTEM_SEQUENCE);
+            int del = names.indexOf(DELETE);
+            int trunc = names.indexOf(TRUNCATE);
+            int ctu = names.indexOf(COLUMNS_TO_UPDATE);
+            if (seq < 0) {
+                throw new FlowDefinitionException("SEQUENCE BY", "the engine's input has no " + SEQUENCE + " column");
+            }
+            flow.sequenceBy(TypeMapping.columnType(input.getTypeAt(seq)));
+            if (sys >= 0) {
+                flow.systemSequenceBy(TypeMapping.columnType(input.getTypeAt(sys)));
+            }
+            if (trunc >= 0 && type != TargetType.SCD1) {
+                throw new FlowDefinitionException("APPLY AS TRUNCATE WHEN", "truncates apply to SCD type 1 only;"
+                        + " remove the clause or use STORED AS SCD TYPE 1");
+            }
+            checkBoolean(del, "APPLY AS DELETE WHEN");
+            checkBoolean(trunc, "APPLY AS TRUNCATE WHEN");
+            if (ctu >= 0) {
+                LogicalType t = input.getTypeAt(ctu);
+                boolean ok = t.getTypeRoot() == LogicalTypeRoot.VARCHAR || t.getTypeRoot() == LogicalTypeRoot.CHAR
+                        || (t.getTypeRoot() == LogicalTypeRoot.ARRAY
+                            && (t.getChildren().get(0).getTypeRoot() == LogicalTypeRoot.VARCHAR
+                                || t.getChildren().get(0).getTypeRoot() == LogicalTypeRoot.CHAR));
+                if (!ok) {
+                    throw new FlowDefinitionException("COLUMNS TO UPDATE", "the column must be ARRAY<STRING> or a STRING"
+                            + " of comma-separated names, not " + t);
+                }
+                flow.columnsToUpdate();
+            }
+            List<Integer> base = new ArrayList<>();
+            for (int i = 0; i < names.size(); i++) {
+                String n = names.get(i);
+                if (!n.equals(SEQUENCE) && !n.equals(SYSTEM_SEQUENCE) && !n.equals(DELETE) && !n.equals(TRUNCATE)
+                        && !n.equals(COLUMNS_TO_UPDATE)) {
+                    flow.column(n, TypeMapping.columnType(input.getTypeAt(i)));
+                    base.add(i);
+                }
+            }
+            Flow built = flow.build();
+            if (built.hasColumnsToUpdate() && ctu < 0) {
+                throw new FlowDefinitionException("COLUMNS TO UPDATE", "the engine's input has no " + COLUMNS_TO_UPDATE + " column");
+            }
+            return new EngineSpec(this, built, base.stream().mapToInt(Integer::intValue).toArray(), seq, sys, del, trunc, ctu);
+        }
+
+        private void checkBoolean(int field, String clause) {
+            if (field >= 0 && input.getTypeAt(field).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
+                throw new FlowDefinitionException(clause, "the condition must be a BOOLEAN expression, not "
+                        + input.getTypeAt(field));
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.autocdc.operators.flink;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.api.java.typeutils.RowTypeInfo;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.Row;
+
+/**
+ * The business key of an engine input row (SPEC §1 KEYS), as a {@link Row} of Java values, for
+ * {@code keyBy} in front of {@link AutoCdcFunction}.
+ */
+public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultTypeQueryable<Row> {
+    private static final long serialVersionUID = 1L;
+
+    private final int[] fields;
+    private final LogicalType[] types;
+    private final String[] names;
+
+    public FlowKeySelector(EngineSpec spec) {
+        int[] keys = spec.flow().keyIndexes();
+        this.fields = new int[keys.length];
+        this.types = new LogicalType[keys.length];
+        this.names = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            fields[i] = spec.baseFields()[keys[i]];
+            types[i] = spec.inputType().getTypeAt(fields[i]);
+            names[i] = spec.inputType().getFieldNames().get(fields[i]);
+        }
+    }
+
+    @Override
+    public Row getKey(RowData row) {
+        Row key = new Row(fields.length);
+        for (int i = 0; i < fields.length; i++) {
+            key.setField(i, TypeMapping.toJava(types[i], RowData.createFieldGetter(types[i], fields[i]).getFieldOrNull(row)));
+        }
+        return key;
+    }
+
+    @Override
+    public TypeInformation<Row> getProducedType() {
+        TypeInformation<?>[] infos = new TypeInformation<?>[types.length];
+        for (int i = 0; i < types.length; i++) {
+            infos[i] = TypeMapping.keyTypeInfo(types[i]);
+        }
+        return new RowTypeInfo(infos, names);
+    }
+}

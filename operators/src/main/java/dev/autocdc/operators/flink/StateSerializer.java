@@ -1,0 +1,200 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.BitemporalHead;
+import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.StateCodec;
+import dev.autocdc.operators.core.TimelineEntry;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * The explicit, versioned serializer of the engine's state values, a thin wrapper over
+ * {@link StateCodec}. Its snapshot records what it stores and the flow's column types: restoring with
+ * the same types is compatible as is; other types are incompatible (the flow's columns changed: start
+ * without state, or migrate).
+ */
+public final class StateSerializer<T> extends TypeSerializer<T> {
+    private static final long serialVersionUID = 1L;
+
+    /** What a serializer stores. */
+    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD }
+
+    private final Content content;
+    private final List<ColumnType> types;
+    private transient StateCodec codec;
+
+    private StateSerializer(Content content, List<ColumnType> types) {
+        this.content = content;
+        this.types = List.copyOf(types);
+    }
+
+    public static StateSerializer<List<ChangeEvent>> decisiveEvents(List<ColumnType> types) {
+        return new StateSerializer<>(Content.DECISIVE_EVENTS, types);
+    }
+
+    public static StateSerializer<TimelineEntry> timelineEntry(List<ColumnType> types) {
+        return new StateSerializer<>(Content.TIMELINE_ENTRY, types);
+    }
+
+    public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
+        return new StateSerializer<>(Content.BITEMPORAL_HEAD, types);
+    }
+
+    private StateCodec codec() {
+        if (codec == null) {
+            codec = new StateCodec(types);
+        }
+        return codec;
+    }
+
+    @Override
+    public boolean isImmutableType() {
+        return true; // the engine never mutates state values it has read
+    }
+
+    @Override
+    public TypeSerializer<T> duplicate() {
+        return new StateSerializer<>(content, types);
+    }
+
+    @Override
+    public T createInstance() {
+        return null;
+    }
+
+    @Override
+    public T copy(T from) {
+        return from;
+    }
+
+    @Override
+    public T copy(T from, T reuse) {
+        return from;
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void serialize(T record, DataOutputView target) throws IOException {
+        switch (content) {
+            case DECISIVE_EVENTS:
+                codec().writeEvents((List<ChangeEvent>) record, target);
+                break;
+            case TIMELINE_ENTRY:
+                codec().writeEntry((TimelineEntry) record, target);
+                break;
+            default:
+                codec().writeHead((BitemporalHead) record, target);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T deserialize(DataInputView source) throws IOException {
+        switch (content) {
+            case DECISIVE_EVENTS:
+                return (T) codec().readEvents(source);
+            case TIMELINE_ENTRY:
+                return (T) codec().readEntry(source);
+            default:
+                return (T) codec().readHead(source);
+        }
+    }
+
+    @Override
+    public T deserialize(T reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        serialize(deserialize(source), target);
+    }
+
+    @Override
+    public boolean equals(Object obj) {
+        return obj instanceof StateSerializer && ((StateSerializer<?>) obj).content == content
+                && ((StateSerializer<?>) obj).types.equals(types);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(content, types);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<T> snapshotConfiguration() {
+        return new Snapshot<>(content, types);
+    }
+
+    /** Records the content kind, the codec's format version and the column types. */
+    public static final class Snapshot<T> implements TypeSerializerSnapshot<T> {
+        private Content content;
+        private List<ColumnType> types;
+        private int format = StateCodec.FORMAT_VERSION;
+
+        /** For Flink's reflective restore. */
+        public Snapshot() {
+        }
+
+        Snapshot(Content content, List<ColumnType> types) {
+            this.content = content;
+            this.types = types;
+        }
+
+        @Override
+        public int getCurrentVersion() {
+            return 1;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) throws IOException {
+            out.writeUTF(content.name());
+            out.writeInt(StateCodec.FORMAT_VERSION);
+            out.writeInt(types.size());
+            for (ColumnType t : types) {
+                out.writeUTF(t.toString());
+            }
+        }
+
+        @Override
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader) throws IOException {
+            content = Content.valueOf(in.readUTF());
+            format = in.readInt();
+            int n = in.readInt();
+            types = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                types.add(ColumnType.parse(in.readUTF()));
+            }
+        }
+
+        @Override
+        public TypeSerializer<T> restoreSerializer() {
+            return new StateSerializer<>(content, types);
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> oldSnapshot) {
+            if (!(oldSnapshot instanceof Snapshot)) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            Snapshot<T> old = (Snapshot<T>) oldSnapshot;
+            if (old.content == content && old.types.equals(types) && old.format == format) {
+                return TypeSerializerSchemaCompatibility.compatibleAsIs();
+            }
+            return TypeSerializerSchemaCompatibility.incompatible();
+        }
+    }
+}

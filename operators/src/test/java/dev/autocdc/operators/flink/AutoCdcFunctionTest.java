@@ -1,0 +1,267 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.reference.ReferenceModel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The keyed operator in a test harness, on RocksDB and on the heap backend: the reference walkthrough,
+ * snapshot and restore in the middle of random streams, dead letters, tombstone retention, and upsert
+ * mode.
+ */
+class AutoCdcFunctionTest {
+
+    static RowType usersInput() {
+        return RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
+                new IntType(false), new BooleanType()}, new String[] {"userId", "name", "city", "__seq", "__delete"});
+    }
+
+    static EngineSpec users(TargetType type, OutputMode mode) {
+        return EngineSpec.builder("users", type, usersInput()).keys("userId").outputMode(mode).build();
+    }
+
+    /** SPEC §12 users feed, in the reference's arrival order. */
+    static List<RowData> usersFeed(OperatorRun run) {
+        return List.of(
+                run.input(124, "Raul", "Oaxaca", 1, false),
+                run.input(123, "Isabel", "Monterrey", 1, false),
+                run.input(125, "Mercedes", "Tijuana", 2, false),
+                run.input(126, "Lily", "Cancun", 2, false),
+                run.input(123, null, null, 6, true),
+                run.input(125, "Mercedes", "Guadalajara", 6, false),
+                run.input(125, "Mercedes", "Mexicali", 5, false),
+                run.input(123, "Isabel", "Chihuahua", 5, false));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void usersWalkthroughAsScd2(Backend backend) throws Exception {
+        EngineSpec spec = users(TargetType.SCD2, OutputMode.RETRACT);
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.processAll(usersFeed(run));
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            table.apply(run.newOutput());
+            assertThat(table.rows()).containsExactlyInAnyOrder(
+                    Arrays.asList(123, "Isabel", "Monterrey", 1, 5),
+                    Arrays.asList(123, "Isabel", "Chihuahua", 5, 6),
+                    Arrays.asList(124, "Raul", "Oaxaca", 1, null),
+                    Arrays.asList(125, "Mercedes", "Tijuana", 2, 5),
+                    Arrays.asList(125, "Mercedes", "Mexicali", 5, 6),
+                    Arrays.asList(125, "Mercedes", "Guadalajara", 6, null),
+                    Arrays.asList(126, "Lily", "Cancun", 2, null));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void usersWalkthroughAsScd1InUpsertMode(Backend backend) throws Exception {
+        EngineSpec spec = users(TargetType.SCD1, OutputMode.UPSERT);
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.processAll(usersFeed(run));
+            List<Change> out = run.newOutput();
+            assertThat(out).extracting(Change::kind).doesNotContain(RowKind.UPDATE_BEFORE);
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.UPSERT);
+            table.apply(out);
+            assertThat(table.rows()).containsExactlyInAnyOrder(
+                    Arrays.asList(124, "Raul", "Oaxaca"),
+                    Arrays.asList(125, "Mercedes", "Guadalajara"),
+                    Arrays.asList(126, "Lily", "Cancun"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void invalidEventsGoToDeadLettersWithAReason(Backend backend) throws Exception {
+        RowType input = RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, new IntType(),
+                new ArrayType(VarCharType.STRING_TYPE)}, new String[] {"id", "v", "__seq", "__columns_to_update"});
+        EngineSpec spec = EngineSpec.builder("f", TargetType.SCD2, input).keys("id").build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.process(run.input(null, "a", 1, null));
+            run.process(run.input(1, "a", null, null));
+            run.process(run.input(1, "a", 2, List.of("v", "nope")));
+            run.process(run.input(1, "a", 3, List.of("v")));
+            assertThat(run.deadLetters()).extracting(d -> d.reason).containsExactly(
+                    DeadLetter.NULL_KEY, DeadLetter.NULL_SEQUENCE, DeadLetter.BAD_COLUMNS_TO_UPDATE);
+            assertThat(run.deadLetters().get(2).payload).contains("\"id\": 1").contains("nope");
+            assertThat(run.deadLetters()).allSatisfy(d -> assertThat(d.flow).isEqualTo("f"));
+            assertThat(run.newOutput()).hasSize(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void deletedKeyIsForgottenAfterTheTombstoneRetention(Backend backend) throws Exception {
+        for (TargetType type : List.of(TargetType.SCD1, TargetType.SCD2)) {
+            EngineSpec spec = EngineSpec.builder("users", type, usersInput()).keys("userId")
+                    .tombstoneRetention(Duration.ofMillis(1000)).build();
+            try (OperatorRun run = OperatorRun.start(spec, backend)) {
+                run.setProcessingTime(0);
+                run.process(run.input(1, "a", "x", 1, false));
+                run.process(run.input(1, null, null, 5, true));
+                run.process(run.input(1, "b", "y", 3, false)); // older than the delete
+                ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                table.apply(run.newOutput());
+                if (type == TargetType.SCD1) {
+                    assertThat(table.rows()).as("the tombstone stops a resurrection").isEmpty();
+                } else {
+                    assertThat(table.rows()).as("type 2 places it in the history").containsExactlyInAnyOrder(
+                            Arrays.asList(1, "a", "x", 1, 3), Arrays.asList(1, "b", "y", 3, 5));
+                }
+                assertThat(run.keysWithState()).isGreaterThan(0);
+                run.setProcessingTime(999);
+                assertThat(run.keysWithState()).as(type + " before expiry").isGreaterThan(0);
+                run.setProcessingTime(1000);
+                assertThat(run.keysWithState()).as(type + " after expiry: nothing is left for the key").isZero();
+                run.process(run.input(1, "c", "z", 2, false)); // forgotten: applied as new
+                List<Change> out = run.newOutput();
+                assertThat(out).extracting(Change::kind).containsExactly(RowKind.INSERT);
+                assertThat(out.get(0).values()[1]).isEqualTo("c");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aKeyThatComesBackKeepsNoTombstoneTimer(Backend backend) throws Exception {
+        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD1, usersInput()).keys("userId")
+                .tombstoneRetention(Duration.ofMillis(1000)).build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.setProcessingTime(0);
+            run.process(run.input(1, "a", "x", 1, false));
+            run.process(run.input(1, null, null, 2, true));
+            run.process(run.input(1, "b", "y", 3, false));
+            run.setProcessingTime(5000);
+            run.process(run.input(1, "old", "old", 2, false)); // still known: older than the last event
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            table.apply(run.newOutput());
+            assertThat(table.rows()).containsExactly(Arrays.asList(1, "b", "y"));
+        }
+    }
+
+    /**
+     * Random streams over small domains: a run that snapshots and restores in the middle of the stream
+     * (into a fresh operator) ends with the same table as an uninterrupted run, and both equal the
+     * reference model.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void snapshotAndRestoreMidStreamGivesTheUninterruptedResult(Backend backend) throws Exception {
+        Random random = new Random(backend.ordinal() * 1000L + 7);
+        for (TargetType type : TargetType.values()) {
+            for (int round = 0; round < 12; round++) {
+                boolean ignoreNull = round % 2 == 1;
+                boolean trackV1 = type != TargetType.SCD1 && round % 3 == 2;
+                EngineSpec spec = randomSpec(type, ignoreNull, trackV1);
+                List<ReferenceModel.Event> events = randomEvents(random, type);
+                List<Object[]> rows = new ArrayList<>();
+                for (ReferenceModel.Event e : events) {
+                    rows.add(inputValues(type, e));
+                }
+                Set<List<Object>> expected = reference(type, events, ignoreNull, trackV1);
+                String context = type + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " " + events;
+
+                ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                try (OperatorRun run = OperatorRun.start(spec, backend)) {
+                    for (Object[] r : rows) {
+                        run.process(run.input(r));
+                    }
+                    straight.apply(run.newOutput());
+                }
+                assertThat(straight.rows()).as(context).isEqualTo(expected);
+
+                int cut = random.nextInt(rows.size() + 1);
+                ChangelogTable resumed = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                OperatorSubtaskState state;
+                try (OperatorRun first = OperatorRun.start(spec, backend)) {
+                    for (Object[] r : rows.subList(0, cut)) {
+                        first.process(first.input(r));
+                    }
+                    resumed.apply(first.newOutput());
+                    state = first.snapshot();
+                }
+                try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
+                    for (Object[] r : rows.subList(cut, rows.size())) {
+                        second.process(second.input(r));
+                    }
+                    resumed.apply(second.newOutput());
+                }
+                assertThat(resumed.rows()).as(context + " cut at " + cut).isEqualTo(straight.rows());
+            }
+        }
+    }
+
+    private static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1) {
+        List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
+                new IntType(false)));
+        List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
+        if (type == TargetType.BITEMPORAL) {
+            types.add(new IntType(false));
+            names.add("__sys");
+        }
+        types.add(new BooleanType());
+        names.add("__delete");
+        EngineSpec.Builder b = EngineSpec.builder("random", type,
+                RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]))).keys("id");
+        if (ignoreNull) {
+            b.ignoreNullUpdates();
+        }
+        if (trackV1) {
+            b.trackHistoryOn(List.of("v1"));
+        }
+        return b.build();
+    }
+
+    private static Object[] inputValues(TargetType type, ReferenceModel.Event e) {
+        List<Object> v = new ArrayList<>(Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
+        if (type == TargetType.BITEMPORAL) {
+            v.add(e.sys());
+        }
+        v.add(e.kind() == ReferenceModel.Kind.DELETE);
+        return v.toArray();
+    }
+
+    private static List<ReferenceModel.Event> randomEvents(Random random, TargetType type) {
+        String[] domain = {"a", "b", null};
+        List<ReferenceModel.Event> events = new ArrayList<>();
+        int n = 3 + random.nextInt(12);
+        for (int i = 0; i < n; i++) {
+            List<Object> values = Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]);
+            events.add(new ReferenceModel.Event(1 + random.nextInt(3), 1 + random.nextInt(6),
+                    type == TargetType.BITEMPORAL ? 1 + random.nextInt(6) : null,
+                    random.nextInt(5) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
+        }
+        Collections.shuffle(events, random);
+        return events;
+    }
+
+    private static Set<List<Object>> reference(TargetType type, List<ReferenceModel.Event> events, boolean ignoreNull,
+                                               boolean trackV1) {
+        ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
+                ignoreNull ? Set.of("v1", "v2") : Set.of(), false, trackV1 ? Set.of("v1") : null, null, null);
+        Set<List<Object>> rows = type == TargetType.SCD1 ? ReferenceModel.scd1(events, options)
+                : type == TargetType.SCD2 ? ReferenceModel.scd2(events, options) : ReferenceModel.bitemporal(events, options);
+        return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
+    }
+}

@@ -1,0 +1,149 @@
+package dev.autocdc.operators.flink;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+
+/** The AUTO CDC function in a keyed operator test harness, on a chosen state backend. For tests. */
+final class OperatorRun implements AutoCloseable {
+
+    /** The state backends the engine must be correct on. */
+    enum Backend {
+        ROCKSDB, HASHMAP;
+
+        StateBackend create() {
+            return this == ROCKSDB ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
+        }
+    }
+
+    private final EngineSpec spec;
+    private final AutoCdcFunction function;
+    private final KeyedOneInputStreamOperatorTestHarness<Row, RowData, RowData> harness;
+    private int drained;
+    private long checkpoint;
+
+    private OperatorRun(EngineSpec spec, Backend backend, OperatorSubtaskState restore) throws Exception {
+        this.spec = spec;
+        this.function = new AutoCdcFunction(spec);
+        FlowKeySelector keys = new FlowKeySelector(spec);
+        this.harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(function), keys,
+                keys.getProducedType());
+        harness.setStateBackend(backend.create());
+        if (restore != null) {
+            harness.initializeState(restore);
+        }
+        harness.open();
+    }
+
+    static OperatorRun start(EngineSpec spec, Backend backend) throws Exception {
+        return new OperatorRun(spec, backend, null);
+    }
+
+    static OperatorRun restore(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
+        return new OperatorRun(spec, backend, state);
+    }
+
+    /** Builds an input row from Java values, in the spec's input order. */
+    RowData inputOfKind(RowKind kind, Object... values) {
+        RowType type = spec.inputType();
+        GenericRowData row = new GenericRowData(kind, values.length);
+        for (int i = 0; i < values.length; i++) {
+            row.setField(i, TypeMapping.toInternal(type.getTypeAt(i), values[i]));
+        }
+        return row;
+    }
+
+    RowData input(Object... values) {
+        return inputOfKind(RowKind.INSERT, values);
+    }
+
+    void process(RowData row) throws Exception {
+        harness.processElement(new StreamRecord<>(row, 0L));
+    }
+
+    void processAll(List<RowData> rows) throws Exception {
+        for (RowData r : rows) {
+            process(r);
+        }
+    }
+
+    /** Output rows since the last call, as (kind, Java values). */
+    List<Change> newOutput() {
+        List<RowData> all = harness.extractOutputValues();
+        List<Change> out = new ArrayList<>();
+        RowType target = spec.targetType();
+        for (int i = drained; i < all.size(); i++) {
+            RowData r = all.get(i);
+            Object[] values = new Object[target.getFieldCount()];
+            for (int f = 0; f < values.length; f++) {
+                LogicalType t = target.getTypeAt(f);
+                values[f] = TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+            }
+            out.add(new Change(r.getRowKind(), values));
+        }
+        drained = all.size();
+        return out;
+    }
+
+    List<DeadLetter> deadLetters() {
+        List<DeadLetter> out = new ArrayList<>();
+        var side = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
+        if (side != null) {
+            side.forEach(r -> out.add(r.getValue()));
+        }
+        return out;
+    }
+
+    OperatorSubtaskState snapshot() throws Exception {
+        checkpoint++;
+        return harness.snapshot(checkpoint, checkpoint);
+    }
+
+    void setProcessingTime(long time) throws Exception {
+        harness.setProcessingTime(time);
+    }
+
+    /** How many keys have an entry in any of the engine's states (works on every backend). */
+    long keysWithState() {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        long n = 0;
+        for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_HEAD, AutoCdcFunction.SCD2_TIMELINE,
+                AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_EVENTS, AutoCdcFunction.TOMBSTONE_EXPIRY)) {
+            try (var keys = backend.getKeys(state, org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+                n += keys.count();
+            } catch (RuntimeException notRegistered) {
+                // the state does not exist for this target type
+            }
+        }
+        return n;
+    }
+
+    AutoCdcFunction function() {
+        return function;
+    }
+
+    @Override
+    public void close() throws Exception {
+        harness.close();
+    }
+
+    /** One changelog row. */
+    record Change(RowKind kind, Object[] values) {
+        @Override
+        public String toString() {
+            return kind.shortString() + java.util.Arrays.deepToString(values);
+        }
+    }
+}
