@@ -24,11 +24,16 @@ public final class BitemporalEngine {
     private final Flow flow;
     private final Fold fold;
     private final EventOrder order;
+    private final EngineCounters counters = new EngineCounters();
 
     public BitemporalEngine(Flow flow) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
+    }
+
+    public EngineCounters counters() {
+        return counters;
     }
 
     /** Applies one event; appends changes of target rows (base, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT). */
@@ -37,6 +42,7 @@ public final class BitemporalEngine {
         if (isNewest(head, event)) {
             appendNewest(store, head, event, out);
         } else {
+            counters.late++;
             recompute(store, event, out);
         }
     }
@@ -106,7 +112,11 @@ public final class BitemporalEngine {
         List<ChangeEvent> atSequence = new ArrayList<>(at == null ? List.of() : at.events());
         for (ChangeEvent e : atSequence) {
             if (order.compareAtSameSequence(e, event) == 0) {
+                counters.duplicates++;
                 return; // exact duplicate
+            }
+            if (Arrays.equals(e.systemSequence(), event.systemSequence())) {
+                counters.conflictingTies++;
             }
         }
         Map<BitemporalRow.PrimaryKey, BitemporalRow> before = table(events);

@@ -15,6 +15,7 @@ public final class Scd1Engine {
     private final Fold fold;
     private final EventOrder order;
     private final int columns;
+    private final EngineCounters counters = new EngineCounters();
 
     public Scd1Engine(Flow flow) {
         this.fold = new Fold(flow);
@@ -37,7 +38,11 @@ public final class Scd1Engine {
                 if (!inserted) {
                     int c = order.compare(event, e);
                     if (c == 0) {
+                        counters.duplicates++;
                         return state; // exact duplicate: no effect at all
+                    }
+                    if (java.util.Arrays.equals(event.sequence(), e.sequence())) {
+                        counters.conflictingTies++;
                     }
                     if (c < 0) {
                         all.add(event);
@@ -49,6 +54,8 @@ public final class Scd1Engine {
         }
         if (!inserted) {
             all.add(event);
+        } else {
+            counters.late++;
         }
         List<ChangeEvent> next = decisive(all);
         if (state != null && next.size() == state.size() && !next.contains(event)) {
@@ -64,6 +71,10 @@ public final class Scd1Engine {
             out.add(TargetChange.update(before, after));
         }
         return next;
+    }
+
+    public EngineCounters counters() {
+        return counters;
     }
 
     /** The target row of a key's decisive events; null when the key is absent. */

@@ -24,6 +24,7 @@ public final class Scd2Engine {
     private final Fold fold;
     private final EventOrder order;
     private final boolean keepOnlyGreatestEvent;
+    private final EngineCounters counters = new EngineCounters();
 
     public Scd2Engine(Flow flow) {
         this.flow = flow;
@@ -32,6 +33,10 @@ public final class Scd2Engine {
         // With full rows the state after a sequence is the greatest event's row (or absent): the
         // other events at that sequence can never matter again.
         this.keepOnlyGreatestEvent = flow.isFullRow();
+    }
+
+    public EngineCounters counters() {
+        return counters;
     }
 
     /** Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT). */
@@ -49,6 +54,7 @@ public final class Scd2Engine {
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
             appendNewest(timeline, head, event, out);
         } else {
+            counters.late++;
             applyBehindHead(timeline, event, out);
         }
     }
@@ -147,7 +153,11 @@ public final class Scd2Engine {
             if (!added) {
                 int c = order.compareAtSameSequence(event, e);
                 if (c == 0) {
+                    counters.duplicates++;
                     return null;
+                }
+                if (java.util.Arrays.equals(event.systemSequence(), e.systemSequence())) {
+                    counters.conflictingTies++;
                 }
                 if (c < 0) {
                     merged.add(event);

@@ -29,7 +29,7 @@ import java.util.Map;
  *   <li>event: op byte, sequence (length + bytes), system sequence (-1 when absent), row,
  *       COLUMNS TO UPDATE (0 = all, else 1 + one boolean per column);</li>
  *   <li>timeline entry: sequence, event count and events, state flag (0 absent, 1 the last event's row,
- *       2 explicit row follows), version start (-1 when absent);</li>
+ *       2 explicit row follows), version start (-1 when absent), the time it was written (ms);</li>
  *   <li>decisive events (SCD1): count then events;</li>
  *   <li>bitemporal head: latest sequence, latest system sequence, state flag + row, open start, open
  *       system start.</li>
@@ -109,6 +109,7 @@ public final class StateCodec {
             writeRow(entry.state(), out);
         }
         writeBytes(entry.versionStart(), out);
+        out.writeLong(entry.writtenAt());
     }
 
     public TimelineEntry readEntry(DataInput in) throws IOException {
@@ -117,7 +118,7 @@ public final class StateCodec {
         byte flag = in.readByte();
         Object[] state = flag == 0 ? null : flag == 1 ? events.get(events.size() - 1).row() : readRow(in);
         byte[] start = readBytes(in);
-        return new TimelineEntry(sequence, events, state, start);
+        return new TimelineEntry(sequence, events, state, start, in.readLong());
     }
 
     public void writeHead(BitemporalHead head, DataOutput out) throws IOException {

@@ -13,12 +13,33 @@ public final class TimelineEntry {
     private final List<ChangeEvent> events;
     private final Object[] state;
     private final byte[] versionStart;
+    private final long writtenAt;
 
     public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart) {
+        this(sequence, events, state, versionStart, 0L);
+    }
+
+    public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart, long writtenAt) {
         this.sequence = sequence;
         this.events = List.copyOf(events);
         this.state = state;
         this.versionStart = versionStart;
+        this.writtenAt = writtenAt;
+    }
+
+    /** The same entry, stamped with the (processing) time it is stored at. */
+    public TimelineEntry stampedAt(long time) {
+        return new TimelineEntry(sequence, events, state, versionStart, time);
+    }
+
+    /** When the store last wrote this entry (processing time, ms), 0 if never stamped. */
+    public long writtenAt() {
+        return writtenAt;
+    }
+
+    /** Whether a version ends here: the key is absent, or a new version starts at this entry. */
+    public boolean isVersionBoundary() {
+        return state == null || java.util.Arrays.equals(versionStart, sequence);
     }
 
     public byte[] sequence() {

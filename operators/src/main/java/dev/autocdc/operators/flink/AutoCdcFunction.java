@@ -53,7 +53,9 @@ import org.apache.flink.util.OutputTag;
  *   <li>SCD2: {@value #SCD2_HEAD} (the newest timeline entry) and {@value #SCD2_TIMELINE} (every entry,
  *       newest first in RocksDB);</li>
  *   <li>bitemporal: {@value #BITEMPORAL_HEAD} and {@value #BITEMPORAL_EVENTS};</li>
- *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7).</li>
+ *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
+ *   <li>SCD2 with a history retention: {@value #HISTORY_FLOOR} (the oldest sequence still held) and
+ *       {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
  * </ul>
  *
  * <p>Not handled here: APPLY AS TRUNCATE WHEN needs every key, so a truncate reaching this function
@@ -69,10 +71,18 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
     public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
+    public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
+    public static final String HISTORY_PRUNE_AT = "auto-cdc-history-prune-at";
 
     /** Side output of events the engine cannot apply. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS =
             new OutputTag<>("auto-cdc-dead-letters", TypeInformation.of(DeadLetter.class));
+    /**
+     * Side output of events that would change history already dropped by the history retention
+     * (reason {@value DeadLetter#BEFORE_RETAINED_HISTORY}).
+     */
+    public static final OutputTag<DeadLetter> LATE_EVENTS =
+            new OutputTag<>("auto-cdc-late-events", TypeInformation.of(DeadLetter.class));
 
     private final EngineSpec spec;
 
@@ -86,6 +96,16 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
     private transient ValueState<BitemporalHead> bitemporalHead;
     private transient MapState<SequenceKey, TimelineEntry> bitemporalEvents;
     private transient ValueState<Long> tombstoneExpiry;
+    private transient ValueState<byte[]> historyFloor;
+    private transient ValueState<Long> historyPruneAt;
+    private transient dev.autocdc.operators.core.EngineCounters engineCounters;
+    private transient long seenLate;
+    private transient long seenTies;
+    private transient long seenDuplicates;
+    private transient Counter lateEvents;
+    private transient Counter droppedLate;
+    private transient Counter ties;
+    private transient Counter duplicates;
     private transient FlinkTimeline timeline;
     private transient FlinkBitemporalStore bitemporalStore;
     private transient RowData.FieldGetter[] baseGetters;
@@ -119,6 +139,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
             case SCD1:
                 scd1 = new Scd1Engine(flow);
                 scd1Events = getRuntimeContext().getState(new ValueStateDescriptor<>(SCD1_EVENTS, StateSerializer.decisiveEvents(types)));
+                engineCounters = scd1.counters();
                 break;
             case SCD2:
                 scd2 = new Scd2Engine(flow);
@@ -126,6 +147,10 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
                 scd2Timeline = getRuntimeContext().getMapState(new MapStateDescriptor<>(SCD2_TIMELINE,
                         DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
                 timeline = new FlinkTimeline(scd2Head, scd2Timeline, StateBackendProbe.iteratesInKeyOrder(getRuntimeContext()), counter);
+                engineCounters = scd2.counters();
+                historyFloor = getRuntimeContext().getState(new ValueStateDescriptor<>(HISTORY_FLOOR,
+                        org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
+                historyPruneAt = getRuntimeContext().getState(new ValueStateDescriptor<>(HISTORY_PRUNE_AT, Types.LONG));
                 break;
             default:
                 bitemporal = new BitemporalEngine(flow);
@@ -133,6 +158,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
                 bitemporalEvents = getRuntimeContext().getMapState(new MapStateDescriptor<>(BITEMPORAL_EVENTS,
                         DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
                 bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, counter);
+                engineCounters = bitemporal.counters();
         }
         tombstoneExpiry = getRuntimeContext().getState(new ValueStateDescriptor<>(TOMBSTONE_EXPIRY, Types.LONG));
 
@@ -151,6 +177,10 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
         deleted = metrics.counter("num_deleted_rows");
         deadLettered = metrics.counter("num_dead_letters");
         skippedUpdateBefore = metrics.counter("num_skipped_update_before");
+        lateEvents = metrics.counter("num_late_events");
+        droppedLate = metrics.counter("num_late_events_dropped");
+        ties = metrics.counter("num_conflicting_ties");
+        duplicates = metrics.counter("num_duplicate_events");
     }
 
     @Override
@@ -161,6 +191,13 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
         }
         ChangeEvent event = toEvent(input, ctx);
         if (event == null) {
+            return;
+        }
+        if (spec.historyRetention() != null && isBeforeRetainedHistory(event)) {
+            droppedLate.inc();
+            ctx.output(LATE_EVENTS, new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY,
+                    "the event's sequence is at or before the oldest version still held; the history it would"
+                            + " change was dropped by the history retention", describe(input)));
             return;
         }
         List<TargetChange> changes = new ArrayList<>(4);
@@ -178,20 +215,77 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
                 break;
             }
             case SCD2:
+                timeline.now = ctx.timerService().currentProcessingTime();
                 scd2.apply(timeline, event, changes);
-                absent = scd2Head.value().state() == null;
+                absent = timeline.lastHead.state() == null;
+                scheduleHistoryPruning(ctx);
                 break;
             default:
                 bitemporal.apply(bitemporalStore, event, changes);
-                absent = bitemporalHead.value().state() == null;
+                absent = bitemporalStore.lastHead.state() == null;
         }
         emit(changes, out);
+        countEngineEvents();
         trackTombstone(absent, ctx);
+    }
+
+    private void countEngineEvents() {
+        lateEvents.inc(engineCounters.late() - seenLate);
+        ties.inc(engineCounters.conflictingTies() - seenTies);
+        duplicates.inc(engineCounters.duplicates() - seenDuplicates);
+        seenLate = engineCounters.late();
+        seenTies = engineCounters.conflictingTies();
+        seenDuplicates = engineCounters.duplicates();
+    }
+
+    private boolean isBeforeRetainedHistory(ChangeEvent event) throws Exception {
+        byte[] floor = historyFloor == null ? null : historyFloor.value();
+        return floor != null && SequenceCodec.compare(event.sequence(), floor) <= 0;
+    }
+
+    private void scheduleHistoryPruning(Context ctx) throws Exception {
+        if (spec.historyRetention() != null && historyPruneAt.value() == null) {
+            long at = ctx.timerService().currentProcessingTime() + spec.historyRetention().toMillis();
+            ctx.timerService().registerProcessingTimeTimer(at);
+            historyPruneAt.update(at);
+        }
+    }
+
+    /** Drops the versions that closed longer ago than the history retention (SPEC §7). */
+    private void pruneHistory(long timestamp, OnTimerContext ctx) throws Exception {
+        historyPruneAt.clear();
+        long cutoff = timestamp - spec.historyRetention().toMillis();
+        List<TimelineEntry> ascending = timeline.ascending();
+        byte[] floor = dev.autocdc.operators.core.HistoryRetention.floor(ascending, cutoff);
+        if (floor != null) {
+            List<TimelineEntry> kept = new ArrayList<>();
+            for (TimelineEntry e : ascending) {
+                if (SequenceCodec.compare(e.sequence(), floor) < 0) {
+                    timeline.remove(e.sequence());
+                } else {
+                    kept.add(e);
+                }
+            }
+            historyFloor.update(floor);
+            ascending = kept;
+        }
+        long next = dev.autocdc.operators.core.HistoryRetention.nextDue(ascending, cutoff);
+        if (next >= 0) {
+            long at = Math.max(next + spec.historyRetention().toMillis(), timestamp + 1);
+            ctx.timerService().registerProcessingTimeTimer(at);
+            historyPruneAt.update(at);
+        }
     }
 
     /** Forgets a key that stayed deleted for the tombstone retention (SPEC §7). */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out) throws Exception {
+        if (historyPruneAt != null) {
+            Long pruneAt = historyPruneAt.value();
+            if (pruneAt != null && pruneAt == timestamp) {
+                pruneHistory(timestamp, ctx);
+            }
+        }
         Long expiry = tombstoneExpiry.value();
         if (expiry == null || expiry != timestamp) {
             return;
@@ -204,6 +298,12 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
             case SCD2:
                 scd2Head.clear();
                 scd2Timeline.clear();
+                historyFloor.clear();
+                Long pruneAt = historyPruneAt.value();
+                if (pruneAt != null) {
+                    ctx.timerService().deleteProcessingTimeTimer(pruneAt);
+                    historyPruneAt.clear();
+                }
                 break;
             default:
                 bitemporalHead.clear();

@@ -14,6 +14,8 @@ public class DeadLetter {
     public static final String BAD_COLUMNS_TO_UPDATE = "BAD_COLUMNS_TO_UPDATE";
     public static final String BAD_VALUE = "BAD_VALUE";
     public static final String UNSUPPORTED_TRUNCATE = "UNSUPPORTED_TRUNCATE";
+    /** Late-events output: the event would change history dropped by the history retention. */
+    public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
     /** The flow's name. */
     public String flow;

@@ -51,6 +51,7 @@ public final class EngineSpec implements Serializable {
     private final int columnsToUpdateField;
     private final OutputMode outputMode;
     private final Duration tombstoneRetention;
+    private final Duration historyRetention;
 
     private EngineSpec(Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
         this.flow = flow;
@@ -63,6 +64,7 @@ public final class EngineSpec implements Serializable {
         this.columnsToUpdateField = ctu;
         this.outputMode = b.outputMode;
         this.tombstoneRetention = b.tombstoneRetention;
+        this.historyRetention = b.historyRetention;
     }
 
     public static Builder builder(String flowName, TargetType type, RowType input) {
@@ -108,6 +110,11 @@ public final class EngineSpec implements Serializable {
     /** Null = tombstones are kept forever. */
     public Duration tombstoneRetention() {
         return tombstoneRetention;
+    }
+
+    /** Null = keep all history (the default). */
+    public Duration historyRetention() {
+        return historyRetention;
     }
 
     /** The target's base column types (keys and values). */
@@ -169,7 +176,7 @@ public final class EngineSpec implements Serializable {
         private final RowType input;
         private OutputMode outputMode = OutputMode.RETRACT;
         private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
-        private final List<Runnable> options = new ArrayList<>();
+        private Duration historyRetention;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -239,7 +246,25 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
+        /**
+         * SCD type 2: drop from state the versions that closed longer ago than this (processing time);
+         * they are already in the sink. Null (the default) keeps all history.
+         */
+        public Builder historyRetention(Duration retention) {
+            this.historyRetention = retention;
+            return this;
+        }
+
         public EngineSpec build() {
+            if (historyRetention != null && type != TargetType.SCD2) {
+                throw new FlowDefinitionException("history retention", type == TargetType.SCD1
+                        ? "an SCD type 1 target keeps no history; remove the setting"
+                        : "is not supported for bitemporal targets yet; remove the setting (all history is kept)");
+            }
+            if ((historyRetention != null && (historyRetention.isNegative() || historyRetention.isZero()))
+                    || (tombstoneRetention != null && (tombstoneRetention.isNegative() || tombstoneRetention.isZero()))) {
+                throw new FlowDefinitionException("retention", "a retention must be a positive duration");
+            }
             List<String> names = input.getFieldNames();
             int seq = names.indexOf(SEQUENCE);
             int sys = names.indexOf(SYSTEM_SEQUENCE);

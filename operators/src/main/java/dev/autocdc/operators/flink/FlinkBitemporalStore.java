@@ -12,6 +12,8 @@ final class FlinkBitemporalStore implements BitemporalStore {
     private final ValueState<BitemporalHead> head;
     private final MapState<SequenceKey, TimelineEntry> entries;
     private final StateAccessCounter counter;
+    /** The head as last read or written for the current key. */
+    BitemporalHead lastHead;
 
     FlinkBitemporalStore(ValueState<BitemporalHead> head, MapState<SequenceKey, TimelineEntry> entries,
                          StateAccessCounter counter) {
@@ -24,7 +26,8 @@ final class FlinkBitemporalStore implements BitemporalStore {
     public BitemporalHead head() {
         try {
             counter.valueReads++;
-            return head.value();
+            lastHead = head.value();
+            return lastHead;
         } catch (Exception e) {
             throw new IllegalStateException("Cannot read the key's bitemporal head", e);
         }
@@ -34,6 +37,7 @@ final class FlinkBitemporalStore implements BitemporalStore {
     public void setHead(BitemporalHead h) {
         try {
             counter.valueWrites++;
+            lastHead = h;
             head.update(h);
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's bitemporal head", e);

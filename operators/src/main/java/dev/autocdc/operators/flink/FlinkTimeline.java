@@ -20,6 +20,10 @@ final class FlinkTimeline implements Timeline {
     private final MapState<SequenceKey, TimelineEntry> entries;
     private final boolean ordered;
     private final StateAccessCounter counter;
+    /** The processing time stamped on written entries; set by the operator before each event. */
+    long now;
+    /** The head as last read or written for the current key. */
+    TimelineEntry lastHead;
 
     FlinkTimeline(ValueState<TimelineEntry> head, MapState<SequenceKey, TimelineEntry> entries, boolean ordered,
                   StateAccessCounter counter) {
@@ -33,7 +37,8 @@ final class FlinkTimeline implements Timeline {
     public TimelineEntry head() {
         try {
             counter.valueReads++;
-            return head.value();
+            lastHead = head.value();
+            return lastHead;
         } catch (Exception e) {
             throw new IllegalStateException("Cannot read the key's history head", e);
         }
@@ -78,17 +83,32 @@ final class FlinkTimeline implements Timeline {
     public void put(TimelineEntry entry) {
         try {
             counter.mapWrites++;
-            entries.put(new SequenceKey(entry.sequence()), entry);
+            entries.put(new SequenceKey(entry.sequence()), entry.stampedAt(now));
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's history", e);
         }
+    }
+
+    /** Every entry, ascending (for retention: reads the whole key). */
+    List<TimelineEntry> ascending() throws Exception {
+        List<TimelineEntry> all = new ArrayList<>();
+        for (TimelineEntry e : entries.values()) {
+            all.add(e);
+        }
+        all.sort((a, b) -> SequenceCodec.compare(a.sequence(), b.sequence()));
+        return all;
+    }
+
+    void remove(byte[] sequence) throws Exception {
+        entries.remove(new SequenceKey(sequence));
     }
 
     @Override
     public void setHead(TimelineEntry entry) {
         try {
             counter.valueWrites++;
-            head.update(entry);
+            lastHead = entry.stampedAt(now);
+            head.update(lastHead);
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's history head", e);
         }

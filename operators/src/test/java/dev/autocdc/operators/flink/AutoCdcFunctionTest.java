@@ -160,6 +160,38 @@ class AutoCdcFunctionTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void historyRetentionDropsOldVersionsAndRoutesEventsThatWouldChangeThem(Backend backend) throws Exception {
+        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD2, usersInput()).keys("userId")
+                .historyRetention(Duration.ofMillis(1000)).build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            run.setProcessingTime(0);
+            for (int seq = 1; seq <= 4; seq++) {
+                run.process(run.input(1, "n", "city" + seq, seq, false));
+            }
+            run.setProcessingTime(500);
+            run.process(run.input(1, "n", "city5", 5, false));
+            table.apply(run.newOutput());
+            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).isEqualTo(5);
+            run.setProcessingTime(1000); // versions closed at time 0 ([1,2) .. [3,4)) are dropped; [4,5) closed at 500 stays
+            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).as("entries 1, 2, 3 dropped").isEqualTo(2);
+            run.process(run.input(1, "n", "late", 2, false)); // would change dropped history
+            run.process(run.input(1, "n", "tie", 4, false)); // at the oldest sequence still held
+            assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(
+                    DeadLetter.BEFORE_RETAINED_HISTORY, DeadLetter.BEFORE_RETAINED_HISTORY);
+            assertThat(run.newOutput()).isEmpty();
+            run.process(run.input(1, "n", "mid", 5, false)); // a tie after the floor: applied
+            run.process(run.input(1, "n", "city6", 6, false));
+            table.apply(run.newOutput());
+            assertThat(table.rows()).as("the sink keeps the whole history").containsExactlyInAnyOrder(
+                    Arrays.asList(1, "n", "city1", 1, 2), Arrays.asList(1, "n", "city2", 2, 3),
+                    Arrays.asList(1, "n", "city3", 3, 4), Arrays.asList(1, "n", "city4", 4, 5),
+                    Arrays.asList(1, "n", "mid", 5, 6), Arrays.asList(1, "n", "city6", 6, null));
+        }
+    }
+
     /**
      * Random streams over small domains: a run that snapshots and restores in the middle of the stream
      * (into a fresh operator) ends with the same table as an uninterrupted run, and both equal the

@@ -106,6 +106,34 @@ final class OperatorRun implements AutoCloseable {
         return out;
     }
 
+    List<DeadLetter> lateEvents() {
+        List<DeadLetter> out = new ArrayList<>();
+        var side = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
+        if (side != null) {
+            side.forEach(r -> out.add(r.getValue()));
+        }
+        return out;
+    }
+
+    /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */
+    int timelineEntries(Row key) throws Exception {
+        @SuppressWarnings("unchecked")
+        org.apache.flink.runtime.state.KeyedStateBackend<Row> backend =
+                (org.apache.flink.runtime.state.KeyedStateBackend<Row>) (Object) harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(key);
+        org.apache.flink.api.common.state.MapState<SequenceKey, dev.autocdc.operators.core.TimelineEntry> map =
+                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_TIMELINE,
+                                DescendingSequenceKeySerializer.INSTANCE,
+                                StateSerializer.timelineEntry(spec.flow().columnTypes())));
+        int n = 0;
+        for (var ignored : map.keys()) {
+            n++;
+        }
+        return n;
+    }
+
     OperatorSubtaskState snapshot() throws Exception {
         checkpoint++;
         return harness.snapshot(checkpoint, checkpoint);

@@ -1,0 +1,90 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The scale of the state, counted rather than timed (issue item 5): an in-order event costs the same
+ * state accesses for a key with 1 version as for one with 10,000; on RocksDB a late event reads as many
+ * map entries as it lands back, not the length of the history.
+ */
+class StateScaleTest {
+    private static final int HISTORY = 10_000;
+
+    private static EngineSpec spec(TargetType type) {
+        List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, new IntType(false)));
+        List<String> names = new ArrayList<>(List.of("id", "v", "__seq"));
+        if (type == TargetType.BITEMPORAL) {
+            types.add(new IntType(false));
+            names.add("__sys");
+        }
+        types.add(new BooleanType());
+        names.add("__delete");
+        return EngineSpec.builder("scale", type, RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0])))
+                .keys("id").build();
+    }
+
+    private static Object[] event(TargetType type, int key, String value, int seq) {
+        return type == TargetType.BITEMPORAL ? new Object[] {key, value, seq, seq, false} : new Object[] {key, value, seq, false};
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void inOrderEventsCostTheSameWhateverTheHistoryLength(Backend backend) throws Exception {
+        for (TargetType type : TargetType.values()) {
+            try (OperatorRun run = OperatorRun.start(spec(type), backend)) {
+                run.process(run.input(event(type, 1, "v0", 0)));
+                for (int i = 0; i < HISTORY; i++) {
+                    run.process(run.input(event(type, 2, "v" + i, i)));
+                }
+                StateAccessCounter counter = run.function().stateAccesses();
+                counter.reset();
+                run.process(run.input(event(type, 1, "next", HISTORY + 1)));
+                String shortKey = counter.toString();
+                counter.reset();
+                run.process(run.input(event(type, 2, "next", HISTORY + 1)));
+                String longKey = counter.toString();
+                System.out.println("in-order event, " + type + " on " + backend + ": 1 version: " + shortKey
+                        + " | " + HISTORY + " versions: " + longKey);
+                assertThat(longKey).as(type + " on " + backend).isEqualTo(shortKey);
+                assertThat(counter.iteratorSteps()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aLateEventReadsAsFarBackAsItLandsOnRocksDb() throws Exception {
+        try (OperatorRun run = OperatorRun.start(spec(TargetType.SCD2), Backend.ROCKSDB)) {
+            // sequences 0, 10, 20, ...: room for late events between them
+            for (int i = 0; i < HISTORY; i++) {
+                run.process(run.input(1, "v" + i, i * 10, false));
+            }
+            StateAccessCounter counter = run.function().stateAccesses();
+            StringBuilder report = new StringBuilder("late SCD2 event on RocksDB, history of " + HISTORY + " entries:");
+            for (int back : new int[] {1, 10, 100, 1000}) {
+                counter.reset();
+                int seq = (HISTORY - back) * 10 - 5; // behind `back` entries
+                run.process(run.input(1, "late" + back, seq, false));
+                report.append(String.format(" %d back -> %d iterator steps, %d map writes;", back, counter.iteratorSteps(),
+                        counter.mapWrites()));
+                // entries at or after the event's sequence (back of them, plus those inserted by earlier
+                // late events of this loop) and the one before it
+                assertThat(counter.iteratorSteps()).as("iterator steps for an event " + back + " back")
+                        .isLessThanOrEqualTo(back + 6L).isGreaterThanOrEqualTo(back);
+            }
+            System.out.println(report);
+        }
+    }
+}
