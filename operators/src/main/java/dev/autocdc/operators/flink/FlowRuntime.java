@@ -1,0 +1,505 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.BitemporalEngine;
+import dev.autocdc.operators.core.BitemporalHead;
+import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.Op;
+import dev.autocdc.operators.core.Scd1Engine;
+import dev.autocdc.operators.core.Scd2Engine;
+import dev.autocdc.operators.core.SequenceCodec;
+import dev.autocdc.operators.core.TargetChange;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.core.TimelineEntry;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The per-key work of an AUTO CDC operator, shared by {@link AutoCdcFunction} and
+ * {@link AutoCdcTruncateFunction}: turns input rows into events (or dead letters), applies them to the
+ * key's state through the core engines, emits the changelog, keeps the retention timers and the
+ * metrics. See {@link AutoCdcFunction} for the state it keeps.
+ */
+final class FlowRuntime implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final EngineSpec spec;
+
+    private transient Flow flow;
+    private transient Scd1Engine scd1;
+    private transient dev.autocdc.operators.core.EventOrder order;
+    private transient Scd2Engine scd2;
+    private transient BitemporalEngine bitemporal;
+    private transient ValueState<List<ChangeEvent>> scd1Events;
+    private transient ValueState<TimelineEntry> scd2Head;
+    private transient MapState<SequenceKey, TimelineEntry> scd2Timeline;
+    private transient ValueState<BitemporalHead> bitemporalHead;
+    private transient MapState<SequenceKey, TimelineEntry> bitemporalEvents;
+    private transient ValueState<Long> tombstoneExpiry;
+    private transient ValueState<byte[]> historyFloor;
+    private transient ValueState<Long> historyPruneAt;
+    private transient dev.autocdc.operators.core.EngineCounters engineCounters;
+    private transient long seenLate;
+    private transient long seenTies;
+    private transient long seenDuplicates;
+    private transient Counter lateEvents;
+    private transient Counter droppedLate;
+    private transient Counter ties;
+    private transient Counter duplicates;
+    private transient FlinkTimeline timeline;
+    private transient FlinkBitemporalStore bitemporalStore;
+    private transient RowData.FieldGetter[] baseGetters;
+    private transient LogicalType[] baseTypes;
+    private transient LogicalType[] targetTypes;
+    private transient StateAccessCounter counter;
+    private transient Counter upserted;
+    private transient Counter deleted;
+    private transient Counter deadLettered;
+    private transient Counter skippedUpdateBefore;
+
+    FlowRuntime(EngineSpec spec) {
+        this.spec = spec;
+    }
+
+    /** State accesses so far (for tests and benchmarks). */
+    EngineSpec spec() {
+        return spec;
+    }
+
+    StateAccessCounter stateAccesses() {
+        return counter;
+    }
+
+    /** Creates the states and metrics; call from the function's open(). */
+    void open(RuntimeContext context) throws Exception {
+        flow = spec.flow();
+        order = new dev.autocdc.operators.core.EventOrder(flow);
+        counter = new StateAccessCounter();
+        List<dev.autocdc.operators.core.ColumnType> types = flow.columnTypes();
+        switch (flow.targetType()) {
+            case SCD1:
+                scd1 = new Scd1Engine(flow);
+                scd1Events = context.getState(scd1Descriptor());
+                engineCounters = scd1.counters();
+                break;
+            case SCD2:
+                scd2 = new Scd2Engine(flow);
+                scd2Head = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_HEAD, StateSerializer.timelineEntry(types)));
+                scd2Timeline = context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_TIMELINE,
+                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
+                timeline = new FlinkTimeline(scd2Head, scd2Timeline, StateBackendProbe.iteratesInKeyOrder(context), counter);
+                engineCounters = scd2.counters();
+                historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
+                        org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
+                historyPruneAt = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
+                break;
+            default:
+                bitemporal = new BitemporalEngine(flow);
+                bitemporalHead = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types)));
+                bitemporalEvents = context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_EVENTS,
+                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
+                bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, counter);
+                engineCounters = bitemporal.counters();
+        }
+        tombstoneExpiry = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
+
+        RowType input = spec.inputType();
+        int[] base = spec.baseFields();
+        baseGetters = new RowData.FieldGetter[base.length];
+        baseTypes = new LogicalType[base.length];
+        for (int i = 0; i < base.length; i++) {
+            baseTypes[i] = input.getTypeAt(base[i]);
+            baseGetters[i] = RowData.createFieldGetter(baseTypes[i], base[i]);
+        }
+        targetTypes = spec.targetType().getChildren().toArray(new LogicalType[0]);
+
+        MetricGroup metrics = context.getMetricGroup().addGroup("flow", flow.name());
+        upserted = metrics.counter("num_upserted_rows");
+        deleted = metrics.counter("num_deleted_rows");
+        deadLettered = metrics.counter("num_dead_letters");
+        skippedUpdateBefore = metrics.counter("num_skipped_update_before");
+        lateEvents = metrics.counter("num_late_events");
+        droppedLate = metrics.counter("num_late_events_dropped");
+        ties = metrics.counter("num_conflicting_ties");
+        duplicates = metrics.counter("num_duplicate_events");
+    }
+
+    /**
+     * Applies one input row of the current key.
+     *
+     * @param floor the greatest truncate still in force (SCD1 with truncates), or null
+     */
+    void process(RowData input, Effects ctx, Collector<RowData> out, ChangeEvent floor) throws Exception {
+        if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
+            skippedUpdateBefore.inc(); // a changelog source's -U: its +U carries the new row
+            return;
+        }
+        ChangeEvent event = toEvent(input, ctx, false);
+        if (event == null) {
+            return;
+        }
+        if (spec.historyRetention() != null && isBeforeRetainedHistory(event)) {
+            droppedLate.inc();
+            ctx.output(AutoCdcFunction.LATE_EVENTS, new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY,
+                    "the event's sequence is at or before the oldest version still held; the history it would"
+                            + " change was dropped by the history retention", describe(input)));
+            return;
+        }
+        List<TargetChange> changes = new ArrayList<>(4);
+        boolean absent;
+        switch (flow.targetType()) {
+            case SCD1: {
+                List<ChangeEvent> state = scd1Events.value();
+                counter.valueReads++;
+                List<ChangeEvent> next = state;
+                if (floor != null && !coveredByDelete(next, floor)) {
+                    next = scd1.apply(next, floor, changes); // a key first seen after the truncate
+                    absorbEngineCounts(); // the floor is not this event: it is neither late nor a tie
+                }
+                next = scd1.apply(next, event, changes);
+                if (floor != null && next.size() == 1 && next.get(0) == floor) {
+                    next = null; // only the truncate decides: the broadcast floor is the tombstone
+                }
+                if (next != state) {
+                    if (next == null) {
+                        scd1Events.clear();
+                    } else {
+                        scd1Events.update(next);
+                    }
+                    counter.valueWrites++;
+                }
+                absent = next != null && Scd1Engine.isTombstone(next);
+                break;
+            }
+            case SCD2:
+                timeline.now = ctx.timerService().currentProcessingTime();
+                scd2.apply(timeline, event, changes);
+                absent = timeline.lastHead.state() == null;
+                scheduleHistoryPruning(ctx);
+                break;
+            default:
+                bitemporal.apply(bitemporalStore, event, changes);
+                absent = bitemporalStore.lastHead.state() == null;
+        }
+        emit(changes, out);
+        countEngineEvents();
+        trackTombstone(absent, ctx);
+    }
+
+    /**
+     * Applies a truncate to one present key's SCD1 state (from the broadcast side, through
+     * applyToKeyedState): the key's row is deleted unless events after the truncate keep it.
+     */
+    void applyTruncate(ValueState<List<ChangeEvent>> state, ChangeEvent truncate, Collector<RowData> out) throws Exception {
+        List<ChangeEvent> before = state.value();
+        List<TargetChange> changes = new ArrayList<>(1);
+        List<ChangeEvent> next = scd1.apply(before, truncate, changes);
+        if (next.size() == 1 && next.get(0) == truncate) {
+            state.clear();
+        } else if (next != before) {
+            state.update(next);
+        }
+        emit(changes, out);
+        countEngineEvents();
+    }
+
+    /** The SCD1 state's descriptor (for applyToKeyedState). */
+    ValueStateDescriptor<List<ChangeEvent>> scd1Descriptor() {
+        return new ValueStateDescriptor<>(AutoCdcFunction.SCD1_EVENTS, StateSerializer.decisiveEvents(flow.columnTypes()));
+    }
+
+    /** The side effects a runtime needs from its function's context. */
+    interface Effects {
+        TimerService timerService();
+
+        <X> void output(OutputTag<X> tag, X value);
+    }
+
+    /** Whether the key already holds a delete at or after the truncate (then the truncate changes nothing). */
+    private boolean coveredByDelete(List<ChangeEvent> state, ChangeEvent truncate) {
+        if (state == null) {
+            return false;
+        }
+        for (ChangeEvent e : state) {
+            if (!e.isUpsert() && order.compare(e, truncate) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void absorbEngineCounts() {
+        seenLate = engineCounters.late();
+        seenTies = engineCounters.conflictingTies();
+        seenDuplicates = engineCounters.duplicates();
+    }
+
+    private void countEngineEvents() {
+        lateEvents.inc(engineCounters.late() - seenLate);
+        ties.inc(engineCounters.conflictingTies() - seenTies);
+        duplicates.inc(engineCounters.duplicates() - seenDuplicates);
+        seenLate = engineCounters.late();
+        seenTies = engineCounters.conflictingTies();
+        seenDuplicates = engineCounters.duplicates();
+    }
+
+    private boolean isBeforeRetainedHistory(ChangeEvent event) throws Exception {
+        byte[] floor = historyFloor == null ? null : historyFloor.value();
+        return floor != null && SequenceCodec.compare(event.sequence(), floor) <= 0;
+    }
+
+    private void scheduleHistoryPruning(Effects ctx) throws Exception {
+        if (spec.historyRetention() != null && historyPruneAt.value() == null) {
+            long at = ctx.timerService().currentProcessingTime() + spec.historyRetention().toMillis();
+            ctx.timerService().registerProcessingTimeTimer(at);
+            historyPruneAt.update(at);
+        }
+    }
+
+    /** Drops the versions that closed longer ago than the history retention (SPEC §7). */
+    private void pruneHistory(long timestamp, Effects ctx) throws Exception {
+        historyPruneAt.clear();
+        long cutoff = timestamp - spec.historyRetention().toMillis();
+        List<TimelineEntry> ascending = timeline.ascending();
+        byte[] floor = dev.autocdc.operators.core.HistoryRetention.floor(ascending, cutoff);
+        if (floor != null) {
+            List<TimelineEntry> kept = new ArrayList<>();
+            for (TimelineEntry e : ascending) {
+                if (SequenceCodec.compare(e.sequence(), floor) < 0) {
+                    timeline.remove(e.sequence());
+                } else {
+                    kept.add(e);
+                }
+            }
+            historyFloor.update(floor);
+            ascending = kept;
+        }
+        long next = dev.autocdc.operators.core.HistoryRetention.nextDue(ascending, cutoff);
+        if (next >= 0) {
+            long at = Math.max(next + spec.historyRetention().toMillis(), timestamp + 1);
+            ctx.timerService().registerProcessingTimeTimer(at);
+            historyPruneAt.update(at);
+        }
+    }
+
+    /** Forgets a key that stayed deleted for the tombstone retention (SPEC §7). */
+    void onTimer(long timestamp, Effects ctx) throws Exception {
+        if (historyPruneAt != null) {
+            Long pruneAt = historyPruneAt.value();
+            if (pruneAt != null && pruneAt == timestamp) {
+                pruneHistory(timestamp, ctx);
+            }
+        }
+        Long expiry = tombstoneExpiry.value();
+        if (expiry == null || expiry != timestamp) {
+            return;
+        }
+        tombstoneExpiry.clear();
+        switch (flow.targetType()) {
+            case SCD1:
+                scd1Events.clear();
+                break;
+            case SCD2:
+                scd2Head.clear();
+                scd2Timeline.clear();
+                historyFloor.clear();
+                Long pruneAt = historyPruneAt.value();
+                if (pruneAt != null) {
+                    ctx.timerService().deleteProcessingTimeTimer(pruneAt);
+                    historyPruneAt.clear();
+                }
+                break;
+            default:
+                bitemporalHead.clear();
+                bitemporalEvents.clear();
+        }
+    }
+
+    private void trackTombstone(boolean absent, Effects ctx) throws Exception {
+        if (spec.tombstoneRetention() == null) {
+            return;
+        }
+        Long expiry = tombstoneExpiry.value();
+        if (absent && expiry == null) {
+            long at = ctx.timerService().currentProcessingTime() + spec.tombstoneRetention().toMillis();
+            ctx.timerService().registerProcessingTimeTimer(at);
+            tombstoneExpiry.update(at);
+        } else if (!absent && expiry != null) {
+            ctx.timerService().deleteProcessingTimeTimer(expiry);
+            tombstoneExpiry.clear();
+        }
+    }
+
+    private void emit(List<TargetChange> changes, Collector<RowData> out) {
+        for (TargetChange c : changes) {
+            switch (c.kind()) {
+                case INSERT:
+                    out.collect(toRow(RowKind.INSERT, c.after()));
+                    upserted.inc();
+                    break;
+                case UPDATE:
+                    if (spec.outputMode() == OutputMode.RETRACT) {
+                        out.collect(toRow(RowKind.UPDATE_BEFORE, c.before()));
+                    }
+                    out.collect(toRow(RowKind.UPDATE_AFTER, c.after()));
+                    upserted.inc();
+                    break;
+                default:
+                    out.collect(toRow(RowKind.DELETE, c.before()));
+                    deleted.inc();
+            }
+        }
+    }
+
+    private RowData toRow(RowKind kind, Object[] values) {
+        GenericRowData row = new GenericRowData(kind, values.length);
+        for (int i = 0; i < values.length; i++) {
+            row.setField(i, TypeMapping.toInternal(targetTypes[i], values[i]));
+        }
+        return row;
+    }
+
+    /** The event, or null after sending it to the dead letters. */
+    ChangeEvent toEvent(RowData input, Effects ctx, boolean truncateAllowed) {
+        Object[] row = new Object[baseGetters.length];
+        Object sequence;
+        Object system = null;
+        try {
+            for (int i = 0; i < row.length; i++) {
+                row[i] = TypeMapping.toJava(baseTypes[i], baseGetters[i].getFieldOrNull(input));
+            }
+            sequence = field(input, spec.sequenceField());
+            if (spec.systemSequenceField() >= 0) {
+                system = field(input, spec.systemSequenceField());
+            }
+        } catch (RuntimeException e) {
+            return deadLetter(ctx, input, DeadLetter.BAD_VALUE, "a value does not convert: " + e.getMessage());
+        }
+        boolean truncate = flag(input, spec.truncateField());
+        Op op = truncate ? Op.TRUNCATE
+                : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE ? Op.DELETE : Op.UPSERT;
+        if (op == Op.TRUNCATE && !truncateAllowed) {
+            return deadLetter(ctx, input, DeadLetter.UNSUPPORTED_TRUNCATE, "a truncate reached the keyed input: route"
+                    + " truncates through the broadcast input (AutoCdc.apply does), since they apply to every key");
+        }
+        for (int k : flow.keyIndexes()) {
+            if (op == Op.TRUNCATE) {
+                break; // a truncate needs no key
+            }
+            if (row[k] == null) {
+                return deadLetter(ctx, input, DeadLetter.NULL_KEY, "key column " + flow.columnNames().get(k) + " is null");
+            }
+        }
+        SequenceCodec seqCodec = flow.sequenceCodec();
+        if (!seqCodec.isComplete(sequence)) {
+            return deadLetter(ctx, input, DeadLetter.NULL_SEQUENCE, "the SEQUENCE BY value is null or has a null field");
+        }
+        byte[] systemBytes = null;
+        if (flow.targetType() == TargetType.BITEMPORAL) {
+            if (!flow.systemSequenceCodec().isComplete(system)) {
+                return deadLetter(ctx, input, DeadLetter.NULL_SYSTEM_SEQUENCE,
+                        "the SYSTEM SEQUENCE BY value is null or has a null field");
+            }
+            systemBytes = flow.systemSequenceCodec().encode(system);
+        }
+        boolean[] written = null;
+        if (flow.hasColumnsToUpdate()) {
+            Object list = spec.columnsToUpdateField() < 0 ? null : RowData.createFieldGetter(
+                    spec.inputType().getTypeAt(spec.columnsToUpdateField()), spec.columnsToUpdateField()).getFieldOrNull(input);
+            if (list != null) {
+                written = new boolean[row.length];
+                for (String name : columnNames(list)) {
+                    if (name.isEmpty()) {
+                        continue;
+                    }
+                    int i = flow.indexOf(name);
+                    if (!flow.isValueColumn(i)) {
+                        return deadLetter(ctx, input, DeadLetter.BAD_COLUMNS_TO_UPDATE, "COLUMNS TO UPDATE names "
+                                + name + ", which is not a value column of the target " + flow.columnNames());
+                    }
+                    written[i] = true;
+                }
+            }
+        }
+        return new ChangeEvent(op, row, seqCodec.encode(sequence), systemBytes, written);
+    }
+
+    private Object field(RowData input, int pos) {
+        LogicalType t = spec.inputType().getTypeAt(pos);
+        return TypeMapping.toJava(t, RowData.createFieldGetter(t, pos).getFieldOrNull(input));
+    }
+
+    private static boolean flag(RowData input, int pos) {
+        return pos >= 0 && !input.isNullAt(pos) && input.getBoolean(pos);
+    }
+
+    private List<String> columnNames(Object list) {
+        List<String> names = new ArrayList<>();
+        if (list instanceof ArrayData) {
+            ArrayData a = (ArrayData) list;
+            for (int i = 0; i < a.size(); i++) {
+                if (!a.isNullAt(i)) {
+                    names.add(a.getString(i).toString().trim());
+                }
+            }
+        } else {
+            for (String s : list.toString().split(",")) {
+                names.add(s.trim());
+            }
+        }
+        return names;
+    }
+
+    private ChangeEvent deadLetter(Effects ctx, RowData input, String reason, String message) {
+        deadLettered.inc();
+        ctx.output(AutoCdcFunction.DEAD_LETTERS, new DeadLetter(flow.name(), reason, message, describe(input)));
+        return null;
+    }
+
+    /** The input row as JSON text (best effort: values rendered by their Java form). */
+    private String describe(RowData input) {
+        RowType type = spec.inputType();
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < type.getFieldCount(); i++) {
+            if (i > 0) {
+                b.append(", ");
+            }
+            b.append('"').append(type.getFieldNames().get(i)).append("\": ");
+            Object v;
+            try {
+                v = field(input, i);
+            } catch (RuntimeException e) {
+                v = "<unreadable>";
+            }
+            if (v == null) {
+                b.append("null");
+            } else if (v instanceof Number || v instanceof Boolean) {
+                b.append(v);
+            } else if (v instanceof Object[]) {
+                b.append('"').append(Arrays.deepToString((Object[]) v).replace("\"", "\\\"")).append('"');
+            } else {
+                b.append('"').append(v.toString().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            }
+        }
+        return b.append('}').toString();
+    }
+}
