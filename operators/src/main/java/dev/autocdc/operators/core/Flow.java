@@ -176,6 +176,7 @@ public final class Flow implements Serializable {
         private Collection<String> ignoreNullOn;
         private Collection<String> ignoreNullExcept;
         private boolean columnsToUpdate;
+        private boolean truncates;
         private Collection<String> trackOn;
         private Collection<String> trackExcept;
 
@@ -246,6 +247,12 @@ public final class Flow implements Serializable {
             return this;
         }
 
+        /** APPLY AS TRUNCATE WHEN: some events truncate the target (SCD type 1 only). */
+        public Builder applyAsTruncate() {
+            this.truncates = true;
+            return this;
+        }
+
         /** TRACK HISTORY ON (columns). */
         public Builder trackHistoryOn(Collection<String> columns) {
             this.trackOn = List.copyOf(columns);
@@ -269,6 +276,10 @@ public final class Flow implements Serializable {
             if (!sequenceType.sortsAsSequence()) {
                 throw new FlowDefinitionException("SEQUENCE BY", "type " + sequenceType + " does not sort; use INT, BIGINT,"
                         + " DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, STRING or a STRUCT of those");
+            }
+            if (truncates && targetType != TargetType.SCD1) {
+                throw new FlowDefinitionException("APPLY AS TRUNCATE WHEN", "truncates apply to SCD type 1 only;"
+                        + " remove the clause or use STORED AS SCD TYPE 1");
             }
             if (targetType == TargetType.BITEMPORAL && systemSequenceType == null) {
                 throw new FlowDefinitionException("STORED AS BITEMPORAL", "a bitemporal target needs SYSTEM SEQUENCE BY col");

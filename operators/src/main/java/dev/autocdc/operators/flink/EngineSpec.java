@@ -278,9 +278,8 @@ public final class EngineSpec implements Serializable {
             if (sys >= 0) {
                 flow.systemSequenceBy(TypeMapping.columnType(input.getTypeAt(sys)));
             }
-            if (trunc >= 0 && type != TargetType.SCD1) {
-                throw new FlowDefinitionException("APPLY AS TRUNCATE WHEN", "truncates apply to SCD type 1 only;"
-                        + " remove the clause or use STORED AS SCD TYPE 1");
+            if (trunc >= 0) {
+                flow.applyAsTruncate();
             }
             checkBoolean(del, "APPLY AS DELETE WHEN");
             checkBoolean(trunc, "APPLY AS TRUNCATE WHEN");
