@@ -42,7 +42,10 @@ public final class BitemporalEngine {
         if (isNewest(head, event)) {
             appendNewest(store, head, event, out);
         } else {
-            counters.late++;
+            if (SequenceCodec.compare(event.sequence(), head.latestSequence()) < 0
+                    || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) < 0) {
+                counters.late++;
+            }
             recompute(store, event, out);
         }
     }

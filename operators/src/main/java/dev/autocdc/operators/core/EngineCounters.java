@@ -2,7 +2,7 @@ package dev.autocdc.operators.core;
 
 /**
  * What an engine has seen, for the metrics of SPEC §8: events that arrived behind their key's newest
- * sequence (late), conflicting ties (an event at the same sequence, and system sequence, as another
+ * sequence (late; bitemporal: or behind its newest system sequence), conflicting ties (an event at the same sequence, and system sequence, as another
  * of the key's events, but not a duplicate of it; counted against the events the key still holds),
  * and exact duplicates (which have no effect).
  */

@@ -54,7 +54,7 @@ public final class Scd1Engine {
         }
         if (!inserted) {
             all.add(event);
-        } else {
+        } else if (SequenceCodec.compare(event.sequence(), all.get(all.size() - 1).sequence()) < 0) {
             counters.late++;
         }
         List<ChangeEvent> next = decisive(all);

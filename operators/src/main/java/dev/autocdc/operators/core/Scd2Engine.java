@@ -54,7 +54,9 @@ public final class Scd2Engine {
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
             appendNewest(timeline, head, event, out);
         } else {
-            counters.late++;
+            if (SequenceCodec.compare(event.sequence(), head.sequence()) < 0) {
+                counters.late++;
+            }
             applyBehindHead(timeline, event, out);
         }
     }
