@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -183,8 +182,8 @@ public final class BitemporalEngine {
             int i = 0;
             while (i < sorted.size()) {
                 byte[] t = sorted.get(i).systemSequence();
-                Map<byte[], Version> touched = new LinkedHashMap<>();
-                Map<String, byte[]> touchedKeys = new java.util.HashMap<>();
+                // the versions touched in this system time, as they were before it (null: did not exist)
+                TreeMap<byte[], Version> touched = new TreeMap<>(SequenceCodec::compare);
                 while (i < sorted.size() && Arrays.equals(sorted.get(i).systemSequence(), t)) {
                     ChangeEvent e = sorted.get(i++);
                     if (latestSequence == null || SequenceCodec.compare(e.sequence(), latestSequence) > 0) {
@@ -193,9 +192,7 @@ public final class BitemporalEngine {
                     List<VersionChange> changes = new ArrayList<>();
                     scd2.apply(timeline, e, changes);
                     for (VersionChange c : changes) {
-                        String k = Arrays.toString(c.start());
-                        if (!touchedKeys.containsKey(k)) {
-                            touchedKeys.put(k, c.start());
+                        if (!touched.containsKey(c.start())) {
                             touched.put(c.start(), c.before());
                         }
                         current.put(c.start(), c.after());
@@ -224,12 +221,12 @@ public final class BitemporalEngine {
                         rows.put(opened.primaryKey(), opened);
                     }
                 }
-                current.values().removeIf(v -> v == null);
+                current.clear();
             }
             return rows;
         }
 
-        /** The versions of the current belief, by start (a null value: removed in this system time). */
+        /** The versions changed in this system time, by start, as they are now (null: removed). */
         private final TreeMap<byte[], Version> current = new TreeMap<>(SequenceCodec::compare);
 
         BitemporalHead head() {

@@ -64,10 +64,14 @@ public final class Values {
             return compareStrings((String) a, (String) b);
         }
         if (a instanceof Double) {
-            return Double.compare((Double) a, (Double) b);
+            double x = (Double) a;
+            double y = (Double) b;
+            return x == y ? 0 : Double.compare(x, y); // -0.0 equals 0.0 in SQL; NaN equals NaN
         }
         if (a instanceof Float) {
-            return Float.compare((Float) a, (Float) b);
+            float x = (Float) a;
+            float y = (Float) b;
+            return x == y ? 0 : Float.compare(x, y);
         }
         if (a instanceof BigDecimal) {
             return ((BigDecimal) a).compareTo((BigDecimal) b);

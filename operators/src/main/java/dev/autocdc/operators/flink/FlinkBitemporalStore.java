@@ -22,11 +22,22 @@ final class FlinkBitemporalStore implements BitemporalStore {
         this.counter = counter;
     }
 
+    private boolean headRead;
+
+    /** Starts an event: the head is read from state at most once until the next call. */
+    void beginEvent() {
+        headRead = false;
+    }
+
     @Override
     public BitemporalHead head() {
+        if (headRead) {
+            return lastHead;
+        }
         try {
             counter.valueReads++;
             lastHead = head.value();
+            headRead = true;
             return lastHead;
         } catch (Exception e) {
             throw new IllegalStateException("Cannot read the key's bitemporal head", e);

@@ -33,11 +33,23 @@ final class FlinkTimeline implements Timeline {
         this.counter = counter;
     }
 
+    private boolean headRead;
+
+    /** Starts an event: the head is read from state at most once until the next call. */
+    void beginEvent(long time) {
+        now = time;
+        headRead = false;
+    }
+
     @Override
     public TimelineEntry head() {
+        if (headRead) {
+            return lastHead;
+        }
         try {
             counter.valueReads++;
             lastHead = head.value();
+            headRead = true;
             return lastHead;
         } catch (Exception e) {
             throw new IllegalStateException("Cannot read the key's history head", e);

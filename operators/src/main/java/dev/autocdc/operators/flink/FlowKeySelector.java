@@ -18,6 +18,7 @@ public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultT
     private final int[] fields;
     private final LogicalType[] types;
     private final String[] names;
+    private transient RowData.FieldGetter[] getters;
 
     public FlowKeySelector(EngineSpec spec) {
         int[] keys = spec.flow().keyIndexes();
@@ -33,9 +34,21 @@ public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultT
 
     @Override
     public Row getKey(RowData row) {
+        if (getters == null) {
+            getters = new RowData.FieldGetter[fields.length];
+            for (int i = 0; i < fields.length; i++) {
+                getters[i] = RowData.createFieldGetter(types[i], fields[i]);
+            }
+        }
         Row key = new Row(fields.length);
         for (int i = 0; i < fields.length; i++) {
-            key.setField(i, TypeMapping.toJava(types[i], RowData.createFieldGetter(types[i], fields[i]).getFieldOrNull(row)));
+            Object v = TypeMapping.toJava(types[i], getters[i].getFieldOrNull(row));
+            if (v instanceof Double && (Double) v == 0.0) {
+                v = 0.0d; // -0.0 and 0.0 are the same key (IS NOT DISTINCT FROM)
+            } else if (v instanceof Float && (Float) v == 0.0f) {
+                v = 0.0f;
+            }
+            key.setField(i, v);
         }
         return key;
     }

@@ -68,6 +68,8 @@ final class FlowRuntime implements Serializable {
     private transient FlinkTimeline timeline;
     private transient FlinkBitemporalStore bitemporalStore;
     private transient RowData.FieldGetter[] baseGetters;
+    private transient RowData.FieldGetter[] inputGetters;
+    private transient LogicalType[] inputTypes;
     private transient LogicalType[] baseTypes;
     private transient LogicalType[] targetTypes;
     private transient StateAccessCounter counter;
@@ -119,6 +121,8 @@ final class FlowRuntime implements Serializable {
                         DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
                 bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, counter);
                 engineCounters = bitemporal.counters();
+                historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
+                        org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
         }
         tombstoneExpiry = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
 
@@ -131,6 +135,11 @@ final class FlowRuntime implements Serializable {
             baseGetters[i] = RowData.createFieldGetter(baseTypes[i], base[i]);
         }
         targetTypes = spec.targetType().getChildren().toArray(new LogicalType[0]);
+        inputTypes = input.getChildren().toArray(new LogicalType[0]);
+        inputGetters = new RowData.FieldGetter[inputTypes.length];
+        for (int i = 0; i < inputTypes.length; i++) {
+            inputGetters[i] = RowData.createFieldGetter(inputTypes[i], i);
+        }
 
         MetricGroup metrics = context.getMetricGroup().addGroup("flow", flow.name());
         upserted = metrics.counter("num_upserted_rows");
@@ -157,11 +166,12 @@ final class FlowRuntime implements Serializable {
         if (event == null) {
             return;
         }
-        if (spec.historyRetention() != null && isBeforeRetainedHistory(event)) {
+        if (isBeforeRetainedHistory(event, ctx)) {
             droppedLate.inc();
             ctx.output(AutoCdcFunction.LATE_EVENTS, new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY,
-                    "the event's sequence is at or before the oldest version still held; the history it would"
-                            + " change was dropped by the history retention", describe(input)));
+                    "the event's sequence is at or before the oldest sequence the key still holds; the history it"
+                            + " would change left state (history retention, or the key's tombstone expired)",
+                    describe(input)));
             return;
         }
         List<TargetChange> changes = new ArrayList<>(4);
@@ -191,7 +201,6 @@ final class FlowRuntime implements Serializable {
                 break;
             }
             case SCD2:
-                timeline.now = ctx.timerService().currentProcessingTime();
                 scd2.apply(timeline, event, changes);
                 absent = timeline.lastHead.state() == null;
                 scheduleHistoryPruning(ctx);
@@ -262,9 +271,37 @@ final class FlowRuntime implements Serializable {
         seenDuplicates = engineCounters.duplicates();
     }
 
-    private boolean isBeforeRetainedHistory(ChangeEvent event) throws Exception {
-        byte[] floor = historyFloor == null ? null : historyFloor.value();
+    /**
+     * Whether a type 2 or bitemporal event lands at or before the oldest sequence its key still holds
+     * (SPEC §7). Reads the head once (the engine reuses it); reads the floor only for an event that is
+     * not after the key's newest sequence, since every held entry is at or after the floor.
+     */
+    private boolean isBeforeRetainedHistory(ChangeEvent event, Effects ctx) throws Exception {
+        byte[] newest;
+        if (flow.targetType() == TargetType.SCD2) {
+            timeline.beginEvent(ctx.timerService().currentProcessingTime());
+            TimelineEntry head = timeline.head();
+            newest = head == null ? null : head.sequence();
+        } else if (flow.targetType() == TargetType.BITEMPORAL) {
+            bitemporalStore.beginEvent();
+            BitemporalHead head = bitemporalStore.head();
+            newest = head == null ? null : head.latestSequence();
+        } else {
+            return false;
+        }
+        if (newest != null && SequenceCodec.compare(event.sequence(), newest) > 0) {
+            return false;
+        }
+        byte[] floor = historyFloor.value();
+        counter.valueReads++;
         return floor != null && SequenceCodec.compare(event.sequence(), floor) <= 0;
+    }
+
+    private void raiseFloor(byte[] sequence) throws Exception {
+        byte[] floor = historyFloor.value();
+        if (sequence != null && (floor == null || SequenceCodec.compare(sequence, floor) > 0)) {
+            historyFloor.update(sequence);
+        }
     }
 
     private void scheduleHistoryPruning(Effects ctx) throws Exception {
@@ -290,18 +327,25 @@ final class FlowRuntime implements Serializable {
                     kept.add(e);
                 }
             }
-            historyFloor.update(floor);
+            raiseFloor(floor);
             ascending = kept;
         }
         long next = dev.autocdc.operators.core.HistoryRetention.nextDue(ascending, cutoff);
         if (next >= 0) {
-            long at = Math.max(next + spec.historyRetention().toMillis(), timestamp + 1);
+            // at most a few passes per retention period: each reads the key's whole history
+            long retention = spec.historyRetention().toMillis();
+            long at = Math.max(next + retention, timestamp + Math.max(1, retention / 4));
             ctx.timerService().registerProcessingTimeTimer(at);
             historyPruneAt.update(at);
         }
     }
 
-    /** Forgets a key that stayed deleted for the tombstone retention (SPEC §7). */
+    /**
+     * Runs the key's due timers: history pruning, and forgetting a key that stayed deleted for the
+     * tombstone retention (SPEC §7). Timers are never deleted (two kinds may share a timestamp, and
+     * Flink keeps one timer per key and time): a timer whose time no longer matches its state is stale
+     * and does nothing.
+     */
     void onTimer(long timestamp, Effects ctx) throws Exception {
         if (historyPruneAt != null) {
             Long pruneAt = historyPruneAt.value();
@@ -318,19 +362,22 @@ final class FlowRuntime implements Serializable {
             case SCD1:
                 scd1Events.clear();
                 break;
-            case SCD2:
+            case SCD2: {
+                // The history is in the sink: remember where it ends, so that an older event cannot
+                // insert a row whose primary key the sink already holds (it goes to the late events).
+                TimelineEntry head = scd2Head.value();
+                raiseFloor(head == null ? null : head.sequence());
                 scd2Head.clear();
                 scd2Timeline.clear();
-                historyFloor.clear();
-                Long pruneAt = historyPruneAt.value();
-                if (pruneAt != null) {
-                    ctx.timerService().deleteProcessingTimeTimer(pruneAt);
-                    historyPruneAt.clear();
-                }
+                historyPruneAt.clear();
                 break;
-            default:
+            }
+            default: {
+                BitemporalHead head = bitemporalHead.value();
+                raiseFloor(head == null ? null : head.latestSequence());
                 bitemporalHead.clear();
                 bitemporalEvents.clear();
+            }
         }
     }
 
@@ -344,8 +391,7 @@ final class FlowRuntime implements Serializable {
             ctx.timerService().registerProcessingTimeTimer(at);
             tombstoneExpiry.update(at);
         } else if (!absent && expiry != null) {
-            ctx.timerService().deleteProcessingTimeTimer(expiry);
-            tombstoneExpiry.clear();
+            tombstoneExpiry.clear(); // its timer fires and finds nothing to do
         }
     }
 
@@ -423,8 +469,8 @@ final class FlowRuntime implements Serializable {
         }
         boolean[] written = null;
         if (flow.hasColumnsToUpdate()) {
-            Object list = spec.columnsToUpdateField() < 0 ? null : RowData.createFieldGetter(
-                    spec.inputType().getTypeAt(spec.columnsToUpdateField()), spec.columnsToUpdateField()).getFieldOrNull(input);
+            Object list = spec.columnsToUpdateField() < 0 ? null
+                    : inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input);
             if (list != null) {
                 written = new boolean[row.length];
                 for (String name : columnNames(list)) {
@@ -444,8 +490,7 @@ final class FlowRuntime implements Serializable {
     }
 
     private Object field(RowData input, int pos) {
-        LogicalType t = spec.inputType().getTypeAt(pos);
-        return TypeMapping.toJava(t, RowData.createFieldGetter(t, pos).getFieldOrNull(input));
+        return TypeMapping.toJava(inputTypes[pos], inputGetters[pos].getFieldOrNull(input));
     }
 
     private static boolean flag(RowData input, int pos) {
@@ -475,31 +520,16 @@ final class FlowRuntime implements Serializable {
         return null;
     }
 
-    /** The input row as JSON text (best effort: values rendered by their Java form). */
+    /** The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as null. */
     private String describe(RowData input) {
-        RowType type = spec.inputType();
-        StringBuilder b = new StringBuilder("{");
-        for (int i = 0; i < type.getFieldCount(); i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            b.append('"').append(type.getFieldNames().get(i)).append("\": ");
-            Object v;
+        Object[] values = new Object[inputGetters.length];
+        for (int i = 0; i < values.length; i++) {
             try {
-                v = field(input, i);
+                values[i] = TypeMapping.toJava(inputTypes[i], inputGetters[i].getFieldOrNull(input));
             } catch (RuntimeException e) {
-                v = "<unreadable>";
-            }
-            if (v == null) {
-                b.append("null");
-            } else if (v instanceof Number || v instanceof Boolean) {
-                b.append(v);
-            } else if (v instanceof Object[]) {
-                b.append('"').append(Arrays.deepToString((Object[]) v).replace("\"", "\\\"")).append('"');
-            } else {
-                b.append('"').append(v.toString().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+                values[i] = null;
             }
         }
-        return b.append('}').toString();
+        return JsonText.object(spec.inputType().getFieldNames(), values);
     }
 }

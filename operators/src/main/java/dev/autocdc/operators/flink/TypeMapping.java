@@ -106,6 +106,9 @@ public final class TypeMapping {
                 return ((TimestampData) v).toLocalDateTime();
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return ((TimestampData) v).toInstant();
+            case BINARY:
+            case VARBINARY:
+                return ((byte[]) v).clone(); // the engine keeps it: never share an input's buffer
             case ROW: {
                 RowType row = (RowType) t;
                 RowData data = (RowData) v;
@@ -167,6 +170,9 @@ public final class TypeMapping {
                 return TimestampData.fromLocalDateTime((LocalDateTime) v);
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return TimestampData.fromInstant((Instant) v);
+            case BINARY:
+            case VARBINARY:
+                return ((byte[]) v).clone(); // output rows must not share the state's buffer
             case ROW: {
                 RowType row = (RowType) t;
                 Object[] fields = (Object[]) v;

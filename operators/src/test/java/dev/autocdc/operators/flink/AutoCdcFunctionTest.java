@@ -133,11 +133,19 @@ class AutoCdcFunctionTest {
                 run.setProcessingTime(999);
                 assertThat(run.keysWithState()).as(type + " before expiry").isGreaterThan(0);
                 run.setProcessingTime(1000);
-                assertThat(run.keysWithState()).as(type + " after expiry: nothing is left for the key").isZero();
-                run.process(run.input(1, "c", "z", 2, false)); // forgotten: applied as new
+                assertThat(run.keysWithState()).as(type + " after expiry: nothing but the floor of type 2")
+                        .isEqualTo(type == TargetType.SCD1 ? 0 : 1);
+                run.process(run.input(1, "c", "z", 2, false)); // older than the forgotten delete
                 List<Change> out = run.newOutput();
-                assertThat(out).extracting(Change::kind).containsExactly(RowKind.INSERT);
-                assertThat(out.get(0).values()[1]).isEqualTo("c");
+                if (type == TargetType.SCD1) {
+                    // SCD1 forgets the key entirely: the older event is applied as if new (SPEC §7)
+                    assertThat(out).extracting(Change::kind).containsExactly(RowKind.INSERT);
+                    assertThat(out.get(0).values()[1]).isEqualTo("c");
+                } else {
+                    // type 2 keeps where its dropped history ends: the sink holds rows up to there
+                    assertThat(out).isEmpty();
+                    assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
+                }
             }
         }
     }
@@ -189,6 +197,79 @@ class AutoCdcFunctionTest {
                     Arrays.asList(1, "n", "city1", 1, 2), Arrays.asList(1, "n", "city2", 2, 3),
                     Arrays.asList(1, "n", "city3", 3, 4), Arrays.asList(1, "n", "city4", 4, 5),
                     Arrays.asList(1, "n", "mid", 5, 6), Arrays.asList(1, "n", "city6", 6, null));
+        }
+    }
+
+    /** Tombstone expiry for history targets: the history is in the sink, so older events go to the late events. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anExpiredHistoryKeyRefusesOlderEventsAndAcceptsNewerOnes(Backend backend) throws Exception {
+        for (TargetType type : List.of(TargetType.SCD2, TargetType.BITEMPORAL)) {
+            List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, new IntType(false)));
+            List<String> names = new ArrayList<>(List.of("id", "v", "__seq"));
+            if (type == TargetType.BITEMPORAL) {
+                types.add(new IntType(false));
+                names.add("__sys");
+            }
+            types.add(new BooleanType());
+            names.add("__delete");
+            EngineSpec spec = EngineSpec.builder("f", type, RowType.of(types.toArray(new LogicalType[0]),
+                    names.toArray(new String[0]))).keys("id").tombstoneRetention(Duration.ofMillis(100)).build();
+            java.util.function.Function<Object[], Object[]> ev = type == TargetType.BITEMPORAL
+                    ? a -> new Object[] {a[0], a[1], a[2], (Integer) a[2] * 10, a[3]} : a -> a;
+            try (OperatorRun run = OperatorRun.start(spec, backend)) {
+                ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                run.setProcessingTime(0);
+                run.process(run.input(ev.apply(new Object[] {1, "x", 1, false})));
+                run.process(run.input(ev.apply(new Object[] {1, null, 5, true})));
+                run.setProcessingTime(100); // forgotten
+                assertThat(run.keysWithState()).as(type + ": only the floor is left").isEqualTo(1);
+                run.process(run.input(ev.apply(new Object[] {1, "x", 1, false}))); // redelivered: older than the history
+                assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
+                run.process(run.input(ev.apply(new Object[] {1, "y", 7, false}))); // newer: a new history
+                table.apply(run.newOutput()); // well formed: no +I for a primary key the sink holds
+                assertThat(table.rows()).as(type.toString()).anyMatch(r -> r.get(1).equals("y") && r.get(2).equals(7));
+            }
+        }
+    }
+
+    /** Equal tombstone and history retentions share timer timestamps; pruning must go on after the key returns. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void historyPruningSurvivesTimersSharingATimestamp(Backend backend) throws Exception {
+        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD2, usersInput()).keys("userId")
+                .tombstoneRetention(Duration.ofMillis(10)).historyRetention(Duration.ofMillis(10)).build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.setProcessingTime(0);
+            run.process(run.input(1, "n", "a", 1, false));
+            run.setProcessingTime(10);
+            run.setProcessingTime(20);
+            run.process(run.input(1, null, null, 2, true)); // tombstone and pruning timers both at 30
+            run.setProcessingTime(25);
+            run.process(run.input(1, "n", "b", 3, false));
+            for (int seq = 4; seq < 50; seq++) {
+                run.setProcessingTime(25 + seq);
+                run.process(run.input(1, "n", "c" + seq, seq, false));
+            }
+            run.setProcessingTime(1000);
+            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).as("old versions left state").isLessThanOrEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void negativeZeroEqualsZeroAndDeadLetterPayloadsAreJson(Backend backend) throws Exception {
+        RowType input = RowType.of(new LogicalType[] {new IntType(), new org.apache.flink.table.types.logical.DoubleType(),
+                new org.apache.flink.table.types.logical.VarBinaryType(10), VarCharType.STRING_TYPE, new IntType()},
+                new String[] {"id", "d", "b", "s", "__seq"});
+        EngineSpec spec = EngineSpec.builder("f", TargetType.SCD1, input).keys("id").build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            run.process(run.input(1, 0.0d, new byte[] {1, 2}, "x", 1));
+            run.process(run.input(1, -0.0d, new byte[] {1, 2}, "x", 2));
+            assertThat(run.newOutput()).as("-0.0 is not distinct from 0.0").hasSize(1);
+            run.process(run.input(null, 1.5d, new byte[] {(byte) 0xFF}, "say \"hi\"\n", 3));
+            assertThat(run.deadLetters().get(0).payload).isEqualTo(
+                    "{\"id\": null, \"d\": 1.5, \"b\": \"/w==\", \"s\": \"say \\\"hi\\\"\\n\", \"__seq\": 3}");
         }
     }
 

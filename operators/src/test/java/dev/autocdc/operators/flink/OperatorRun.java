@@ -148,7 +148,8 @@ final class OperatorRun implements AutoCloseable {
         var backend = harness.getOperator().getKeyedStateBackend();
         long n = 0;
         for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_HEAD, AutoCdcFunction.SCD2_TIMELINE,
-                AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_EVENTS, AutoCdcFunction.TOMBSTONE_EXPIRY)) {
+                AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_EVENTS, AutoCdcFunction.TOMBSTONE_EXPIRY,
+                AutoCdcFunction.HISTORY_FLOOR, AutoCdcFunction.HISTORY_PRUNE_AT)) {
             try (var keys = backend.getKeys(state, org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
                 n += keys.count();
             } catch (RuntimeException notRegistered) {
