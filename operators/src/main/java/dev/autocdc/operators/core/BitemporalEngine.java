@@ -45,7 +45,7 @@ public final class BitemporalEngine {
                     || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) < 0) {
                 counters.late++;
             }
-            recompute(store, event, out);
+            recompute(store, head, event, out);
         }
     }
 
@@ -98,10 +98,11 @@ public final class BitemporalEngine {
             emit(out, null, new BitemporalRow(new Version(openStart, null, state), t, null));
         }
         store.put(new TimelineEntry(event.sequence(), List.of(event), null, null));
-        store.setHead(new BitemporalHead(event.sequence(), t, state, openStart, openSystemStart));
+        store.setHead(new BitemporalHead(event.sequence(), t, state, openStart, openSystemStart,
+                head == null ? null : head.floorSequence(), head == null ? null : head.floorSystemSequence()));
     }
 
-    private void recompute(BitemporalStore store, ChangeEvent event, List<TargetChange> out) {
+    private void recompute(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         List<ChangeEvent> events = new ArrayList<>();
         TimelineEntry at = null;
         for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
@@ -121,9 +122,10 @@ public final class BitemporalEngine {
                 counters.conflictingTies++;
             }
         }
-        Map<BitemporalRow.PrimaryKey, BitemporalRow> before = table(events);
+        BitemporalSnapshot snapshot = store.snapshot();
+        Map<BitemporalRow.PrimaryKey, BitemporalRow> before = new Replay(snapshot).run(events);
         events.add(event);
-        Replay replay = new Replay();
+        Replay replay = new Replay(snapshot);
         Map<BitemporalRow.PrimaryKey, BitemporalRow> after = replay.run(events);
 
         TreeMap<BitemporalRow.PrimaryKey, BitemporalRow[]> pairs = new TreeMap<>();
@@ -138,12 +140,113 @@ public final class BitemporalEngine {
         atSequence.add(event);
         atSequence.sort(order::compareAtSameSequence);
         store.put(new TimelineEntry(event.sequence(), atSequence, null, null));
-        store.setHead(replay.head());
+        BitemporalHead next = replay.head();
+        if (next.floorSequence() == null && head.floorSequence() != null) {
+            next = next.withFloors(head.floorSequence(), head.floorSystemSequence()); // floors of a forgotten past
+        }
+        store.setHead(next);
     }
 
     /** The whole bitemporal table of one key's events (any order), by primary key. */
     public Map<BitemporalRow.PrimaryKey, BitemporalRow> table(Collection<ChangeEvent> events) {
-        return new Replay().run(events);
+        return new Replay(null).run(events);
+    }
+
+    /**
+     * History retention (SPEC §7): drops the history that is frozen and older than {@code cutoff}, keeping
+     * a {@link BitemporalSnapshot}. The system floor T becomes the newest system sequence whose events
+     * (and all before it) were written at or before the cutoff; the business floor F the newest version
+     * boundary of the belief at T that no event recorded after T precedes. Entries before F leave the
+     * store. Returns whether anything was dropped.
+     */
+    public boolean compact(BitemporalStore store, long cutoff) {
+        BitemporalSnapshot old = store.snapshot();
+        List<ChangeEvent> events = new ArrayList<>();
+        List<Long> written = new ArrayList<>();
+        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+            TimelineEntry entry = it.next();
+            for (ChangeEvent e : entry.events()) {
+                events.add(e);
+                written.add(entry.writtenAt());
+            }
+        }
+        // T: the newest system sequence up to which every event is old enough
+        Integer[] bySystem = new Integer[events.size()];
+        for (int i = 0; i < bySystem.length; i++) {
+            bySystem[i] = i;
+        }
+        Arrays.sort(bySystem, (a, b) -> SequenceCodec.compare(events.get(a).systemSequence(), events.get(b).systemSequence()));
+        byte[] floorSystem = null;
+        for (int i = 0; i < bySystem.length; ) {
+            byte[] t = events.get(bySystem[i]).systemSequence();
+            boolean allOld = true;
+            int j = i;
+            while (j < bySystem.length && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
+                allOld &= written.get(bySystem[j]) <= cutoff;
+                j++;
+            }
+            if (!allOld) {
+                break;
+            }
+            floorSystem = t;
+            i = j;
+        }
+        if (floorSystem == null || (old != null && SequenceCodec.compare(floorSystem, old.floorSystemSequence()) <= 0)) {
+            return false;
+        }
+        byte[] firstAfter = null; // the smallest business sequence recorded after T
+        List<ChangeEvent> upToT = new ArrayList<>();
+        for (ChangeEvent e : events) {
+            if (SequenceCodec.compare(e.systemSequence(), floorSystem) <= 0) {
+                upToT.add(e);
+            } else if (firstAfter == null || SequenceCodec.compare(e.sequence(), firstAfter) < 0) {
+                firstAfter = e.sequence();
+            }
+        }
+        Replay atT = new Replay(old);
+        atT.run(upToT);
+        // F: the newest boundary of the belief at T before firstAfter (and after the old floor)
+        byte[] floor = null;
+        Object[] seed = null;
+        Object[] previousState = null;
+        boolean hasPrevious = false;
+        for (TimelineEntry entry : atT.timeline.ascending()) {
+            if (entry.sequence().length == 0) {
+                previousState = entry.state(); // the old snapshot's seed
+                continue;
+            }
+            if (firstAfter != null && SequenceCodec.compare(entry.sequence(), firstAfter) >= 0) {
+                break;
+            }
+            if (hasPrevious && entry.isVersionBoundary()
+                    && (old == null || SequenceCodec.compare(entry.sequence(), old.floorSequence()) > 0)) {
+                floor = entry.sequence();
+                seed = previousState;
+            }
+            previousState = entry.state();
+            hasPrevious = true;
+        }
+        if (floor == null) {
+            return false;
+        }
+        List<BitemporalRow> believed = new ArrayList<>();
+        for (BitemporalRow row : atT.believed.values()) {
+            if (SequenceCodec.compare(row.version().start(), floor) >= 0) {
+                believed.add(row);
+            }
+        }
+        List<byte[]> dropped = new ArrayList<>();
+        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+            TimelineEntry entry = it.next();
+            if (SequenceCodec.compare(entry.sequence(), floor) < 0) {
+                dropped.add(entry.sequence());
+            }
+        }
+        dropped.forEach(store::remove);
+        store.setSnapshot(new BitemporalSnapshot(floor, floorSystem, seed, believed));
+        BitemporalHead head = store.head();
+        store.setHead(head.withFloors(floor, floorSystem));
+        return true;
     }
 
     private void emit(List<TargetChange> out, BitemporalRow before, BitemporalRow after) {
@@ -165,6 +268,7 @@ public final class BitemporalEngine {
      * changed untracked columns is updated in place.
      */
     private final class Replay {
+        private final BitemporalSnapshot snapshot;
         private final Scd2Engine scd2 = new Scd2Engine(flow);
         private final InMemoryTimeline timeline = new InMemoryTimeline();
         private final Map<BitemporalRow.PrimaryKey, BitemporalRow> rows = new java.util.HashMap<>();
@@ -173,6 +277,15 @@ public final class BitemporalEngine {
         private byte[] latestSequence;
         private byte[] latestSystemSequence;
 
+        Replay(BitemporalSnapshot snapshot) {
+            this.snapshot = snapshot;
+        }
+
+        /**
+         * The table of the events. With a snapshot, only the part that can still change: the events up to
+         * its system floor rebuild the business timeline as believed then (from the seed state, placed
+         * before every sequence), its believed rows are the belief then, and the later events replay on top.
+         */
         Map<BitemporalRow.PrimaryKey, BitemporalRow> run(Collection<ChangeEvent> events) {
             List<ChangeEvent> sorted = new ArrayList<>(events);
             sorted.sort((a, b) -> {
@@ -180,6 +293,29 @@ public final class BitemporalEngine {
                 return c != 0 ? c : order.compare(a, b);
             });
             int i = 0;
+            if (snapshot != null) {
+                Object[] seed = snapshot.seedState();
+                TimelineEntry seedEntry = new TimelineEntry(new byte[0], List.of(), seed, seed == null ? null : new byte[0]);
+                timeline.put(seedEntry);
+                timeline.setHead(seedEntry);
+                List<ChangeEvent> frozen = new ArrayList<>();
+                while (i < sorted.size() && SequenceCodec.compare(sorted.get(i).systemSequence(), snapshot.floorSystemSequence()) <= 0) {
+                    frozen.add(sorted.get(i++));
+                }
+                frozen.sort(order);
+                List<VersionChange> ignored = new ArrayList<>();
+                for (ChangeEvent e : frozen) {
+                    scd2.apply(timeline, e, ignored);
+                    if (latestSequence == null || SequenceCodec.compare(e.sequence(), latestSequence) > 0) {
+                        latestSequence = e.sequence();
+                    }
+                }
+                for (BitemporalRow row : snapshot.believed()) {
+                    believed.put(row.version().start(), row);
+                    rows.put(row.primaryKey(), row);
+                }
+                latestSystemSequence = snapshot.floorSystemSequence();
+            }
             while (i < sorted.size()) {
                 byte[] t = sorted.get(i).systemSequence();
                 // the versions touched in this system time, as they were before it (null: did not exist)
@@ -233,10 +369,13 @@ public final class BitemporalEngine {
             TimelineEntry last = timeline.head();
             Object[] state = last == null ? null : last.state();
             BitemporalRow open = believed.isEmpty() ? null : believed.lastEntry().getValue();
+            byte[] floor = snapshot == null ? null : snapshot.floorSequence();
+            byte[] floorSystem = snapshot == null ? null : snapshot.floorSystemSequence();
             if (state == null || open == null || !open.version().isOpen()) {
-                return new BitemporalHead(latestSequence, latestSystemSequence, null, null, null);
+                return new BitemporalHead(latestSequence, latestSystemSequence, null, null, null, floor, floorSystem);
             }
-            return new BitemporalHead(latestSequence, latestSystemSequence, state, open.version().start(), open.systemStart());
+            return new BitemporalHead(latestSequence, latestSystemSequence, state, open.version().start(), open.systemStart(),
+                    floor, floorSystem);
         }
 
         private boolean sameIdentity(Version a, Version b) {

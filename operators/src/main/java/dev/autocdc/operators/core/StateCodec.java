@@ -32,7 +32,9 @@ import java.util.Map;
  *       2 explicit row follows), version start (-1 when absent), the time it was written (ms);</li>
  *   <li>decisive events (SCD1): count then events;</li>
  *   <li>bitemporal head: latest sequence, latest system sequence, state flag + row, open start, open
- *       system start.</li>
+ *       system start, floor sequence, floor system sequence;</li>
+ *   <li>bitemporal snapshot: floor sequence, floor system sequence, seed flag + row, count, then per
+ *       believed row: start, end, row, system start, system end.</li>
  * </ul>
  */
 public final class StateCodec {
@@ -124,19 +126,58 @@ public final class StateCodec {
     public void writeHead(BitemporalHead head, DataOutput out) throws IOException {
         writeBytes(head.latestSequence(), out);
         writeBytes(head.latestSystemSequence(), out);
-        out.writeBoolean(head.state() != null);
-        if (head.state() != null) {
-            writeRow(head.state(), out);
-        }
+        writeOptionalRow(head.state(), out);
         writeBytes(head.openStart(), out);
         writeBytes(head.openSystemStart(), out);
+        writeBytes(head.floorSequence(), out);
+        writeBytes(head.floorSystemSequence(), out);
     }
 
     public BitemporalHead readHead(DataInput in) throws IOException {
         byte[] latest = readBytes(in);
         byte[] latestSystem = readBytes(in);
-        Object[] state = in.readBoolean() ? readRow(in) : null;
-        return new BitemporalHead(latest, latestSystem, state, readBytes(in), readBytes(in));
+        Object[] state = readOptionalRow(in);
+        return new BitemporalHead(latest, latestSystem, state, readBytes(in), readBytes(in), readBytes(in), readBytes(in));
+    }
+
+    public void writeSnapshot(BitemporalSnapshot snapshot, DataOutput out) throws IOException {
+        writeBytes(snapshot.floorSequence(), out);
+        writeBytes(snapshot.floorSystemSequence(), out);
+        writeOptionalRow(snapshot.seedState(), out);
+        out.writeInt(snapshot.believed().size());
+        for (BitemporalRow row : snapshot.believed()) {
+            writeBytes(row.version().start(), out);
+            writeBytes(row.version().end(), out);
+            writeRow(row.version().row(), out);
+            writeBytes(row.systemStart(), out);
+            writeBytes(row.systemEnd(), out);
+        }
+    }
+
+    public BitemporalSnapshot readSnapshot(DataInput in) throws IOException {
+        byte[] floor = readBytes(in);
+        byte[] floorSystem = readBytes(in);
+        Object[] seed = readOptionalRow(in);
+        int n = in.readInt();
+        List<BitemporalRow> believed = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] start = readBytes(in);
+            byte[] end = readBytes(in);
+            Object[] row = readRow(in);
+            believed.add(new BitemporalRow(new Version(start, end, row), readBytes(in), readBytes(in)));
+        }
+        return new BitemporalSnapshot(floor, floorSystem, seed, believed);
+    }
+
+    private void writeOptionalRow(Object[] row, DataOutput out) throws IOException {
+        out.writeBoolean(row != null);
+        if (row != null) {
+            writeRow(row, out);
+        }
+    }
+
+    private Object[] readOptionalRow(DataInput in) throws IOException {
+        return in.readBoolean() ? readRow(in) : null;
     }
 
     // ---- rows and values

@@ -26,10 +26,11 @@ import org.apache.flink.util.OutputTag;
  *   <li>SCD1: {@value #SCD1_EVENTS}: the few events that still decide the row;</li>
  *   <li>SCD2: {@value #SCD2_HEAD} (the newest timeline entry) and {@value #SCD2_TIMELINE} (every entry,
  *       newest first in RocksDB);</li>
- *   <li>bitemporal: {@value #BITEMPORAL_HEAD} and {@value #BITEMPORAL_EVENTS};</li>
+ *   <li>bitemporal: {@value #BITEMPORAL_HEAD}, {@value #BITEMPORAL_EVENTS} and, once the history retention
+ *       dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
- *   <li>SCD2 with a history retention: {@value #HISTORY_FLOOR} (the oldest sequence still held) and
- *       {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
+ *   <li>SCD2 and bitemporal: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history
+ *       retention pass or a tombstone expiry) and {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
  * </ul>
  *
  * <p>APPLY AS TRUNCATE WHEN needs every key: flows with truncates run as {@link AutoCdcTruncateFunction}
@@ -44,6 +45,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData>
     public static final String SCD2_TIMELINE = "auto-cdc-scd2-timeline";
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
+    public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";
     public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
     public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
     public static final String HISTORY_PRUNE_AT = "auto-cdc-history-prune-at";

@@ -247,8 +247,8 @@ public final class EngineSpec implements Serializable {
         }
 
         /**
-         * SCD type 2: drop from state the versions that closed longer ago than this (processing time);
-         * they are already in the sink. Null (the default) keeps all history.
+         * SCD type 2 and bitemporal: drop from state the history that closed longer ago than this
+         * (processing time); it is already in the sink. Null (the default) keeps all history.
          */
         public Builder historyRetention(Duration retention) {
             this.historyRetention = retention;
@@ -256,10 +256,9 @@ public final class EngineSpec implements Serializable {
         }
 
         public EngineSpec build() {
-            if (historyRetention != null && type != TargetType.SCD2) {
-                throw new FlowDefinitionException("history retention", type == TargetType.SCD1
-                        ? "an SCD type 1 target keeps no history; remove the setting"
-                        : "is not supported for bitemporal targets yet; remove the setting (all history is kept)");
+            if (historyRetention != null && type == TargetType.SCD1) {
+                throw new FlowDefinitionException("history retention", "an SCD type 1 target keeps no history;"
+                        + " remove the setting");
             }
             if ((historyRetention != null && (historyRetention.isNegative() || historyRetention.isZero()))
                     || (tombstoneRetention != null && (tombstoneRetention.isNegative() || tombstoneRetention.isZero()))) {

@@ -12,20 +12,25 @@ final class FlinkBitemporalStore implements BitemporalStore {
     private final ValueState<BitemporalHead> head;
     private final MapState<SequenceKey, TimelineEntry> entries;
     private final StateAccessCounter counter;
+    private final ValueState<dev.autocdc.operators.core.BitemporalSnapshot> snapshot;
+    /** The processing time stamped on written entries; set by the operator before each event. */
+    long now;
     /** The head as last read or written for the current key. */
     BitemporalHead lastHead;
 
     FlinkBitemporalStore(ValueState<BitemporalHead> head, MapState<SequenceKey, TimelineEntry> entries,
-                         StateAccessCounter counter) {
+                         ValueState<dev.autocdc.operators.core.BitemporalSnapshot> snapshot, StateAccessCounter counter) {
         this.head = head;
         this.entries = entries;
+        this.snapshot = snapshot;
         this.counter = counter;
     }
 
     private boolean headRead;
 
     /** Starts an event: the head is read from state at most once until the next call. */
-    void beginEvent() {
+    void beginEvent(long time) {
+        now = time;
         headRead = false;
     }
 
@@ -80,9 +85,36 @@ final class FlinkBitemporalStore implements BitemporalStore {
     public void put(TimelineEntry entry) {
         try {
             counter.mapWrites++;
-            entries.put(new SequenceKey(entry.sequence()), entry);
+            entries.put(new SequenceKey(entry.sequence()), entry.stampedAt(now));
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's events", e);
+        }
+    }
+
+    @Override
+    public void remove(byte[] sequence) {
+        try {
+            entries.remove(new SequenceKey(sequence));
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot drop the key's events", e);
+        }
+    }
+
+    @Override
+    public dev.autocdc.operators.core.BitemporalSnapshot snapshot() {
+        try {
+            return snapshot.value();
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot read the key's retained history", e);
+        }
+    }
+
+    @Override
+    public void setSnapshot(dev.autocdc.operators.core.BitemporalSnapshot s) {
+        try {
+            snapshot.update(s);
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot write the key's retained history", e);
         }
     }
 }

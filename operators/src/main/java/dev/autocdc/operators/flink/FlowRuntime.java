@@ -54,6 +54,7 @@ final class FlowRuntime implements Serializable {
     private transient MapState<SequenceKey, TimelineEntry> scd2Timeline;
     private transient ValueState<BitemporalHead> bitemporalHead;
     private transient MapState<SequenceKey, TimelineEntry> bitemporalEvents;
+    private transient ValueState<dev.autocdc.operators.core.BitemporalSnapshot> bitemporalSnapshot;
     private transient ValueState<Long> tombstoneExpiry;
     private transient ValueState<byte[]> historyFloor;
     private transient ValueState<Long> historyPruneAt;
@@ -119,10 +120,13 @@ final class FlowRuntime implements Serializable {
                 bitemporalHead = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types)));
                 bitemporalEvents = context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_EVENTS,
                         DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
-                bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, counter);
+                bitemporalSnapshot = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
+                        StateSerializer.bitemporalSnapshot(types)));
+                bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, bitemporalSnapshot, counter);
                 engineCounters = bitemporal.counters();
                 historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
                         org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
+                historyPruneAt = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
         }
         tombstoneExpiry = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
 
@@ -208,6 +212,7 @@ final class FlowRuntime implements Serializable {
             default:
                 bitemporal.apply(bitemporalStore, event, changes);
                 absent = bitemporalStore.lastHead.state() == null;
+                scheduleHistoryPruning(ctx);
         }
         emit(changes, out);
         countEngineEvents();
@@ -283,8 +288,11 @@ final class FlowRuntime implements Serializable {
             TimelineEntry head = timeline.head();
             newest = head == null ? null : head.sequence();
         } else if (flow.targetType() == TargetType.BITEMPORAL) {
-            bitemporalStore.beginEvent();
+            bitemporalStore.beginEvent(ctx.timerService().currentProcessingTime());
             BitemporalHead head = bitemporalStore.head();
+            if (head != null && head.isBeforeRetainedHistory(event)) {
+                return true;
+            }
             newest = head == null ? null : head.latestSequence();
         } else {
             return false;
@@ -316,6 +324,19 @@ final class FlowRuntime implements Serializable {
     private void pruneHistory(long timestamp, Effects ctx) throws Exception {
         historyPruneAt.clear();
         long cutoff = timestamp - spec.historyRetention().toMillis();
+        if (flow.targetType() == TargetType.BITEMPORAL) {
+            bitemporalStore.beginEvent(timestamp);
+            bitemporal.compact(bitemporalStore, cutoff);
+            long next = -1;
+            for (java.util.Iterator<TimelineEntry> it = bitemporalStore.entries(); it.hasNext(); ) {
+                long w = it.next().writtenAt();
+                if (w > cutoff && (next < 0 || w < next)) {
+                    next = w;
+                }
+            }
+            rearmPruning(next, timestamp, ctx);
+            return;
+        }
         List<TimelineEntry> ascending = timeline.ascending();
         byte[] floor = dev.autocdc.operators.core.HistoryRetention.floor(ascending, cutoff);
         if (floor != null) {
@@ -330,11 +351,14 @@ final class FlowRuntime implements Serializable {
             raiseFloor(floor);
             ascending = kept;
         }
-        long next = dev.autocdc.operators.core.HistoryRetention.nextDue(ascending, cutoff);
-        if (next >= 0) {
+        rearmPruning(dev.autocdc.operators.core.HistoryRetention.nextDue(ascending, cutoff), timestamp, ctx);
+    }
+
+    private void rearmPruning(long nextDue, long now, Effects ctx) throws Exception {
+        if (nextDue >= 0) {
             // at most a few passes per retention period: each reads the key's whole history
             long retention = spec.historyRetention().toMillis();
-            long at = Math.max(next + retention, timestamp + Math.max(1, retention / 4));
+            long at = Math.max(nextDue + retention, now + Math.max(1, retention / 4));
             ctx.timerService().registerProcessingTimeTimer(at);
             historyPruneAt.update(at);
         }
@@ -373,10 +397,18 @@ final class FlowRuntime implements Serializable {
                 break;
             }
             default: {
+                // Both timelines are frozen: a later event must be newer in business and in system time
+                // (a correction recorded before the expiry would change beliefs the sink already holds).
                 BitemporalHead head = bitemporalHead.value();
-                raiseFloor(head == null ? null : head.latestSequence());
-                bitemporalHead.clear();
                 bitemporalEvents.clear();
+                bitemporalSnapshot.clear();
+                historyPruneAt.clear();
+                if (head == null) {
+                    bitemporalHead.clear();
+                } else {
+                    bitemporalHead.update(new BitemporalHead(head.latestSequence(), head.latestSystemSequence(), null, null,
+                            null, head.latestSequence(), head.latestSystemSequence()));
+                }
             }
         }
     }

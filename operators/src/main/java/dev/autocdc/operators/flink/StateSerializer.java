@@ -25,7 +25,7 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
 
     /** What a serializer stores. */
-    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD }
+    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT }
 
     private final Content content;
     private final List<ColumnType> types;
@@ -46,6 +46,10 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
 
     public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
         return new StateSerializer<>(Content.BITEMPORAL_HEAD, types);
+    }
+
+    public static StateSerializer<dev.autocdc.operators.core.BitemporalSnapshot> bitemporalSnapshot(List<ColumnType> types) {
+        return new StateSerializer<>(Content.BITEMPORAL_SNAPSHOT, types);
     }
 
     private StateCodec codec() {
@@ -95,6 +99,9 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
             case TIMELINE_ENTRY:
                 codec().writeEntry((TimelineEntry) record, target);
                 break;
+            case BITEMPORAL_SNAPSHOT:
+                codec().writeSnapshot((dev.autocdc.operators.core.BitemporalSnapshot) record, target);
+                break;
             default:
                 codec().writeHead((BitemporalHead) record, target);
         }
@@ -108,6 +115,8 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return (T) codec().readEvents(source);
             case TIMELINE_ENTRY:
                 return (T) codec().readEntry(source);
+            case BITEMPORAL_SNAPSHOT:
+                return (T) codec().readSnapshot(source);
             default:
                 return (T) codec().readHead(source);
         }

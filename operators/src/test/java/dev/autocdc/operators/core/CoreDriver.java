@@ -91,6 +91,23 @@ public final class CoreDriver {
     static final class MemoryBitemporalStore implements BitemporalStore {
         private final TreeMap<byte[], TimelineEntry> entries = new TreeMap<>(SequenceCodec::compare);
         private BitemporalHead head;
+        private BitemporalSnapshot snapshot;
+        long now;
+
+        @Override
+        public void remove(byte[] sequence) {
+            entries.remove(sequence);
+        }
+
+        @Override
+        public BitemporalSnapshot snapshot() {
+            return snapshot;
+        }
+
+        @Override
+        public void setSnapshot(BitemporalSnapshot s) {
+            snapshot = s;
+        }
 
         @Override
         public BitemporalHead head() {
@@ -109,7 +126,7 @@ public final class CoreDriver {
 
         @Override
         public void put(TimelineEntry entry) {
-            entries.put(entry.sequence(), entry);
+            entries.put(entry.sequence(), entry.stampedAt(now));
         }
     }
 }
