@@ -1,0 +1,414 @@
+package dev.autocdc.job.flow;
+
+import dev.autocdc.job.flow.Tokens.Kind;
+import dev.autocdc.job.flow.Tokens.Token;
+import dev.autocdc.operators.core.TargetType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A flow file: a Flink SQL script with the AUTO CDC statements of the references. Each statement
+ * becomes one {@link Item}: ordinary Flink SQL (run as is), a target declaration
+ * ({@code CREATE OR REFRESH STREAMING TABLE}), or an {@link AutoCdcFlow}
+ * ({@code CREATE FLOW ... AS AUTO CDC INTO ...}). Keywords are case-insensitive; string literals may use
+ * single or double quotes in AUTO CDC clauses (identifiers that need quoting use backticks).
+ */
+public final class FlowScript {
+
+    /** One statement of the script. */
+    public sealed interface Item permits SqlStatement, TargetTable, FlowItem {
+        int line();
+    }
+
+    /** Flink SQL to execute as written (CREATE TABLE, CREATE VIEW, SET, ...). */
+    public record SqlStatement(String sql, int line) implements Item {
+    }
+
+    /**
+     * {@code CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH (options)]}: the flow's target.
+     * {@code columns} and {@code options} are the text inside the parentheses, or null when absent.
+     */
+    public record TargetTable(String name, String columns, String options, int line) implements Item {
+        /** Whether the target is a Flink table with a connector (else only the CLI keeps it). */
+        public boolean hasConnector() {
+            return options != null;
+        }
+    }
+
+    /** An AUTO CDC flow. */
+    public record FlowItem(AutoCdcFlow flow) implements Item {
+        @Override
+        public int line() {
+            return flow.line();
+        }
+    }
+
+    private final List<Item> items;
+
+    private FlowScript(List<Item> items) {
+        this.items = List.copyOf(items);
+    }
+
+    public List<Item> items() {
+        return items;
+    }
+
+    public List<AutoCdcFlow> flows() {
+        List<AutoCdcFlow> flows = new ArrayList<>();
+        for (Item i : items) {
+            if (i instanceof FlowItem f) {
+                flows.add(f.flow());
+            }
+        }
+        return flows;
+    }
+
+    public List<TargetTable> targets() {
+        List<TargetTable> out = new ArrayList<>();
+        for (Item i : items) {
+            if (i instanceof TargetTable t) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    public static FlowScript read(Path file) throws java.io.IOException {
+        return parse(Files.readString(file));
+    }
+
+    public static FlowScript parse(String script) {
+        List<Item> items = new ArrayList<>();
+        for (ScriptSplitter.Statement s : ScriptSplitter.split(script)) {
+            String text = ScriptSplitter.stripComments(s.text());
+            int firstLine = s.line() - leadingNewlines(text);
+            List<Token> tokens = Tokens.of(text, firstLine);
+            if (startsWith(tokens, "CREATE", "OR", "REFRESH", "STREAMING", "TABLE")
+                    || startsWith(tokens, "CREATE", "STREAMING", "TABLE")) {
+                items.add(targetTable(tokens, text, s.line()));
+            } else if (startsWith(tokens, "CREATE", "FLOW") && isAutoCdc(tokens)) {
+                items.add(new FlowItem(new AutoCdcParser(tokens, text, s.line()).parse()));
+            } else if (startsWith(tokens, "CREATE", "FLOW")) {
+                throw new FlowSyntaxException(s.line(), "CREATE FLOW", "only AUTO CDC flows are supported:"
+                        + " CREATE FLOW name AS AUTO CDC INTO target FROM STREAM(source) ...");
+            } else {
+                items.add(new SqlStatement(s.text(), s.line()));
+            }
+        }
+        return new FlowScript(items);
+    }
+
+    private static int leadingNewlines(String text) {
+        int n = 0;
+        for (int i = 0; i < text.length() && Character.isWhitespace(text.charAt(i)); i++) {
+            if (text.charAt(i) == '\n') {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static boolean isAutoCdc(List<Token> tokens) {
+        for (int i = 0; i + 2 < tokens.size(); i++) {
+            if (tokens.get(i).is("AUTO") && tokens.get(i + 1).is("CDC")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean startsWith(List<Token> tokens, String... words) {
+        return matchesAt(tokens, 0, words);
+    }
+
+    static boolean matchesAt(List<Token> tokens, int at, String... words) {
+        if (tokens.size() < at + words.length) {
+            return false;
+        }
+        for (int i = 0; i < words.length; i++) {
+            if (!tokens.get(at + i).is(words[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static TargetTable targetTable(List<Token> tokens, String text, int line) {
+        int i = tokens.get(1).is("OR") ? 5 : 3;
+        if (i >= tokens.size()) {
+            throw new FlowSyntaxException(line, "CREATE OR REFRESH STREAMING TABLE", "the target table needs a name");
+        }
+        Token nameToken = tokens.get(i++);
+        String columns = null;
+        String options = null;
+        while (i < tokens.size()) {
+            Token t = tokens.get(i);
+            if (t.isSymbol("(") && columns == null && options == null) {
+                int close = closing(tokens, i, line, "the target's columns");
+                columns = text.substring(tokens.get(i).end(), tokens.get(close).start()).trim();
+                i = close + 1;
+            } else if (t.is("WITH") && i + 1 < tokens.size() && tokens.get(i + 1).isSymbol("(")) {
+                int close = closing(tokens, i + 1, line, "WITH");
+                options = text.substring(tokens.get(i + 1).end(), tokens.get(close).start()).trim();
+                i = close + 1;
+            } else if (t.is("COMMENT") && i + 1 < tokens.size() && tokens.get(i + 1).kind() == Kind.STRING) {
+                i += 2;
+            } else {
+                throw new FlowSyntaxException(t.line(), "CREATE OR REFRESH STREAMING TABLE", "unexpected '" + t.text()
+                        + "'; write CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH ('connector' = ...)]");
+            }
+        }
+        return new TargetTable(nameToken.name(), columns, options, line);
+    }
+
+    /** Index of the ")" that closes the "(" at {@code open}. */
+    static int closing(List<Token> tokens, int open, int line, String what) {
+        int depth = 0;
+        for (int i = open; i < tokens.size(); i++) {
+            if (tokens.get(i).isSymbol("(")) {
+                depth++;
+            } else if (tokens.get(i).isSymbol(")")) {
+                depth--;
+                if (depth == 0) {
+                    return i;
+                }
+            }
+        }
+        throw new FlowSyntaxException(line, what, "a parenthesis is not closed");
+    }
+
+    /** Parses one CREATE FLOW ... AS AUTO CDC INTO statement. */
+    private static final class AutoCdcParser {
+        private final List<Token> tokens;
+        private final String text;
+        private final int line;
+        private int pos;
+        private final java.util.Set<String> seen = new java.util.HashSet<>();
+
+        AutoCdcParser(List<Token> tokens, String text, int line) {
+            this.tokens = tokens;
+            this.text = text;
+            this.line = line;
+        }
+
+        AutoCdcFlow parse() {
+            expect("CREATE FLOW", "CREATE", "FLOW");
+            String name = name("CREATE FLOW");
+            expect("AS AUTO CDC INTO", "AS", "AUTO", "CDC", "INTO");
+            String target = name("AUTO CDC INTO");
+            expect("FROM", "FROM");
+            String source;
+            if (at("STREAM") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+                pos += 2;
+                source = name("FROM STREAM(source)");
+                expectSymbol("FROM STREAM(source)", ")");
+            } else {
+                source = name("FROM");
+            }
+            AutoCdcFlow.Builder b = AutoCdcFlow.builder(target, source).name(name).line(line);
+            boolean storedAsSeen = false;
+            while (pos < tokens.size()) {
+                Token t = tokens.get(pos);
+                if (at("KEYS")) {
+                    clause("KEYS");
+                    pos++;
+                    b.keys(list("KEYS"));
+                } else if (at("APPLY", "AS", "DELETE", "WHEN")) {
+                    clause("APPLY AS DELETE WHEN");
+                    pos += 4;
+                    b.applyAsDeletes(expression("APPLY AS DELETE WHEN"));
+                } else if (at("APPLY", "AS", "TRUNCATE", "WHEN")) {
+                    clause("APPLY AS TRUNCATE WHEN");
+                    pos += 4;
+                    b.applyAsTruncates(expression("APPLY AS TRUNCATE WHEN"));
+                } else if (at("SEQUENCE", "BY")) {
+                    clause("SEQUENCE BY");
+                    pos += 2;
+                    if (at("STRUCT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+                        pos++;
+                        b.sequenceByStruct(list("SEQUENCE BY STRUCT"));
+                    } else {
+                        b.sequenceBy(name("SEQUENCE BY"));
+                    }
+                } else if (at("SYSTEM", "SEQUENCE", "BY")) {
+                    clause("SYSTEM SEQUENCE BY");
+                    pos += 3;
+                    b.systemSequenceBy(name("SYSTEM SEQUENCE BY"));
+                } else if (at("COLUMNS", "TO", "UPDATE")) {
+                    clause("COLUMNS TO UPDATE");
+                    pos += 3;
+                    b.columnsToUpdate(name("COLUMNS TO UPDATE"));
+                } else if (at("COLUMNS")) {
+                    clause("COLUMNS");
+                    pos++;
+                    if (atSymbol("*")) {
+                        pos++;
+                        if (at("EXCEPT")) {
+                            pos++;
+                            b.exceptColumnList(list("COLUMNS * EXCEPT"));
+                        }
+                    } else {
+                        b.columnList(list("COLUMNS"));
+                    }
+                } else if (at("IGNORE", "NULL", "UPDATES")) {
+                    clause("IGNORE NULL UPDATES");
+                    pos += 3;
+                    if (at("ON")) {
+                        pos++;
+                        if (atSymbol("*")) {
+                            pos++;
+                            expect("IGNORE NULL UPDATES ON * EXCEPT", "EXCEPT");
+                            b.ignoreNullUpdatesExceptColumnList(list("IGNORE NULL UPDATES ON * EXCEPT"));
+                        } else {
+                            b.ignoreNullUpdatesColumnList(list("IGNORE NULL UPDATES ON"));
+                        }
+                    } else {
+                        b.ignoreNullUpdates(true);
+                    }
+                } else if (at("STORED", "AS")) {
+                    clause("STORED AS");
+                    pos += 2;
+                    storedAsSeen = true;
+                    if (at("SCD", "TYPE")) {
+                        pos += 2;
+                        Token n = next("STORED AS SCD TYPE");
+                        if (!n.text().equals("1") && !n.text().equals("2")) {
+                            throw error(n, "STORED AS", "SCD TYPE must be 1 or 2, not " + n.text());
+                        }
+                        b.storedAsScdType(n.text());
+                    } else if (at("BITEMPORAL")) {
+                        pos++;
+                        b.storedAs(TargetType.BITEMPORAL);
+                    } else {
+                        throw error(current(), "STORED AS", "write STORED AS SCD TYPE 1, SCD TYPE 2 or BITEMPORAL");
+                    }
+                } else if (at("TRACK", "HISTORY", "ON")) {
+                    clause("TRACK HISTORY");
+                    pos += 3;
+                    if (atSymbol("*")) {
+                        pos++;
+                        if (at("EXCEPT")) {
+                            pos++;
+                            b.trackHistoryExceptColumnList(list("TRACK HISTORY ON * EXCEPT"));
+                        } else {
+                            b.trackHistoryExceptColumnList(List.of());
+                        }
+                    } else {
+                        b.trackHistoryColumnList(list("TRACK HISTORY ON"));
+                    }
+                } else {
+                    throw error(t, "AUTO CDC", "unexpected '" + t.text() + "'; the clauses are KEYS, APPLY AS DELETE WHEN,"
+                            + " APPLY AS TRUNCATE WHEN, SEQUENCE BY, SYSTEM SEQUENCE BY, COLUMNS, IGNORE NULL UPDATES,"
+                            + " COLUMNS TO UPDATE, STORED AS, TRACK HISTORY ON");
+                }
+            }
+            if (!seen.contains("KEYS")) {
+                throw new FlowSyntaxException(line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
+            }
+            if (!seen.contains("SEQUENCE BY")) {
+                throw new FlowSyntaxException(line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col (or STRUCT(c1, c2))");
+            }
+            if (!storedAsSeen) {
+                b.storedAs(TargetType.SCD1); // the references' default
+            }
+            return b.build();
+        }
+
+        private void clause(String clause) {
+            if (!seen.add(clause)) {
+                throw error(current(), clause, "the clause is given twice; keep one");
+            }
+        }
+
+        private boolean at(String... words) {
+            return matchesAt(tokens, pos, words);
+        }
+
+        private boolean atSymbol(String symbol) {
+            return pos < tokens.size() && tokens.get(pos).isSymbol(symbol);
+        }
+
+        private Token current() {
+            return pos < tokens.size() ? tokens.get(pos) : tokens.get(tokens.size() - 1);
+        }
+
+        private Token next(String clause) {
+            if (pos >= tokens.size()) {
+                throw new FlowSyntaxException(tokens.get(tokens.size() - 1).line(), clause, "the statement ends too early");
+            }
+            return tokens.get(pos++);
+        }
+
+        private void expect(String clause, String... words) {
+            for (String w : words) {
+                Token t = next(clause);
+                if (!t.is(w)) {
+                    throw error(t, clause, "expected " + w + " but found '" + t.text() + "'");
+                }
+            }
+        }
+
+        private void expectSymbol(String clause, String symbol) {
+            Token t = next(clause);
+            if (!t.isSymbol(symbol)) {
+                throw error(t, clause, "expected '" + symbol + "' but found '" + t.text() + "'");
+            }
+        }
+
+        private String name(String clause) {
+            Token t = next(clause);
+            if (t.kind() != Kind.WORD && t.kind() != Kind.QUOTED_ID) {
+                throw error(t, clause, "expected a name but found '" + t.text() + "'");
+            }
+            return t.name();
+        }
+
+        /** ( name, name, ... ) */
+        private List<String> list(String clause) {
+            expectSymbol(clause, "(");
+            List<String> names = new ArrayList<>();
+            while (true) {
+                names.add(name(clause));
+                Token t = next(clause);
+                if (t.isSymbol(")")) {
+                    return names;
+                }
+                if (!t.isSymbol(",")) {
+                    throw error(t, clause, "expected ',' or ')' in the column list but found '" + t.text() + "'");
+                }
+            }
+        }
+
+        /** Tokens up to the next clause keyword at parenthesis depth 0, as Flink SQL text. */
+        private String expression(String clause) {
+            int start = pos;
+            int depth = 0;
+            while (pos < tokens.size()) {
+                Token t = tokens.get(pos);
+                if (t.isSymbol("(")) {
+                    depth++;
+                } else if (t.isSymbol(")")) {
+                    depth--;
+                } else if (depth == 0 && startsClause()) {
+                    break;
+                }
+                pos++;
+            }
+            if (pos == start) {
+                throw error(current(), clause, "needs a boolean expression, for example operation = 'DELETE'");
+            }
+            return Tokens.flinkExpression(tokens.subList(start, pos), text);
+        }
+
+        private boolean startsClause() {
+            return at("KEYS") || at("APPLY", "AS") || at("SEQUENCE", "BY") || at("SYSTEM", "SEQUENCE", "BY")
+                    || at("COLUMNS") || at("IGNORE", "NULL", "UPDATES") || at("STORED", "AS") || at("TRACK", "HISTORY");
+        }
+
+        private FlowSyntaxException error(Token at, String clause, String message) {
+            return new FlowSyntaxException(at.line(), clause, message);
+        }
+    }
+}
