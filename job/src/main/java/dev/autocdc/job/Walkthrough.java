@@ -8,6 +8,7 @@ import dev.autocdc.operators.flink.TypeMapping;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -40,9 +41,56 @@ public final class Walkthrough {
     }
 
     public static void main(String[] args) throws Exception {
+        System.exit(runAndCheck(System.out) ? 0 : 1);
+    }
+
+    private static PrintStream out = System.out;
+    private static final List<String> MISMATCHES = new ArrayList<>();
+
+    /**
+     * Runs every walkthrough, prints each table and checks it against the table the references print
+     * (on the columns they print). Returns whether every table matched.
+     */
+    public static synchronized boolean runAndCheck(PrintStream printTo) throws Exception {
+        out = printTo;
+        MISMATCHES.clear();
         users();
         employees();
         companyA();
+        if (MISMATCHES.isEmpty()) {
+            out.println("\nEvery table equals the reference.");
+            return true;
+        }
+        out.println("\nThese tables differ from the reference: " + String.join("; ", MISMATCHES));
+        return false;
+    }
+
+    /** Compares the printed rows, projected on {@code columns}, with the reference's rows ("a|b|c"). */
+    private static void check(String title, EngineSpec spec, List<Object[]> rows, Predicate<Object[]> filter,
+                              int[] columns, String... expected) {
+        List<String> actual = new ArrayList<>();
+        for (Object[] r : rows) {
+            if (filter.test(r)) {
+                StringBuilder b = new StringBuilder();
+                for (int i = 0; i < columns.length; i++) {
+                    Object v = r[columns[i]];
+                    b.append(i > 0 ? "|" : "").append(v instanceof LocalDateTime ? v.toString().replace('T', ' ') : String.valueOf(v));
+                }
+                actual.add(b.toString());
+            }
+        }
+        List<String> want = new ArrayList<>(List.of(expected));
+        java.util.Collections.sort(actual);
+        java.util.Collections.sort(want);
+        if (actual.equals(want)) {
+            out.println("   matches the reference");
+        } else {
+            out.println("   DIFFERS from the reference, which has:");
+            for (String w : expected) {
+                out.println("     " + w.replace("|", " | "));
+            }
+            MISMATCHES.add(title);
+        }
     }
 
     private static void users() throws Exception {
@@ -59,8 +107,19 @@ public final class Walkthrough {
                 new Object[] {123, "Isabel", "Chihuahua", 5, false});
         for (TargetType type : List.of(TargetType.SCD1, TargetType.SCD2)) {
             EngineSpec spec = EngineSpec.builder("users_" + type.name().toLowerCase(), type, input).keys("userId").build();
-            print("users, STORED AS " + (type == TargetType.SCD1 ? "SCD TYPE 1" : "SCD TYPE 2")
-                    + " (COLUMNS * EXCEPT (operation, sequenceNum))", spec, run(spec, feed), r -> true);
+            String title = "users, STORED AS " + (type == TargetType.SCD1 ? "SCD TYPE 1" : "SCD TYPE 2")
+                    + " (COLUMNS * EXCEPT (operation, sequenceNum))";
+            List<Object[]> table = run(spec, feed);
+            print(title, spec, table, r -> true);
+            if (type == TargetType.SCD1) {
+                check(title, spec, table, r -> true, new int[] {0, 1, 2},
+                        "124|Raul|Oaxaca", "125|Mercedes|Guadalajara", "126|Lily|Cancun");
+            } else {
+                check(title, spec, table, r -> true, new int[] {0, 1, 2, 3, 4},
+                        "123|Isabel|Monterrey|1|5", "123|Isabel|Chihuahua|5|6", "124|Raul|Oaxaca|1|null",
+                        "125|Mercedes|Tijuana|2|5", "125|Mercedes|Mexicali|5|6", "125|Mercedes|Guadalajara|6|null",
+                        "126|Lily|Cancun|2|null");
+            }
         }
     }
 
@@ -79,28 +138,67 @@ public final class Walkthrough {
                 {employee(1, "Chris", "Manager", "2025-03-01", "2025-03-01T09:00", false)},
                 {employee(1, "Chris", "Team Lead", "2025-02-01", "2025-03-15T09:00", false)},
                 {employee(2, "Dana", "Analyst", "2025-01-01", "2025-04-01T09:00", false)}};
+        String[][] expected = {
+                {"1|Chris|Owner|2025-01-01|null|2025-01-02 09:00|null",
+                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00|null"},
+                {"1|Chris|Owner|2025-01-01|null|2025-01-02 09:00|2025-03-01 09:00",
+                 "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00|null",
+                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00|null",
+                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00|null"},
+                {"1|Chris|Owner|2025-01-01|null|2025-01-02 09:00|2025-03-01 09:00",
+                 "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00|2025-03-15 09:00",
+                 "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00|null",
+                 "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00|null",
+                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00|null",
+                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00|null"},
+                {"1|Chris|Owner|2025-01-01|null|2025-01-02 09:00|2025-03-01 09:00",
+                 "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00|2025-03-15 09:00",
+                 "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00|null",
+                 "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00|null",
+                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00|null",
+                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00|2025-04-01 09:00",
+                 "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00|null"}};
+        int[] printed = {0, 1, 2, 5, 6, 7, 8};
         List<Object[]> table = null;
         for (int s = 0; s < steps.length; s++) {
             events.addAll(Arrays.asList(stepEvents[s]));
             table = run(spec, events);
-            print("employees, STORED AS BITEMPORAL, " + steps[s], spec, table, r -> true);
+            String title = "employees, STORED AS BITEMPORAL, " + steps[s];
+            print(title, spec, table, r -> true);
+            check(title, spec, table, r -> true, printed, expected[s]);
         }
         int b = 5;
         int e = 6;
         int ss = 7;
         int se = 8;
         List<Object[]> step5 = table;
-        print("after step 5: current state (__END_AT IS NULL AND __SYSTEM_END_AT IS NULL)", spec, step5,
-                r -> r[e] == null && r[se] == null);
-        print("after step 5: business history as believed now (__SYSTEM_END_AT IS NULL)", spec, step5, r -> r[se] == null);
+        Predicate<Object[]> current = r -> r[e] == null && r[se] == null;
+        String q1 = "after step 5: current state (__END_AT IS NULL AND __SYSTEM_END_AT IS NULL)";
+        print(q1, spec, step5, current);
+        check(q1, spec, step5, current, new int[] {0, 1, 2}, "1|Chris|Manager", "2|Dana|Analyst");
+        String q2 = "after step 5: business history as believed now (__SYSTEM_END_AT IS NULL)";
+        print(q2, spec, step5, r -> r[se] == null);
+        check(q2, spec, step5, r -> r[se] == null, new int[] {0, 1, 2, 5, 6}, "1|Chris|Owner|2025-01-01|2025-02-01",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01", "1|Chris|Manager|2025-03-01|null", "2|Dana|Analyst|2025-01-01|null");
         LocalDate day = LocalDate.parse("2025-02-15");
         LocalDateTime march10 = LocalDateTime.parse("2025-03-10T00:00");
-        print("after step 5: what did we believe on 2025-03-10 about 2025-02-15", spec, step5,
-                r -> asOf(r, b, e, day) && asOf(r, ss, se, march10));
-        print("after step 5: what do we believe now about 2025-02-15", spec, step5,
-                r -> asOf(r, b, e, day) && r[se] == null);
+        String q3 = "after step 5: what did we believe on 2025-03-10 about 2025-02-15";
+        Predicate<Object[]> past = r -> asOf(r, b, e, day) && asOf(r, ss, se, march10);
+        print(q3, spec, step5, past);
+        check(q3, spec, step5, past, new int[] {0, 1, 2}, "1|Chris|Owner", "2|Dana|Engineer");
+        String q4 = "after step 5: what do we believe now about 2025-02-15";
+        Predicate<Object[]> now = r -> asOf(r, b, e, day) && r[se] == null;
+        print(q4, spec, step5, now);
+        check(q4, spec, step5, now, new int[] {0, 1, 2}, "1|Chris|Team Lead", "2|Dana|Analyst");
         events.add(employee(1, null, null, "2025-06-30", "2025-06-30T17:00", true));
-        print("employees: delete of Chris at 2025-06-30, recorded 2025-06-30 17:00", spec, run(spec, events), r -> true);
+        String q5 = "employees: delete of Chris at 2025-06-30, recorded 2025-06-30 17:00";
+        List<Object[]> deleted = run(spec, events);
+        print(q5, spec, deleted, r -> true);
+        List<String> afterDelete = new ArrayList<>(List.of(expected[3]));
+        afterDelete.remove("1|Chris|Manager|2025-03-01|null|2025-03-01 09:00|null");
+        afterDelete.add("1|Chris|Manager|2025-03-01|null|2025-03-01 09:00|2025-06-30 17:00");
+        afterDelete.add("1|Chris|Manager|2025-03-01|2025-06-30|2025-06-30 17:00|null");
+        check(q5, spec, deleted, r -> true, printed, afterDelete.toArray(new String[0]));
     }
 
     private static void companyA() throws Exception {
@@ -114,10 +212,27 @@ public final class Walkthrough {
                 {"A", "XFv3", LocalDateTime.parse("2025-07-18T12:05:00"), LocalDateTime.parse("2025-07-18T12:25:00"), false},
                 {"A", "XFv2", LocalDateTime.parse("2025-07-18T12:30:00"), LocalDateTime.parse("2025-07-18T12:30:00"), true}};
         String[] names = {"insert", "update", "out-of-order update", "delete"};
+        String v1Open = "A|XFv1|2025-07-18 10:01|null|2025-07-18 10:05|";
+        String[][] expected = {
+                {v1Open + "null"},
+                {v1Open + "2025-07-18 12:20", "A|XFv1|2025-07-18 10:01|2025-07-18 12:15:43|2025-07-18 12:20|null",
+                 "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20|null"},
+                {v1Open + "2025-07-18 12:20", "A|XFv1|2025-07-18 10:01|2025-07-18 12:15:43|2025-07-18 12:20|2025-07-18 12:25",
+                 "A|XFv1|2025-07-18 10:01|2025-07-18 12:05|2025-07-18 12:25|null",
+                 "A|XFv3|2025-07-18 12:05|2025-07-18 12:15:43|2025-07-18 12:25|null",
+                 "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20|null"},
+                {v1Open + "2025-07-18 12:20", "A|XFv1|2025-07-18 10:01|2025-07-18 12:15:43|2025-07-18 12:20|2025-07-18 12:25",
+                 "A|XFv1|2025-07-18 10:01|2025-07-18 12:05|2025-07-18 12:25|null",
+                 "A|XFv3|2025-07-18 12:05|2025-07-18 12:15:43|2025-07-18 12:25|null",
+                 "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20|2025-07-18 12:30",
+                 "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30|2025-07-18 12:30|null"}};
         List<Object[]> events = new ArrayList<>();
         for (int i = 0; i < changes.length; i++) {
             events.add(changes[i]);
-            print("company A, change " + (i + 1) + ": " + names[i], spec, run(spec, events), r -> true);
+            String title = "company A, change " + (i + 1) + ": " + names[i];
+            List<Object[]> table = run(spec, events);
+            print(title, spec, table, r -> true);
+            check(title, spec, table, r -> true, new int[] {0, 1, 2, 3, 4, 5}, expected[i]);
         }
     }
 
@@ -221,7 +336,7 @@ public final class Walkthrough {
         for (String[] c : cells) {
             appendLine(b, c, width);
         }
-        System.out.print(b);
+        out.print(b);
     }
 
     private static void appendLine(StringBuilder b, String[] cells, int[] width) {

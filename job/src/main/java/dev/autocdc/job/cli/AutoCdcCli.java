@@ -1,0 +1,268 @@
+package dev.autocdc.job.cli;
+
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.plan.FlowJob;
+import dev.autocdc.job.plan.FlowPlanner;
+import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.job.plan.TargetTable;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.streaming.api.operators.SourceOperatorFactory;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * The command line: {@code run}, {@code validate} and {@code demo}. The same main class runs locally
+ * (an embedded Flink) and through {@code flink run} (the cluster's environment). Exit codes: 0 success,
+ * 1 the flow or the job failed (message on stderr), 2 wrong usage.
+ */
+public final class AutoCdcCli {
+    static final String USAGE = String.join("\n",
+            "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl] [--parallelism N]",
+            "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR] [-Dkey=value ...]",
+            "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+            "       autocdc demo");
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    AutoCdcCli(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        int code = new AutoCdcCli(System.out, System.err).run(args);
+        System.exit(code);
+    }
+
+    /** Runs a command; returns the exit code. */
+    public int run(String[] args) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("autocdc: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        try {
+            switch (options.command) {
+                case "validate":
+                    return validate(options);
+                case "run":
+                    return runFlows(options);
+                case "demo":
+                    return dev.autocdc.job.Walkthrough.runAndCheck(out) ? 0 : 1;
+                default:
+                    err.println(USAGE);
+                    return 2;
+            }
+        } catch (FlowSyntaxException e) {
+            err.println("autocdc: flow " + options.flow + ", " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            err.println("autocdc: " + (e.getMessage() == null ? e.toString() : FlowPlannerMessages.root(e)));
+            return 1;
+        }
+    }
+
+    private int validate(Options options) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
+        for (PlannedFlow f : flows) {
+            out.println("flow " + f.flow().name() + ": AUTO CDC INTO " + f.flow().target() + " FROM " + f.flow().source()
+                    + " STORED AS " + f.type());
+            out.println("  source schema:");
+            for (Column c : tEnvSchema(tEnv, f.flow().source())) {
+                out.println("    " + c.getName() + " " + c.getDataType());
+            }
+            out.println("  target schema:");
+            var target = f.spec().targetType();
+            for (int i = 0; i < target.getFieldCount(); i++) {
+                out.println("    " + target.getFieldNames().get(i) + " " + target.getTypeAt(i).asSummaryString());
+            }
+            List<String> pk = new ArrayList<>();
+            for (int i : f.spec().targetPrimaryKey()) {
+                pk.add(target.getFieldNames().get(i));
+            }
+            out.println("  primary key: (" + String.join(", ", pk) + ")");
+            out.println("  changelog mode: " + f.spec().outputMode().name().toLowerCase()
+                    + (f.spec().outputMode().name().equals("UPSERT") ? " (+I, +U, -D)" : " (+I, -U, +U, -D)"));
+            out.println("  target: " + (f.target().hasConnector() ? "table with connector (" + f.target().options() + ")"
+                    : "kept by the CLI (--materialize) or printed"));
+            out.println("  engine input: " + f.inputSql());
+        }
+        return 0;
+    }
+
+    private static List<Column> tEnvSchema(StreamTableEnvironment tEnv, String source) {
+        return tEnv.from(source.contains(".") ? source : "`" + source + "`").getResolvedSchema().getColumns();
+    }
+
+    private int runFlows(Options options) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
+        FlowJob job = new FlowJob(tEnv, flows);
+        Map<String, DataStream<RowData>> changelogs = job.attach();
+        Map<PlannedFlow, CloseableIterator<RowData>> collected = new LinkedHashMap<>();
+        if (options.materialize != null) {
+            String unbounded = unboundedSource(env);
+            if (unbounded != null) {
+                err.println("autocdc: --materialize needs bounded sources, and " + unbounded + " is unbounded;"
+                        + " bound it (for Kafka: 'scan.bounded.mode' = 'latest-offset') or write to a target table instead");
+                return 1;
+            }
+            for (PlannedFlow f : flows) {
+                collected.put(f, changelogs.get(f.flow().target()).collectAsync());
+            }
+        } else {
+            for (PlannedFlow f : flows) {
+                if (!f.target().hasConnector()) {
+                    changelogs.get(f.flow().target()).print("target " + f.flow().target()).name("print " + f.flow().target());
+                }
+            }
+        }
+        env.execute("AUTO CDC " + options.flow.getFileName());
+        for (Map.Entry<PlannedFlow, CloseableIterator<RowData>> e : collected.entrySet()) {
+            TargetTable table = new TargetTable(e.getKey().spec());
+            try (CloseableIterator<RowData> it = e.getValue()) {
+                it.forEachRemaining(table::apply);
+            }
+            Path file = materializeFile(options.materialize, e.getKey().flow().target(), flows.size());
+            Files.writeString(file, table.toJsonLines());
+            err.println("autocdc: wrote " + table.rows().size() + " rows of " + e.getKey().flow().target() + " to " + file);
+        }
+        return 0;
+    }
+
+    /** OUT.jsonl for one flow; OUT.&lt;target&gt;.jsonl for each target when the script has several. */
+    static Path materializeFile(Path out, String target, int flows) {
+        if (flows == 1) {
+            return out;
+        }
+        String name = out.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        String file = dot < 0 ? name + "." + target : name.substring(0, dot) + "." + target + name.substring(dot);
+        return out.resolveSibling(file);
+    }
+
+    /** The name of a source that does not end, or null when all end. */
+    static String unboundedSource(StreamExecutionEnvironment env) {
+        StreamGraph graph = env.getStreamGraph(false);
+        for (StreamNode node : graph.getStreamNodes()) {
+            if (node.getOperatorFactory() instanceof SourceOperatorFactory<?> source
+                    && source.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
+                return node.getOperatorName();
+            }
+        }
+        return null;
+    }
+
+    /** Parsed command-line options. */
+    static final class Options {
+        String command;
+        Path flow;
+        Path materialize;
+        Integer parallelism;
+        String stateBackend = "rocksdb";
+        String checkpointDir;
+        final Map<String, String> properties = new LinkedHashMap<>();
+
+        static Options parse(String[] args) {
+            if (args.length == 0) {
+                throw new IllegalArgumentException("no command");
+            }
+            Options o = new Options();
+            o.command = args[0];
+            if (!List.of("run", "validate", "demo").contains(o.command)) {
+                throw new IllegalArgumentException("unknown command " + o.command);
+            }
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--flow" -> o.flow = Path.of(value(args, ++i, a));
+                    case "--materialize" -> o.materialize = Path.of(value(args, ++i, a));
+                    case "--parallelism" -> {
+                        try {
+                            o.parallelism = Integer.parseInt(value(args, ++i, a));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--parallelism needs a number");
+                        }
+                    }
+                    case "--state-backend" -> {
+                        o.stateBackend = value(args, ++i, a);
+                        if (!o.stateBackend.equals("rocksdb") && !o.stateBackend.equals("hashmap")) {
+                            throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
+                        }
+                    }
+                    case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
+                    default -> {
+                        if (a.startsWith("-D") && a.contains("=")) {
+                            o.properties.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+                        } else {
+                            throw new IllegalArgumentException("unknown option " + a);
+                        }
+                    }
+                }
+            }
+            if (!o.command.equals("demo")) {
+                if (o.flow == null) {
+                    throw new IllegalArgumentException(o.command + " needs --flow FILE.sql");
+                }
+                if (!Files.isReadable(o.flow)) {
+                    throw new IllegalArgumentException("cannot read the flow file " + o.flow);
+                }
+            }
+            return o;
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        Configuration configuration() {
+            Configuration conf = new Configuration();
+            conf.setString("state.backend.type", stateBackend);
+            if (checkpointDir != null) {
+                conf.setString("execution.checkpointing.dir", checkpointDir);
+                conf.setString("execution.checkpointing.interval", "10 s");
+            }
+            if (parallelism != null) {
+                conf.setString("parallelism.default", String.valueOf(parallelism));
+            }
+            properties.forEach(conf::setString);
+            return conf;
+        }
+    }
+
+    /** Messages of nested exceptions, for stderr. */
+    static final class FlowPlannerMessages {
+        static String root(Throwable e) {
+            Throwable t = e;
+            while (t.getCause() != null && t.getCause() != t) {
+                t = t.getCause();
+            }
+            return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (cause: " + t.getMessage() + ")";
+        }
+    }
+}

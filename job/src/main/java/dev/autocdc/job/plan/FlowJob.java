@@ -1,0 +1,219 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.operators.flink.AutoCdc;
+import dev.autocdc.operators.flink.AutoCdcFunction;
+import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.OutputMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamStatementSet;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.conversion.DataStructureConverter;
+import org.apache.flink.table.data.conversion.DataStructureConverters;
+import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires planned flows into one Flink job: each flow's input projection (a Flink SQL query over its
+ * source) becomes a changelog stream, goes through the AUTO CDC operator, and its target changelog goes
+ * to the declared target table (when it has a connector). Dead letters and late events go to the
+ * tables named by {@code autocdc.<flow>.dead-letter-table} / {@code autocdc.<flow>.late-events-table},
+ * or are logged; both are counted by the operator's metrics.
+ */
+public final class FlowJob {
+    private static final Logger LOG = LoggerFactory.getLogger(FlowJob.class);
+
+    private final StreamTableEnvironment tEnv;
+    private final List<PlannedFlow> flows;
+    private final Map<String, DataStream<RowData>> changelogs = new LinkedHashMap<>();
+    private final StreamStatementSet statements;
+
+    public FlowJob(StreamTableEnvironment tEnv, List<PlannedFlow> flows) {
+        this.tEnv = tEnv;
+        this.flows = List.copyOf(flows);
+        this.statements = tEnv.createStatementSet();
+    }
+
+    public List<PlannedFlow> flows() {
+        return flows;
+    }
+
+    /** Adds every flow to the job; returns each target's changelog by target name. */
+    public Map<String, DataStream<RowData>> attach() {
+        boolean anySink = false;
+        for (PlannedFlow flow : flows) {
+            EngineSpec spec = flow.spec();
+            DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();
+            DataStream<RowData> events = tEnv.toChangelogStream(flow.input())
+                    .map(new ToInternal(inputType)).returns(InternalTypeInfo.of(spec.inputType()))
+                    .name("engine input of " + flow.flow().name()).uid("auto-cdc-input-" + flow.flow().name());
+            SingleOutputStreamOperator<RowData> changelog = AutoCdc.apply(events, spec,
+                    InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + flow.flow().name());
+            changelogs.put(flow.flow().target(), changelog);
+            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS), "dead-letter-table", "dead letter");
+            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS), "late-events-table", "late event");
+            if (flow.target().hasConnector()) {
+                createTargetTable(flow);
+                statements.add(toTable(flow, changelog).insertInto(FlowPlanner.quoteName(flow.flow().target())));
+                anySink = true;
+            }
+        }
+        if (anySink) {
+            statements.attachAsDataStream();
+        }
+        return changelogs;
+    }
+
+    private boolean route(PlannedFlow flow, DataStream<DeadLetter> letters, String setting, String what) {
+        String table = FlowPlanner.setting(tEnv.getConfig(), "autocdc." + flow.flow().name() + "." + setting, null);
+        if (table == null) {
+            letters.map(new LogLetter(what)).name(what + "s of " + flow.flow().name())
+                    .uid("auto-cdc-" + setting + "-" + flow.flow().name()).sinkTo(new DiscardingSink<>());
+            return false;
+        }
+        DataType type = DataTypes.ROW(DataTypes.FIELD("flow", DataTypes.STRING()), DataTypes.FIELD("source", DataTypes.STRING()),
+                DataTypes.FIELD("reason", DataTypes.STRING()), DataTypes.FIELD("message", DataTypes.STRING()),
+                DataTypes.FIELD("payload", DataTypes.STRING()), DataTypes.FIELD("topic", DataTypes.STRING()),
+                DataTypes.FIELD("partition", DataTypes.INT()), DataTypes.FIELD("offset", DataTypes.BIGINT()));
+        String source = flow.flow().source();
+        DataStream<Row> rows = letters.map(d -> Row.of(d.flow, d.source == null ? source : d.source, d.reason, d.message,
+                d.payload, d.topic, d.partition, d.offset)).returns(ExternalTypeInfo.of(type));
+        statements.add(tEnv.fromDataStream(rows).insertInto(FlowPlanner.quoteName(table)));
+        return true;
+    }
+
+    /** Declares a target that has a connector: its columns and primary key come from the flow unless written. */
+    private void createTargetTable(PlannedFlow flow) {
+        EngineSpec spec = flow.spec();
+        String columns = flow.target().columns();
+        if (columns == null) {
+            RowType t = spec.targetType();
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < t.getFieldCount(); i++) {
+                b.append(FlowPlanner.quote(t.getFieldNames().get(i))).append(' ').append(t.getTypeAt(i).asSerializableString())
+                        .append(", ");
+            }
+            b.append("PRIMARY KEY (");
+            int[] pk = spec.targetPrimaryKey();
+            for (int i = 0; i < pk.length; i++) {
+                b.append(i > 0 ? ", " : "").append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
+            }
+            columns = b.append(") NOT ENFORCED").toString();
+        }
+        String ddl = "CREATE TABLE " + FlowPlanner.quoteName(flow.flow().target()) + " (" + columns + ") WITH ("
+                + flow.target().options() + ")";
+        try {
+            tEnv.executeSql(ddl);
+        } catch (RuntimeException e) {
+            throw new dev.autocdc.job.flow.FlowSyntaxException(flow.target().line(), "CREATE OR REFRESH STREAMING TABLE",
+                    "Flink could not create the target table: " + FlowPlanner.rootMessage(e));
+        }
+    }
+
+    private Table toTable(PlannedFlow flow, DataStream<RowData> changelog) {
+        EngineSpec spec = flow.spec();
+        DataType type = TypeConversions.fromLogicalToDataType(spec.targetType());
+        DataStream<Row> rows = changelog.map(new ToExternal(type)).returns(ExternalTypeInfo.of(type))
+                .name("target rows of " + flow.flow().name()).uid("auto-cdc-output-" + flow.flow().name());
+        Schema.Builder schema = Schema.newBuilder().fromRowDataType(type);
+        if (spec.outputMode() == OutputMode.UPSERT) {
+            List<String> pk = new ArrayList<>();
+            for (int i : spec.targetPrimaryKey()) {
+                pk.add(spec.targetType().getFieldNames().get(i));
+            }
+            // a primary key's columns are NOT NULL
+            schema = Schema.newBuilder();
+            RowType t = spec.targetType();
+            for (int i = 0; i < t.getFieldCount(); i++) {
+                DataType f = TypeConversions.fromLogicalToDataType(t.getTypeAt(i));
+                schema.column(t.getFieldNames().get(i), pk.contains(t.getFieldNames().get(i)) ? f.notNull() : f);
+            }
+            schema.primaryKey(pk);
+            return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.upsert());
+        }
+        return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
+    }
+
+    /** Row (from the SQL source) to RowData (for the engine), keeping the row kind. */
+    static final class ToInternal extends RichMapFunction<Row, RowData> {
+        private final DataType type;
+        private transient DataStructureConverter<Object, Object> converter;
+
+        ToInternal(DataType type) {
+            this.type = type;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            converter = DataStructureConverters.getConverter(type);
+            converter.open(getClass().getClassLoader());
+        }
+
+        @Override
+        public RowData map(Row row) {
+            GenericRowData data = (GenericRowData) converter.toInternal(row);
+            data.setRowKind(row.getKind());
+            return data;
+        }
+    }
+
+    /** RowData (from the engine) to Row (for the SQL sink), keeping the row kind. */
+    static final class ToExternal extends RichMapFunction<RowData, Row> {
+        private final DataType type;
+        private transient DataStructureConverter<Object, Object> converter;
+
+        ToExternal(DataType type) {
+            this.type = type;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            converter = DataStructureConverters.getConverter(type);
+            converter.open(getClass().getClassLoader());
+        }
+
+        @Override
+        public Row map(RowData data) {
+            Row row = (Row) converter.toExternal(data);
+            row.setKind(data.getRowKind());
+            return row;
+        }
+    }
+
+    /** Logs a dead letter or late event that has no table to go to. */
+    static final class LogLetter implements MapFunction<DeadLetter, DeadLetter> {
+        private final String what;
+
+        LogLetter(String what) {
+            this.what = what;
+        }
+
+        @Override
+        public DeadLetter map(DeadLetter d) {
+            LOG.warn("AUTO CDC {} of flow {}: {} ({}) {}", what, d.flow, d.reason, d.message, d.payload);
+            return d;
+        }
+    }
+}

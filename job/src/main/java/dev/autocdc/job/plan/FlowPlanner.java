@@ -1,0 +1,348 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.job.flow.AutoCdcFlow;
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.OutputMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.TimeUtils;
+
+/**
+ * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources, views,
+ * SET), resolves each flow against its source's schema, checks every clause, and builds the engine's
+ * input projection and {@link EngineSpec}. Any mistake fails here, before a job starts, with a
+ * {@link FlowSyntaxException} naming the line, the clause and the fix.
+ *
+ * <p>Per-flow settings are read from the table configuration (set them with {@code SET} in the script
+ * or {@code -D} on the command line): {@code autocdc.<flow>.changelog-mode} ({@code retract} or
+ * {@code upsert}; default upsert when the target has a primary key, else retract),
+ * {@code autocdc.<flow>.tombstone-retention} (default {@code 2 d}; {@code forever} keeps tombstones)
+ * and {@code autocdc.<flow>.history-retention} (default: keep all history).
+ */
+public final class FlowPlanner {
+    private final StreamTableEnvironment tEnv;
+
+    public FlowPlanner(StreamTableEnvironment tEnv) {
+        this.tEnv = tEnv;
+    }
+
+    /** Runs the script's SQL statements and plans every flow, in script order. */
+    public List<PlannedFlow> plan(FlowScript script) {
+        Map<String, FlowScript.TargetTable> targets = new HashMap<>();
+        Set<String> targetsWithFlow = new java.util.HashSet<>();
+        List<PlannedFlow> planned = new ArrayList<>();
+        for (FlowScript.Item item : script.items()) {
+            if (item instanceof FlowScript.SqlStatement sql) {
+                try {
+                    tEnv.executeSql(sql.sql());
+                } catch (RuntimeException e) {
+                    throw new FlowSyntaxException(sql.line(), "SQL", "Flink could not run the statement: " + rootMessage(e));
+                }
+            } else if (item instanceof FlowScript.TargetTable target) {
+                if (targets.put(key(target.name()), target) != null) {
+                    throw new FlowSyntaxException(target.line(), "CREATE OR REFRESH STREAMING TABLE", "target "
+                            + target.name() + " is declared twice; keep one declaration");
+                }
+            } else if (item instanceof FlowScript.FlowItem flowItem) {
+                AutoCdcFlow flow = flowItem.flow();
+                FlowScript.TargetTable target = targets.get(key(flow.target()));
+                if (target == null) {
+                    throw new FlowSyntaxException(flow.line(), "AUTO CDC INTO", "no target " + flow.target()
+                            + " is declared before the flow; add CREATE OR REFRESH STREAMING TABLE " + flow.target() + ";");
+                }
+                if (!targetsWithFlow.add(key(flow.target()))) {
+                    throw new FlowSyntaxException(flow.line(), "AUTO CDC INTO", "target " + flow.target()
+                            + " already has an AUTO CDC flow; a target takes one AUTO CDC flow (use a UNION ALL view as the source)");
+                }
+                planned.add(plan(flow, target));
+            }
+        }
+        if (planned.isEmpty()) {
+            throw new FlowSyntaxException(1, "CREATE FLOW", "the script has no AUTO CDC flow;"
+                    + " add CREATE FLOW name AS AUTO CDC INTO target FROM STREAM(source) KEYS (...) SEQUENCE BY ...");
+        }
+        return planned;
+    }
+
+    /** Plans one flow (its source must exist in the table environment). */
+    public PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target) {
+        int line = flow.line();
+        ResolvedSchema source;
+        try {
+            source = tEnv.from(quoteName(flow.source())).getResolvedSchema();
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(line, "FROM", "unknown source " + flow.source()
+                    + "; create it first (CREATE TABLE " + flow.source() + " (...) WITH (...)) or use an existing table or view");
+        }
+        List<String> sourceColumns = new ArrayList<>();
+        for (Column c : source.getColumns()) {
+            sourceColumns.add(c.getName());
+        }
+        for (String k : flow.keys()) {
+            column(sourceColumns, k, line, "KEYS");
+        }
+        for (String s : flow.sequenceBy()) {
+            column(sourceColumns, s, line, "SEQUENCE BY");
+        }
+        if (flow.systemSequenceBy() != null) {
+            column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY");
+        }
+        if (flow.columnsToUpdate() != null) {
+            column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE");
+        }
+        // The target's base columns: COLUMNS (list) or * [EXCEPT (list)], keys always kept, in source order.
+        Set<String> kept = new LinkedHashSet<>();
+        if (flow.columnList() != null && flow.exceptColumnList() != null) {
+            throw new FlowSyntaxException(line, "COLUMNS", "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both");
+        }
+        Set<String> listed = new java.util.HashSet<>();
+        if (flow.columnList() != null) {
+            for (String c : flow.columnList()) {
+                listed.add(key(column(sourceColumns, c, line, "COLUMNS")));
+            }
+        }
+        Set<String> excepted = new java.util.HashSet<>();
+        if (flow.exceptColumnList() != null) {
+            for (String c : flow.exceptColumnList()) {
+                String name = column(sourceColumns, c, line, "COLUMNS * EXCEPT");
+                for (String k : flow.keys()) {
+                    if (k.equalsIgnoreCase(name)) {
+                        throw new FlowSyntaxException(line, "COLUMNS * EXCEPT", "key column " + name
+                                + " cannot be excluded: keys are always kept; remove it from the EXCEPT list");
+                    }
+                }
+                excepted.add(key(name));
+            }
+        }
+        for (String c : sourceColumns) {
+            boolean isKey = flow.keys().stream().anyMatch(k -> k.equalsIgnoreCase(c));
+            if (isKey || (flow.columnList() == null ? !excepted.contains(key(c)) : listed.contains(key(c)))) {
+                kept.add(c);
+            }
+        }
+        if (flow.columnsToUpdate() != null) {
+            kept.remove(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")); // a control column
+        }
+
+        StringBuilder select = new StringBuilder("SELECT ");
+        for (String c : kept) {
+            select.append(quote(c)).append(", ");
+        }
+        select.append(sequenceExpression(flow, source)).append(" AS `").append(EngineSpec.SEQUENCE).append('`');
+        if (flow.systemSequenceBy() != null) {
+            select.append(", ").append(quote(column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY")))
+                    .append(" AS `").append(EngineSpec.SYSTEM_SEQUENCE).append('`');
+        }
+        if (flow.applyAsDeletes() != null) {
+            select.append(", (").append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
+                    .append(") AS `").append(EngineSpec.DELETE).append('`');
+        }
+        if (flow.applyAsTruncates() != null) {
+            select.append(", (").append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
+                    .append(") AS `").append(EngineSpec.TRUNCATE).append('`');
+        }
+        if (flow.columnsToUpdate() != null) {
+            select.append(", ").append(quote(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")))
+                    .append(" AS `").append(EngineSpec.COLUMNS_TO_UPDATE).append('`');
+        }
+        select.append(" FROM ").append(quoteName(flow.source()));
+        String sql = select.toString();
+        Table projection;
+        try {
+            projection = tEnv.sqlQuery(sql);
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(line, "AUTO CDC", "Flink could not plan the flow's input: " + rootMessage(e));
+        }
+        RowType input = (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+
+        ReadableConfig conf = tEnv.getConfig();
+        String prefix = "autocdc." + flow.name() + ".";
+        EngineSpec.Builder b = EngineSpec.builder(flow.name(), flow.storedAs(), input).keys(flow.keys().stream()
+                .map(k -> column(sourceColumns, k, line, "KEYS")).toList());
+        List<String> sequenceColumns = new ArrayList<>();
+        for (String s : flow.sequenceBy()) {
+            String name = column(sourceColumns, s, line, "SEQUENCE BY");
+            if (kept.contains(name)) {
+                sequenceColumns.add(name);
+            }
+        }
+        if (flow.systemSequenceBy() != null) {
+            String name = column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY");
+            if (kept.contains(name)) {
+                sequenceColumns.add(name);
+            }
+        }
+        b.sequenceColumns(sequenceColumns);
+        if (flow.ignoreNullUpdates()) {
+            b.ignoreNullUpdates();
+        }
+        if (flow.ignoreNullUpdatesColumnList() != null) {
+            b.ignoreNullUpdatesOn(flow.ignoreNullUpdatesColumnList());
+        }
+        if (flow.ignoreNullUpdatesExceptColumnList() != null) {
+            b.ignoreNullUpdatesExcept(flow.ignoreNullUpdatesExceptColumnList());
+        }
+        if (flow.trackHistoryColumnList() != null) {
+            b.trackHistoryOn(flow.trackHistoryColumnList());
+        }
+        if (flow.trackHistoryExceptColumnList() != null) {
+            b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
+        }
+        boolean targetHasKey = target.columns() != null && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
+        String mode = setting(conf, prefix + "changelog-mode", target.hasConnector() && (target.columns() == null || targetHasKey)
+                ? "upsert" : "retract");
+        switch (mode.toLowerCase(Locale.ROOT)) {
+            case "upsert":
+                b.outputMode(OutputMode.UPSERT);
+                break;
+            case "retract":
+                b.outputMode(OutputMode.RETRACT);
+                break;
+            default:
+                throw new FlowSyntaxException(line, "SET '" + prefix + "changelog-mode'", "must be 'retract' or 'upsert', not " + mode);
+        }
+        b.tombstoneRetention(duration(conf, prefix + "tombstone-retention", EngineSpec.DEFAULT_TOMBSTONE_RETENTION, line));
+        b.historyRetention(duration(conf, prefix + "history-retention", null, line));
+        EngineSpec spec;
+        try {
+            spec = b.build();
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(line, e.clause(), e.getMessage().substring(e.clause().length() + 2));
+        } catch (IllegalArgumentException e) {
+            throw new FlowSyntaxException(line, "COLUMNS", e.getMessage());
+        }
+        return new PlannedFlow(flow, target, spec, sql, projection);
+    }
+
+    private String sequenceExpression(AutoCdcFlow flow, ResolvedSchema source) {
+        List<String> names = new ArrayList<>();
+        for (Column c : source.getColumns()) {
+            names.add(c.getName());
+        }
+        if (!flow.sequenceIsStruct()) {
+            return quote(column(names, flow.sequenceBy().get(0), flow.line(), "SEQUENCE BY"));
+        }
+        StringBuilder row = new StringBuilder("CAST(ROW(");
+        StringBuilder type = new StringBuilder("ROW<");
+        for (int i = 0; i < flow.sequenceBy().size(); i++) {
+            String name = column(names, flow.sequenceBy().get(i), flow.line(), "SEQUENCE BY STRUCT");
+            LogicalType t = source.getColumn(name).orElseThrow().getDataType().getLogicalType();
+            if (i > 0) {
+                row.append(", ");
+                type.append(", ");
+            }
+            row.append(quote(name));
+            type.append(quote(name)).append(' ').append(t.copy(true).asSerializableString());
+        }
+        return row.append(") AS ").append(type).append(">)").toString();
+    }
+
+    /** Checks that a condition is a boolean expression over the source. */
+    private String condition(AutoCdcFlow flow, String expression, String clause) {
+        Table t;
+        try {
+            t = tEnv.sqlQuery("SELECT (" + expression + ") FROM " + quoteName(flow.source()));
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(flow.line(), clause, "the condition " + expression
+                    + " is not valid Flink SQL over " + flow.source() + ": " + rootMessage(e));
+        }
+        LogicalType type = t.getResolvedSchema().getColumns().get(0).getDataType().getLogicalType();
+        if (type.getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
+            throw new FlowSyntaxException(flow.line(), clause, "the condition " + expression + " is " + type
+                    + ", not BOOLEAN; write a comparison such as operation = 'DELETE'");
+        }
+        return expression;
+    }
+
+    static String setting(ReadableConfig conf, String key, String fallback) {
+        return conf.getOptional(ConfigOptions.key(key).stringType().noDefaultValue()).orElse(fallback);
+    }
+
+    private static Duration duration(ReadableConfig conf, String key, Duration fallback, int line) {
+        String value = setting(conf, key, null);
+        if (value == null) {
+            return fallback;
+        }
+        if (value.trim().equalsIgnoreCase("forever") || value.trim().equalsIgnoreCase("none")) {
+            return null;
+        }
+        try {
+            return TimeUtils.parseDuration(value);
+        } catch (IllegalArgumentException e) {
+            throw new FlowSyntaxException(line, "SET '" + key + "'", "'" + value + "' is not a duration; write for example '2 d', '12 h' or 'forever'");
+        }
+    }
+
+    /** The source column a name refers to (case-insensitive), or an error naming the clause. */
+    static String column(List<String> columns, String name, int line, String clause) {
+        for (String c : columns) {
+            if (c.equals(name)) {
+                return c;
+            }
+        }
+        for (String c : columns) {
+            if (c.equalsIgnoreCase(name)) {
+                return c;
+            }
+        }
+        throw new FlowSyntaxException(line, clause, "unknown column " + name + "; the source's columns are " + columns);
+    }
+
+    static String quote(String identifier) {
+        return "`" + identifier.replace("`", "``") + "`";
+    }
+
+    /** A possibly dotted table name, each part quoted. */
+    static String quoteName(String name) {
+        StringBuilder b = new StringBuilder();
+        for (String part : name.split("\\.")) {
+            if (b.length() > 0) {
+                b.append('.');
+            }
+            b.append(quote(part));
+        }
+        return b.toString();
+    }
+
+    private static String key(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        String message = e.getMessage();
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+            if (t.getMessage() != null) {
+                message = t.getMessage();
+            }
+        }
+        return message == null ? e.toString() : message.lines().findFirst().orElse(message);
+    }
+
+    /** A flow ready to wire: its definition, target, engine spec and input projection. */
+    public record PlannedFlow(AutoCdcFlow flow, FlowScript.TargetTable target, EngineSpec spec, String inputSql, Table input) {
+        public TargetType type() {
+            return flow.storedAs();
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.operators.core.Values;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.TypeMapping;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * A target table materialized from its changelog (by primary key), and its JSON-lines form: one object
+ * per row, keys the target's column names, rows sorted by the primary key (nulls first). Values:
+ * numbers as JSON numbers, STRING as strings, BOOLEAN as true/false, DATE "YYYY-MM-DD", TIME
+ * "HH:MM:SS", TIMESTAMP "YYYY-MM-DD HH:MM:SS", TIMESTAMP_LTZ the same in UTC followed by "Z"
+ * (fractional seconds only when not zero, trailing zeros removed), BYTES base64, ROW an object by field
+ * name, ARRAY an array, MAP an object, null null.
+ */
+public final class TargetTable {
+    private final RowType type;
+    private final int[] primaryKey;
+    private final Map<List<Object>, Object[]> rows = new LinkedHashMap<>();
+
+    public TargetTable(EngineSpec spec) {
+        this.type = spec.targetType();
+        this.primaryKey = spec.targetPrimaryKey();
+    }
+
+    /** Applies one changelog row. */
+    public void apply(RowData row) {
+        Object[] values = new Object[type.getFieldCount()];
+        for (int i = 0; i < values.length; i++) {
+            LogicalType t = type.getTypeAt(i);
+            values[i] = TypeMapping.toJava(t, RowData.createFieldGetter(t, i).getFieldOrNull(row));
+        }
+        List<Object> key = new ArrayList<>();
+        for (int i : primaryKey) {
+            key.add(values[i]);
+        }
+        switch (row.getRowKind()) {
+            case INSERT:
+            case UPDATE_AFTER:
+                rows.put(key, values);
+                break;
+            default:
+                rows.remove(key);
+        }
+    }
+
+    /** The rows, sorted by primary key with nulls first. */
+    public List<Object[]> rows() {
+        List<Object[]> out = new ArrayList<>(rows.values());
+        out.sort((a, b) -> {
+            for (int i : primaryKey) {
+                int c = Values.compare(a[i], b[i]);
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        });
+        return out;
+    }
+
+    public RowType type() {
+        return type;
+    }
+
+    /** The table as JSON lines (each line ends with a newline). */
+    public String toJsonLines() {
+        StringBuilder b = new StringBuilder();
+        for (Object[] row : rows()) {
+            b.append('{');
+            for (int i = 0; i < row.length; i++) {
+                if (i > 0) {
+                    b.append(", ");
+                }
+                string(b, type.getFieldNames().get(i));
+                b.append(": ");
+                value(b, type.getTypeAt(i), row[i]);
+            }
+            b.append("}\n");
+        }
+        return b.toString();
+    }
+
+    static void value(StringBuilder b, LogicalType t, Object v) {
+        if (v == null) {
+            b.append("null");
+            return;
+        }
+        switch (t.getTypeRoot()) {
+            case DECIMAL:
+                b.append(((BigDecimal) v).toPlainString());
+                break;
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+            case BOOLEAN:
+                b.append(v);
+                break;
+            case FLOAT:
+            case DOUBLE: {
+                double d = ((Number) v).doubleValue();
+                if (Double.isNaN(d) || Double.isInfinite(d)) {
+                    string(b, v.toString());
+                } else {
+                    b.append(v);
+                }
+                break;
+            }
+            case DATE:
+                string(b, v.toString());
+                break;
+            case TIME_WITHOUT_TIME_ZONE:
+                string(b, time((LocalTime) v));
+                break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE: {
+                LocalDateTime ts = (LocalDateTime) v;
+                string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()));
+                break;
+            }
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                LocalDateTime ts = LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC);
+                string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()) + "Z");
+                break;
+            }
+            case BINARY:
+            case VARBINARY:
+                string(b, Base64.getEncoder().encodeToString((byte[]) v));
+                break;
+            case ROW: {
+                RowType r = (RowType) t;
+                Object[] fields = (Object[]) v;
+                b.append('{');
+                for (int i = 0; i < fields.length; i++) {
+                    if (i > 0) {
+                        b.append(", ");
+                    }
+                    string(b, r.getFieldNames().get(i));
+                    b.append(": ");
+                    value(b, r.getTypeAt(i), fields[i]);
+                }
+                b.append('}');
+                break;
+            }
+            case ARRAY: {
+                LogicalType e = ((ArrayType) t).getElementType();
+                b.append('[');
+                List<?> list = (List<?>) v;
+                for (int i = 0; i < list.size(); i++) {
+                    if (i > 0) {
+                        b.append(", ");
+                    }
+                    value(b, e, list.get(i));
+                }
+                b.append(']');
+                break;
+            }
+            case MAP: {
+                MapType m = (MapType) t;
+                b.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                    if (!first) {
+                        b.append(", ");
+                    }
+                    first = false;
+                    StringBuilder k = new StringBuilder();
+                    value(k, m.getKeyType(), e.getKey());
+                    String key = k.toString();
+                    string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
+                    b.append(": ");
+                    value(b, m.getValueType(), e.getValue());
+                }
+                b.append('}');
+                break;
+            }
+            default:
+                string(b, v.toString());
+        }
+    }
+
+    /** HH:MM:SS, with the fraction only when not zero, trailing zeros removed. */
+    static String time(LocalTime t) {
+        String s = String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond());
+        if (t.getNano() == 0) {
+            return s;
+        }
+        String fraction = String.format("%09d", t.getNano()).replaceAll("0+$", "");
+        return s + "." + fraction;
+    }
+
+    static void string(StringBuilder b, String s) {
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        b.append('"');
+    }
+}
