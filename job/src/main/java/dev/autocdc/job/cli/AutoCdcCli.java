@@ -17,9 +17,8 @@ import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
-import org.apache.flink.streaming.api.graph.StreamNode;
-import org.apache.flink.streaming.api.operators.SourceOperatorFactory;
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.transformations.WithBoundedness;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.data.RowData;
@@ -165,11 +164,11 @@ public final class AutoCdcCli {
 
     /** The name of a source that does not end, or null when all end. */
     static String unboundedSource(StreamExecutionEnvironment env) {
-        StreamGraph graph = env.getStreamGraph(false);
-        for (StreamNode node : graph.getStreamNodes()) {
-            if (node.getOperatorFactory() instanceof SourceOperatorFactory<?> source
-                    && source.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
-                return node.getOperatorName();
+        for (Transformation<?> sink : env.getTransformations()) {
+            for (Transformation<?> t : sink.getTransitivePredecessors()) {
+                if (t instanceof WithBoundedness bounded && bounded.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
+                    return t.getName();
+                }
             }
         }
         return null;

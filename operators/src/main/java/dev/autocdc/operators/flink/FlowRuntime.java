@@ -124,8 +124,6 @@ final class FlowRuntime implements Serializable {
                         StateSerializer.bitemporalSnapshot(types)));
                 bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, bitemporalSnapshot, counter);
                 engineCounters = bitemporal.counters();
-                historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
-                        org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
                 historyPruneAt = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
         }
         tombstoneExpiry = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
@@ -290,10 +288,8 @@ final class FlowRuntime implements Serializable {
         } else if (flow.targetType() == TargetType.BITEMPORAL) {
             bitemporalStore.beginEvent(ctx.timerService().currentProcessingTime());
             BitemporalHead head = bitemporalStore.head();
-            if (head != null && head.isBeforeRetainedHistory(event)) {
-                return true;
-            }
-            newest = head == null ? null : head.latestSequence();
+            // the head carries the floors of both the history retention and a tombstone expiry
+            return head != null && head.isBeforeRetainedHistory(event);
         } else {
             return false;
         }
