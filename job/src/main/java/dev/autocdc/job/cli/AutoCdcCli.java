@@ -117,8 +117,9 @@ public final class AutoCdcCli {
     private int runFlows(Options options) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
-        FlowJob job = new FlowJob(tEnv, flows);
+        FlowPlanner planner = new FlowPlanner(tEnv);
+        List<PlannedFlow> flows = planner.plan(FlowScript.read(options.flow));
+        FlowJob job = new FlowJob(tEnv, flows, planner.inserts());
         Map<String, DataStream<RowData>> changelogs = job.attach();
         Map<PlannedFlow, CloseableIterator<RowData>> collected = new LinkedHashMap<>();
         if (options.materialize != null) {

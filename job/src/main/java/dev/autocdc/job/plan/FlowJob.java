@@ -50,9 +50,17 @@ public final class FlowJob {
     private final Map<String, DataStream<RowData>> changelogs = new LinkedHashMap<>();
     private final StreamStatementSet statements;
 
+    private final List<String> inserts;
+
     public FlowJob(StreamTableEnvironment tEnv, List<PlannedFlow> flows) {
+        this(tEnv, flows, List.of());
+    }
+
+    /** @param inserts the script's own INSERT statements, run in the same job */
+    public FlowJob(StreamTableEnvironment tEnv, List<PlannedFlow> flows, List<String> inserts) {
         this.tEnv = tEnv;
         this.flows = List.copyOf(flows);
+        this.inserts = List.copyOf(inserts);
         this.statements = tEnv.createStatementSet();
     }
 
@@ -62,7 +70,8 @@ public final class FlowJob {
 
     /** Adds every flow to the job; returns each target's changelog by target name. */
     public Map<String, DataStream<RowData>> attach() {
-        boolean anySink = false;
+        boolean anySink = !inserts.isEmpty();
+        inserts.forEach(statements::addInsertSql);
         for (PlannedFlow flow : flows) {
             EngineSpec spec = flow.spec();
             DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();

@@ -39,7 +39,20 @@ import org.apache.flink.util.TimeUtils;
  * and {@code autocdc.<flow>.history-retention} (default: keep all history).
  */
 public final class FlowPlanner {
+    private static final java.util.regex.Pattern SET = java.util.regex.Pattern.compile(
+            "(?is)SET\\s+('(?:[^']|'')*'|[\\w.\\-]+)\\s*=\\s*('(?:[^']|'')*'|\\S+)\\s*");
+
     private final StreamTableEnvironment tEnv;
+    private final List<String> inserts = new ArrayList<>();
+
+    /** The script's INSERT statements, to run in the flows' job. */
+    public List<String> inserts() {
+        return inserts;
+    }
+
+    private static String unquote(String s) {
+        return s.startsWith("'") ? s.substring(1, s.length() - 1).replace("''", "'") : s;
+    }
 
     public FlowPlanner(StreamTableEnvironment tEnv) {
         this.tEnv = tEnv;
@@ -52,8 +65,21 @@ public final class FlowPlanner {
         List<PlannedFlow> planned = new ArrayList<>();
         for (FlowScript.Item item : script.items()) {
             if (item instanceof FlowScript.SqlStatement sql) {
+                String text = sql.sql().strip();
+                java.util.regex.Matcher set = SET.matcher(text);
+                if (set.matches()) {
+                    tEnv.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
+                    continue;
+                }
+                if (text.regionMatches(true, 0, "SET", 0, 3) && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
+                    throw new FlowSyntaxException(sql.line(), "SET", "write SET 'key' = 'value'");
+                }
+                if (text.regionMatches(true, 0, "INSERT", 0, 6)) {
+                    inserts.add(text); // runs in the same job as the flows
+                    continue;
+                }
                 try {
-                    tEnv.executeSql(sql.sql());
+                    tEnv.executeSql(text);
                 } catch (RuntimeException e) {
                     throw new FlowSyntaxException(sql.line(), "SQL", "Flink could not run the statement: " + rootMessage(e));
                 }
