@@ -1,0 +1,127 @@
+package dev.autocdc.embedded;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A single-node Kafka broker (KRaft, broker and controller in one) inside this JVM, on free loopback
+ * ports, with its data in a temporary directory deleted on close. For the demo, local runs and tests;
+ * never part of the cluster jar.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+    private final Path dir;
+    private final KafkaRaftServer server;
+    private final String bootstrap;
+
+    private EmbeddedKafka(Path dir, KafkaRaftServer server, String bootstrap) {
+        this.dir = dir;
+        this.server = server;
+        this.bootstrap = bootstrap;
+    }
+
+    /** Formats storage and starts the broker (about 2 s). */
+    public static EmbeddedKafka start() throws Exception {
+        Path dir = Files.createTempDirectory("autocdc-kafka-");
+        int brokerPort = freePort();
+        int controllerPort = freePort();
+        String logDir = dir.resolve("data").toString();
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", logDir);
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "1");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("num.partitions", "1");
+        p.put("auto.create.topics.enable", "true");
+        KafkaConfig config = KafkaConfig.fromProps(p, false);
+        new Formatter()
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .setNodeId(1)
+                .setClusterId(Uuid.randomUuid().toString())
+                .addDirectory(logDir)
+                .setMetadataLogDirectory(logDir)
+                .setControllerListenerName("CONTROLLER")
+                .setReleaseVersion(MetadataVersion.latestProduction())
+                .run();
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+        EmbeddedKafka kafka = new EmbeddedKafka(dir, server, "localhost:" + brokerPort);
+        kafka.awaitReady();
+        return kafka;
+    }
+
+    public String bootstrapServers() {
+        return bootstrap;
+    }
+
+    public Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+    }
+
+    public void createTopic(String name, int partitions) throws Exception {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        }
+    }
+
+    private void awaitReady() throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (true) {
+            try (Admin admin = admin()) {
+                admin.describeCluster().nodes().get(5, java.util.concurrent.TimeUnit.SECONDS);
+                return;
+            } catch (Exception e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("the embedded Kafka broker did not start", e);
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory: the OS cleans up what is left
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
