@@ -39,7 +39,7 @@ public final class AutoCdcCli {
     private final PrintStream out;
     private final PrintStream err;
 
-    AutoCdcCli(PrintStream out, PrintStream err) {
+    public AutoCdcCli(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
     }

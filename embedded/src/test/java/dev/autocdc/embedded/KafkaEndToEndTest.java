@@ -1,0 +1,138 @@
+package dev.autocdc.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.job.cli.AutoCdcCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End to end with real topics on the in-JVM broker: change events produced to a Kafka topic (each key's
+ * events deliberately spread over several partitions), the flow run from its SQL text by the CLI at
+ * parallelism 2, the target written to an upsert-kafka topic, read back and materialized by key.
+ */
+class KafkaEndToEndTest {
+    private static EmbeddedKafka kafka;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        kafka.close();
+    }
+
+    static final List<String> USERS = List.of(
+            "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
+            "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
+            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
+            "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
+            "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\": \"DELETE\", \"sequenceNum\": 6}",
+            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
+            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
+            "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}");
+
+    @Test
+    void usersScd2FromKafkaToUpsertKafkaInAnyOrderAcrossPartitions() throws Exception {
+        List<List<String>> results = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            String source = "users_cdf_" + round;
+            String target = "users_history_" + round;
+            kafka.createTopic(source, 3);
+            kafka.createTopic(target, 1);
+            List<String> events = new ArrayList<>(USERS);
+            Collections.shuffle(events, new Random(round));
+            produce(source, events, 3);
+            Path flow = dir.resolve("users" + round + ".sql");
+            Files.writeString(flow, """
+                    CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
+                    WITH ('connector' = 'kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                          'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
+                          'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+                    CREATE OR REFRESH STREAMING TABLE users_history
+                    WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                          'key.format' = 'json', 'value.format' = 'json');
+                    CREATE FLOW apply_cdc AS AUTO CDC INTO users_history
+                    FROM STREAM(users_cdf)
+                    KEYS (userId)
+                    APPLY AS DELETE WHEN operation = "DELETE"
+                    SEQUENCE BY sequenceNum
+                    COLUMNS * EXCEPT (operation, sequenceNum)
+                    STORED AS SCD TYPE 2;
+                    """.formatted(source, kafka.bootstrapServers(), target, kafka.bootstrapServers()));
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
+                    .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
+            assertThat(code).as(err.toString()).isZero();
+            results.add(readUpsertTopic(target));
+        }
+        List<String> expected = List.of(
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
+                "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+        assertThat(results.get(0)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(results.get(1)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** Sends the events round-robin over the partitions, so a key's events land in several partitions. */
+    static void produce(String topic, List<String> values, int partitions) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < values.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i))).get();
+            }
+        }
+    }
+
+    /** The upsert topic materialized: the last value per key, keys whose last value is a tombstone dropped. */
+    static List<String> readUpsertTopic(String topic) {
+        Map<String, String> table = new TreeMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
+                "group.id", "reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long idleSince = System.currentTimeMillis();
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (System.currentTimeMillis() - idleSince < 3_000 && System.currentTimeMillis() < deadline) {
+                var records = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<String, String> r : records) {
+                    if (r.value() == null) {
+                        table.remove(r.key());
+                    } else {
+                        table.put(r.key(), r.value());
+                    }
+                    idleSince = System.currentTimeMillis();
+                }
+            }
+        }
+        return new ArrayList<>(table.values());
+    }
+}
