@@ -66,7 +66,7 @@ public final class AutoCdcCli {
                 case "run":
                     return runFlows(options);
                 case "demo":
-                    return dev.autocdc.job.Walkthrough.runAndCheck(out) ? 0 : 1;
+                    return demo();
                 default:
                     err.println(USAGE);
                     return 2;
@@ -77,6 +77,22 @@ public final class AutoCdcCli {
         } catch (Exception e) {
             err.println("autocdc: " + (e.getMessage() == null ? e.toString() : FlowPlannerMessages.root(e)));
             return 1;
+        }
+    }
+
+    /** The demo needs the embedded runtime (in-JVM Kafka), which the cluster jar does not carry. */
+    private int demo() throws Exception {
+        Class<?> demo;
+        try {
+            demo = Class.forName("dev.autocdc.embedded.Demo");
+        } catch (ClassNotFoundException e) {
+            err.println("autocdc: the demo needs the embedded runtime; run it with deploy/autocdc demo");
+            return 1;
+        }
+        try {
+            return (Boolean) demo.getMethod("run", PrintStream.class).invoke(null, out) ? 0 : 1;
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
 

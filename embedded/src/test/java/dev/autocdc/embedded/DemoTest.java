@@ -1,0 +1,22 @@
+package dev.autocdc.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The embedded default, as the README's first command runs it: every table equals the reference. */
+class DemoTest {
+    @Test
+    void theDemoReproducesEveryReferenceTable() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        boolean ok = Demo.run(new PrintStream(out, true, StandardCharsets.UTF_8));
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(ok).as(printed).isTrue();
+        assertThat(printed).contains("Every table equals the reference.", "what did we believe on 2025-03-10 00:00:00 about 2025-02-15");
+        assertThat(printed.split("matches the reference", -1)).hasSize(12); // 11 tables
+        assertThat(printed).doesNotContain("DIFFERS");
+    }
+}
