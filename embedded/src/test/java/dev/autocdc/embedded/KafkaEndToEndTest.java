@@ -103,6 +103,96 @@ class KafkaEndToEndTest {
         assertThat(results.get(1)).containsExactlyInAnyOrderElementsOf(expected);
     }
 
+    /**
+     * A Debezium changelog topic: creates, updates (their -U rows skipped) and deletes (-D rows, whose
+     * values are the before image), sequenced by the Debezium source timestamp read as a metadata
+     * column; the target kept by the CLI and materialized.
+     */
+    @Test
+    void debeziumJsonSourceSequencedBySourceTimestamp() throws Exception {
+        kafka.createTopic("users_debezium", 2);
+        List<String> events = List.of(
+                debezium("c", null, user(124, "Raul", "Oaxaca"), 1000),
+                debezium("c", null, user(123, "Isabel", "Monterrey"), 1000),
+                debezium("c", null, user(125, "Mercedes", "Tijuana"), 2000),
+                debezium("c", null, user(126, "Lily", "Cancun"), 2000),
+                debezium("d", user(123, "Isabel", "Chihuahua"), null, 6000),
+                debezium("u", user(125, "Mercedes", "Mexicali"), user(125, "Mercedes", "Guadalajara"), 6000),
+                debezium("u", user(125, "Mercedes", "Tijuana"), user(125, "Mercedes", "Mexicali"), 5000),
+                debezium("u", user(123, "Isabel", "Monterrey"), user(123, "Isabel", "Chihuahua"), 5000));
+        produce("users_debezium", events, 2);
+        Path flow = dir.resolve("debezium.sql");
+        Files.writeString(flow, """
+                CREATE TABLE users_cdc (userId INT, name STRING, city STRING,
+                  changed_at TIMESTAMP_LTZ(3) METADATA FROM 'value.source.timestamp' VIRTUAL)
+                WITH ('connector' = 'kafka', 'topic' = 'users_debezium', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
+                      'scan.bounded.mode' = 'latest-offset', 'format' = 'debezium-json');
+                CREATE OR REFRESH STREAMING TABLE users_history;
+                CREATE FLOW users AS AUTO CDC INTO users_history FROM STREAM(users_cdc)
+                KEYS (userId) SEQUENCE BY changed_at COLUMNS * EXCEPT (changed_at) STORED AS SCD TYPE 2;
+                """.formatted(kafka.bootstrapServers()));
+        Path result = dir.resolve("debezium.jsonl");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        assertThat(code).as(err.toString()).isZero();
+        String t = "\"__START_AT\": \"1970-01-01 00:00:0%dZ\", \"__END_AT\": %s}";
+        assertThat(Files.readAllLines(result)).containsExactly(
+                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", " + t.formatted(1, "\"1970-01-01 00:00:05Z\""),
+                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", " + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
+                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", " + t.formatted(1, "null"),
+                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", " + t.formatted(2, "\"1970-01-01 00:00:05Z\""),
+                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", " + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
+                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", " + t.formatted(6, "null"),
+                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", " + t.formatted(2, "null"));
+    }
+
+    /** APPLY AS TRUNCATE WHEN at parallelism 2: the truncate in one partition, keys before and after it in others. */
+    @Test
+    void truncateReachesKeysOfEveryPartition() throws Exception {
+        kafka.createTopic("truncating", 3);
+        List<String> events = new ArrayList<>();
+        for (int id = 1; id <= 12; id++) {
+            events.add("{\"id\": " + id + ", \"v\": \"before\", \"op\": \"UPSERT\", \"seq\": 1}");
+        }
+        events.add("{\"id\": null, \"v\": null, \"op\": \"TRUNCATE\", \"seq\": 5}");
+        for (int id = 7; id <= 18; id++) {
+            events.add("{\"id\": " + id + ", \"v\": \"after\", \"op\": \"UPSERT\", \"seq\": " + (id % 2 == 0 ? 7 : 3) + "}");
+        }
+        produce("truncating", events, 3);
+        Path flow = dir.resolve("truncate.sql");
+        Files.writeString(flow, """
+                CREATE TABLE src (id INT, v STRING, op STRING, seq INT)
+                WITH ('connector' = 'kafka', 'topic' = 'truncating', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
+                      'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE current_values;
+                CREATE FLOW f AS AUTO CDC INTO current_values FROM STREAM(src)
+                KEYS (id) APPLY AS TRUNCATE WHEN op = 'TRUNCATE' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq)
+                STORED AS SCD TYPE 1;
+                """.formatted(kafka.bootstrapServers()));
+        Path result = dir.resolve("truncate.jsonl");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        assertThat(code).as(err.toString()).isZero();
+        List<String> expected = new ArrayList<>();
+        for (int id = 8; id <= 18; id += 2) {
+            expected.add("{\"id\": " + id + ", \"v\": \"after\"}"); // written after the truncate (7 > 5)
+        }
+        assertThat(Files.readAllLines(result)).containsExactlyElementsOf(expected);
+    }
+
+    private static String user(int id, String name, String city) {
+        return "{\"userId\": " + id + ", \"name\": \"" + name + "\", \"city\": \"" + city + "\"}";
+    }
+
+    private static String debezium(String op, String before, String after, long sourceMillis) {
+        return "{\"before\": " + before + ", \"after\": " + after + ", \"op\": \"" + op + "\", \"source\": {\"ts_ms\": "
+                + sourceMillis + ", \"db\": \"hr\", \"table\": \"users\"}, \"ts_ms\": " + (sourceMillis + 10) + "}";
+    }
+
     /** Sends the events round-robin over the partitions, so a key's events land in several partitions. */
     static void produce(String topic, List<String> values, int partitions) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
