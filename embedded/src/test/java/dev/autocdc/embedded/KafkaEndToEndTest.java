@@ -193,6 +193,68 @@ class KafkaEndToEndTest {
                 + sourceMillis + ", \"db\": \"hr\", \"table\": \"users\"}, \"ts_ms\": " + (sourceMillis + 10) + "}";
     }
 
+    /**
+     * Records the format cannot parse reach the dead-letter table with the parse error, the raw record
+     * and its Kafka coordinates (format 'autocdc' wrapping 'json'); the good records make the table.
+     */
+    @Test
+    void unparseableRecordsGoToTheDeadLetterTable() throws Exception {
+        kafka.createTopic("users_with_garbage", 2);
+        kafka.createTopic("users_dead_letters", 1);
+        List<String> events = new ArrayList<>(USERS);
+        events.add(3, "{this is not json");
+        events.add("{\"userId\": \"one hundred\", \"sequenceNum\": [1]}");
+        produce("users_with_garbage", events, 2);
+        Path flow = dir.resolve("garbage.sql");
+        Files.writeString(flow, """
+                CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT,
+                  parse_error STRING METADATA FROM 'value.autocdc.parse-error' VIRTUAL,
+                  raw_record BYTES METADATA FROM 'value.autocdc.raw' VIRTUAL,
+                  `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL)
+                WITH ('connector' = 'kafka', 'topic' = 'users_with_garbage', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
+                      'scan.bounded.mode' = 'latest-offset', 'format' = 'autocdc', 'autocdc.format' = 'json');
+                CREATE TABLE dead_letters (flow STRING, source STRING, reason STRING, message STRING, payload STRING,
+                  topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)
+                WITH ('connector' = 'kafka', 'topic' = 'users_dead_letters', 'properties.bootstrap.servers' = '%s',
+                      'format' = 'json');
+                SET 'autocdc.apply_cdc.dead-letter-table' = 'dead_letters';
+                CREATE OR REFRESH STREAMING TABLE users_history;
+                CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf)
+                KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
+                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
+                """.formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+        Path result = dir.resolve("garbage.jsonl");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(Files.readAllLines(result)).hasSize(7).allSatisfy(line -> assertThat(line).doesNotContain("parse_error", "raw_record"));
+        List<String> letters = readTopic("users_dead_letters");
+        assertThat(letters).hasSize(2).allSatisfy(l -> assertThat(l).contains("\"flow\":\"apply_cdc\"",
+                "\"source\":\"users_cdf\"", "\"reason\":\"PARSE_ERROR\"", "\"topic\":\"users_with_garbage\"",
+                "\"partition\":", "\"offset\":", "\"raw_record\":\""));
+        assertThat(letters).anySatisfy(l -> assertThat(l).contains("\"payload\":\"{this is not json\""));
+        assertThat(letters).anySatisfy(l -> assertThat(l).contains("one hundred"));
+    }
+
+    static List<String> readTopic(String topic) {
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
+                "group.id", "reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long idleSince = System.currentTimeMillis();
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (System.currentTimeMillis() - idleSince < 3_000 && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(r.value());
+                    idleSince = System.currentTimeMillis();
+                }
+            }
+        }
+        return values;
+    }
+
     /** Sends the events round-robin over the partitions, so a key's events land in several partitions. */
     static void produce(String topic, List<String> values, int partitions) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),

@@ -105,10 +105,11 @@ public final class FlowJob {
         DataType type = DataTypes.ROW(DataTypes.FIELD("flow", DataTypes.STRING()), DataTypes.FIELD("source", DataTypes.STRING()),
                 DataTypes.FIELD("reason", DataTypes.STRING()), DataTypes.FIELD("message", DataTypes.STRING()),
                 DataTypes.FIELD("payload", DataTypes.STRING()), DataTypes.FIELD("topic", DataTypes.STRING()),
-                DataTypes.FIELD("partition", DataTypes.INT()), DataTypes.FIELD("offset", DataTypes.BIGINT()));
+                DataTypes.FIELD("partition", DataTypes.INT()), DataTypes.FIELD("offset", DataTypes.BIGINT()),
+                DataTypes.FIELD("raw", DataTypes.BYTES()));
         String source = flow.flow().source();
         DataStream<Row> rows = letters.map(d -> Row.of(d.flow, d.source == null ? source : d.source, d.reason, d.message,
-                d.payload, d.topic, d.partition, d.offset)).returns(ExternalTypeInfo.of(type));
+                d.payload, d.topic, d.partition, d.offset, d.raw)).returns(ExternalTypeInfo.of(type));
         statements.add(tEnv.fromDataStream(rows).insertInto(FlowPlanner.quoteName(table)));
         return true;
     }

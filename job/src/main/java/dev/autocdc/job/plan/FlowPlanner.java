@@ -168,6 +168,29 @@ public final class FlowPlanner {
         if (flow.columnsToUpdate() != null) {
             kept.remove(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")); // a control column
         }
+        // Metadata that feeds the dead letters, not the target: the autocdc format's parse error and raw
+        // record, and Kafka's topic, partition and offset.
+        Map<String, String> control = new java.util.LinkedHashMap<>();
+        for (Column c : source.getColumns()) {
+            if (c instanceof Column.MetadataColumn m) {
+                String key = m.getMetadataKey().orElse(c.getName());
+                key = key.startsWith("value.") ? key.substring("value.".length()) : key;
+                String as = switch (key) {
+                    case dev.autocdc.job.format.DeadLetterFormatFactory.PARSE_ERROR -> EngineSpec.PARSE_ERROR;
+                    case dev.autocdc.job.format.DeadLetterFormatFactory.RAW -> EngineSpec.RAW;
+                    case "topic" -> EngineSpec.TOPIC;
+                    case "partition" -> EngineSpec.PARTITION;
+                    case "offset" -> EngineSpec.OFFSET;
+                    default -> null;
+                };
+                if (as != null) {
+                    control.put(c.getName(), as);
+                    if (!flow.keys().stream().anyMatch(k -> k.equalsIgnoreCase(c.getName()))) {
+                        kept.remove(c.getName());
+                    }
+                }
+            }
+        }
 
         StringBuilder select = new StringBuilder("SELECT ");
         for (String c : kept) {
@@ -189,6 +212,9 @@ public final class FlowPlanner {
         if (flow.columnsToUpdate() != null) {
             select.append(", ").append(quote(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")))
                     .append(" AS `").append(EngineSpec.COLUMNS_TO_UPDATE).append('`');
+        }
+        for (Map.Entry<String, String> c : control.entrySet()) {
+            select.append(", ").append(quote(c.getKey())).append(" AS `").append(c.getValue()).append('`');
         }
         select.append(" FROM ").append(quoteName(flow.source()));
         String sql = select.toString();

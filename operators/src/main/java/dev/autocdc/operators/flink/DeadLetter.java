@@ -14,6 +14,8 @@ public class DeadLetter {
     public static final String BAD_COLUMNS_TO_UPDATE = "BAD_COLUMNS_TO_UPDATE";
     public static final String BAD_VALUE = "BAD_VALUE";
     public static final String UNSUPPORTED_TRUNCATE = "UNSUPPORTED_TRUNCATE";
+    /** The source's format could not parse the record; {@link #raw} holds it as received. */
+    public static final String PARSE_ERROR = "PARSE_ERROR";
     /** Late-events output: the event would change history dropped by the history retention. */
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
@@ -31,6 +33,8 @@ public class DeadLetter {
     public String topic;
     public Integer partition;
     public Long offset;
+    /** The record's bytes as received, when the format could not parse them; else null. */
+    public byte[] raw;
 
     public DeadLetter() {
     }

@@ -26,7 +26,10 @@ import org.apache.flink.table.types.logical.RowType;
  *       DELETE (from a changelog source) is a delete too, and rows of kind UPDATE_BEFORE are skipped;</li>
  *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;</li>
  *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names, required
- *       with COLUMNS TO UPDATE).</li>
+ *       with COLUMNS TO UPDATE);</li>
+ *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse, sent
+ *       to the dead letters with its raw bytes; {@value #TOPIC}, {@value #PARTITION}, {@value #OFFSET}
+ *       (optional): where a dead letter came from.</li>
  * </ul>
  * The job's planner produces this projection from the flow's SQL; a DataStream user produces it by hand.
  */
@@ -38,6 +41,16 @@ public final class EngineSpec implements Serializable {
     public static final String DELETE = "__delete";
     public static final String TRUNCATE = "__truncate";
     public static final String COLUMNS_TO_UPDATE = "__columns_to_update";
+    /** Optional STRING: the parse error of a record the source's format could not read (the row is a dead letter). */
+    public static final String PARSE_ERROR = "__parse_error";
+    /** Optional BYTES: the record as received, for dead letters. */
+    public static final String RAW = "__raw";
+    /** Optional Kafka coordinates (STRING, INT, BIGINT), copied into dead letters. */
+    public static final String TOPIC = "__topic";
+    public static final String PARTITION = "__partition";
+    public static final String OFFSET = "__offset";
+    private static final java.util.Set<String> CONTROL = java.util.Set.of(SEQUENCE, "__sys", "__delete", "__truncate",
+            COLUMNS_TO_UPDATE, PARSE_ERROR, RAW, TOPIC, PARTITION, OFFSET);
     /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
 
@@ -101,6 +114,11 @@ public final class EngineSpec implements Serializable {
 
     int columnsToUpdateField() {
         return columnsToUpdateField;
+    }
+
+    /** Position of an optional control column, or -1. */
+    int field(String controlColumn) {
+        return inputType.getFieldNames().indexOf(controlColumn);
     }
 
     public OutputMode outputMode() {
@@ -297,8 +315,7 @@ public final class EngineSpec implements Serializable {
             List<Integer> base = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 String n = names.get(i);
-                if (!n.equals(SEQUENCE) && !n.equals(SYSTEM_SEQUENCE) && !n.equals(DELETE) && !n.equals(TRUNCATE)
-                        && !n.equals(COLUMNS_TO_UPDATE)) {
+                if (!CONTROL.contains(n)) {
                     flow.column(n, TypeMapping.columnType(input.getTypeAt(i)));
                     base.add(i);
                 }

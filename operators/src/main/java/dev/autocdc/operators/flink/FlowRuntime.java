@@ -170,10 +170,10 @@ final class FlowRuntime implements Serializable {
         }
         if (isBeforeRetainedHistory(event, ctx)) {
             droppedLate.inc();
-            ctx.output(AutoCdcFunction.LATE_EVENTS, new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY,
+            ctx.output(AutoCdcFunction.LATE_EVENTS, located(new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY,
                     "the event's sequence is at or before the oldest sequence the key still holds; the history it"
                             + " would change left state (history retention, or the key's tombstone expired)",
-                    describe(input)));
+                    describe(input)), input));
             return;
         }
         List<TargetChange> changes = new ArrayList<>(4);
@@ -454,6 +454,17 @@ final class FlowRuntime implements Serializable {
 
     /** The event, or null after sending it to the dead letters. */
     ChangeEvent toEvent(RowData input, Effects ctx, boolean truncateAllowed) {
+        int parseError = spec.field(EngineSpec.PARSE_ERROR);
+        if (parseError >= 0 && !input.isNullAt(parseError)) {
+            int rawField = spec.field(EngineSpec.RAW);
+            byte[] raw = rawField >= 0 && !input.isNullAt(rawField) ? input.getBinary(rawField) : null;
+            deadLettered.inc();
+            DeadLetter d = new DeadLetter(flow.name(), DeadLetter.PARSE_ERROR, "the source's format could not parse the record: "
+                    + input.getString(parseError), raw == null ? null : new String(raw, java.nio.charset.StandardCharsets.UTF_8));
+            d.raw = raw;
+            ctx.output(AutoCdcFunction.DEAD_LETTERS, located(d, input));
+            return null;
+        }
         Object[] row = new Object[baseGetters.length];
         Object sequence;
         Object system = null;
@@ -544,8 +555,19 @@ final class FlowRuntime implements Serializable {
 
     private ChangeEvent deadLetter(Effects ctx, RowData input, String reason, String message) {
         deadLettered.inc();
-        ctx.output(AutoCdcFunction.DEAD_LETTERS, new DeadLetter(flow.name(), reason, message, describe(input)));
+        ctx.output(AutoCdcFunction.DEAD_LETTERS, located(new DeadLetter(flow.name(), reason, message, describe(input)), input));
         return null;
+    }
+
+    /** Adds the Kafka coordinates the input carries ({@code __topic}, {@code __partition}, {@code __offset}). */
+    private DeadLetter located(DeadLetter d, RowData input) {
+        int topic = spec.field(EngineSpec.TOPIC);
+        int partition = spec.field(EngineSpec.PARTITION);
+        int offset = spec.field(EngineSpec.OFFSET);
+        d.topic = topic >= 0 && !input.isNullAt(topic) ? input.getString(topic).toString() : null;
+        d.partition = partition >= 0 && !input.isNullAt(partition) ? input.getInt(partition) : null;
+        d.offset = offset >= 0 && !input.isNullAt(offset) ? input.getLong(offset) : null;
+        return d;
     }
 
     /** The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as null. */
