@@ -57,6 +57,7 @@ public final class Demo {
             Demo demo = new Demo(out, kafka, Files.createTempDirectory("autocdc-demo-"));
             demo.users();
             demo.employees();
+            demo.companyA();
             if (demo.mismatches.isEmpty()) {
                 out.println("\nEvery table equals the reference.");
                 return true;
@@ -182,6 +183,50 @@ public final class Demo {
                         r -> during(r, "__START_AT", "__END_AT", "2025-02-15") && r.get("__SYSTEM_END_AT") == null,
                         "1|Chris|Team Lead", "2|Dana|Analyst");
             }
+        }
+    }
+
+    private void companyA() throws Exception {
+        out.println("\n### Company A: insert, update, out-of-order update, delete (bitemporal)");
+        kafka.createTopic("company_cdf", 2);
+        String[][] changes = {
+                {"change 1: insert", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv1\", \"Sequencing\": \"2025-07-18 10:01:00\","
+                        + " \"System Sequencing\": \"2025-07-18 10:05:00\", \"Operation\": \"INSERT\"}"},
+                {"change 2: update", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18 12:15:43\","
+                        + " \"System Sequencing\": \"2025-07-18 12:20:00\", \"Operation\": \"UPDATE\"}"},
+                {"change 3: out-of-order update", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv3\", \"Sequencing\": \"2025-07-18 12:05:00\","
+                        + " \"System Sequencing\": \"2025-07-18 12:25:00\", \"Operation\": \"UPDATE\"}"},
+                {"change 4: delete", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18 12:30:00\","
+                        + " \"System Sequencing\": \"2025-07-18 12:30:00\", \"Operation\": \"DELETE\"}"}};
+        String v1 = "A|XFv1|2025-07-18 10:01:00|null|2025-07-18 10:05:00|";
+        String[] two = {v1 + "2025-07-18 12:20:00", "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|null",
+                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"};
+        String[] three = {v1 + "2025-07-18 12:20:00",
+                "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|2025-07-18 12:25:00",
+                "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:05:00|2025-07-18 12:25:00|null",
+                "A|XFv3|2025-07-18 12:05:00|2025-07-18 12:15:43|2025-07-18 12:25:00|null",
+                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"};
+        String[] four = {three[0], three[1], three[2], three[3],
+                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|2025-07-18 12:30:00",
+                "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30:00|2025-07-18 12:30:00|null"};
+        String[][] expected = {{v1 + "null"}, two, three, four};
+        List<String> columns = List.of("CompanyId", "Data Point", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
+        for (int i = 0; i < changes.length; i++) {
+            produce("company_cdf", List.of(changes[i][1]));
+            String target = topic("company_bitemporal");
+            runFlow("""
+                    CREATE TABLE company_cdf (CompanyId STRING, `Data Point` STRING, Sequencing TIMESTAMP(0),
+                      `System Sequencing` TIMESTAMP(0), Operation STRING)
+                    WITH (%s, 'topic' = 'company_cdf', 'format' = 'json');
+                    CREATE OR REFRESH STREAMING TABLE company_bitemporal
+                    WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                          'key.format' = 'json', 'value.format' = 'json');
+                    CREATE FLOW company AS AUTO CDC INTO company_bitemporal FROM STREAM(company_cdf)
+                    KEYS (CompanyId) APPLY AS DELETE WHEN Operation = "DELETE"
+                    SEQUENCE BY Sequencing SYSTEM SEQUENCE BY `System Sequencing`
+                    COLUMNS (CompanyId, `Data Point`) STORED AS BITEMPORAL;
+                    """.formatted(kafkaSource(), target, kafka.bootstrapServers()));
+            show("company_bitemporal after " + changes[i][0], read(target), columns, r -> true, expected[i]);
         }
     }
 
