@@ -255,6 +255,50 @@ class KafkaEndToEndTest {
         return values;
     }
 
+    /** A plain kafka target with a changelog format (retract mode): -U and -D become Debezium deletes. */
+    @Test
+    void kafkaTargetWithDebeziumJsonInRetractMode() throws Exception {
+        kafka.createTopic("users_cdf_retract", 2);
+        kafka.createTopic("users_history_debezium", 1);
+        produce("users_cdf_retract", USERS, 2);
+        Path flow = dir.resolve("retract.sql");
+        Files.writeString(flow, """
+                CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
+                WITH ('connector' = 'kafka', 'topic' = 'users_cdf_retract', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
+                      'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE users_history
+                WITH ('connector' = 'kafka', 'topic' = 'users_history_debezium', 'properties.bootstrap.servers' = '%s',
+                      'format' = 'debezium-json');
+                CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf)
+                KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
+                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
+                """.formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
+        assertThat(code).as(err.toString()).isZero();
+        var json = new org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> rows = new ArrayList<>();
+        for (String message : readTopic("users_history_debezium")) {
+            var node = json.readTree(message);
+            String op = node.get("op").asText();
+            if (op.equals("c")) {
+                rows.add(node.get("after").toString());
+            } else {
+                assertThat(rows.remove(node.get("before").toString())).as("a delete retracts a present row: " + message).isTrue();
+            }
+        }
+        assertThat(rows).containsExactlyInAnyOrder(
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
+                "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+    }
+
     /** Sends the events round-robin over the partitions, so a key's events land in several partitions. */
     static void produce(String topic, List<String> values, int partitions) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),

@@ -125,12 +125,17 @@ public final class FlowJob {
                 b.append(FlowPlanner.quote(t.getFieldNames().get(i))).append(' ').append(t.getTypeAt(i).asSerializableString())
                         .append(", ");
             }
-            b.append("PRIMARY KEY (");
-            int[] pk = spec.targetPrimaryKey();
-            for (int i = 0; i < pk.length; i++) {
-                b.append(i > 0 ? ", " : "").append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
+            if (spec.outputMode() == OutputMode.UPSERT) {
+                b.append("PRIMARY KEY (");
+                int[] pk = spec.targetPrimaryKey();
+                for (int i = 0; i < pk.length; i++) {
+                    b.append(i > 0 ? ", " : "").append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
+                }
+                b.append(") NOT ENFORCED");
+            } else {
+                b.setLength(b.length() - 2); // a retract sink takes no primary key
             }
-            columns = b.append(") NOT ENFORCED").toString();
+            columns = b.toString();
         }
         String ddl = "CREATE TABLE " + FlowPlanner.quoteName(flow.flow().target()) + " (" + columns + ") WITH ("
                 + flow.target().options() + ")";

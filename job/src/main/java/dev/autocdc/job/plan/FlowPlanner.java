@@ -259,9 +259,12 @@ public final class FlowPlanner {
         if (flow.trackHistoryExceptColumnList() != null) {
             b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
         }
+        // upsert by default for sinks keyed by the target's primary key: upsert-kafka, or a target whose
+        // columns declare a PRIMARY KEY; retract for the others (kafka with a changelog format, print, ...)
         boolean targetHasKey = target.columns() != null && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
-        String mode = setting(conf, prefix + "changelog-mode", target.hasConnector() && (target.columns() == null || targetHasKey)
-                ? "upsert" : "retract");
+        boolean upsertConnector = target.hasConnector() && target.options().replace(" ", "").toLowerCase(Locale.ROOT)
+                .contains("'connector'='upsert-kafka'");
+        String mode = setting(conf, prefix + "changelog-mode", upsertConnector || targetHasKey ? "upsert" : "retract");
         switch (mode.toLowerCase(Locale.ROOT)) {
             case "upsert":
                 b.outputMode(OutputMode.UPSERT);
