@@ -130,6 +130,18 @@ class CliTest {
     }
 
     @Test
+    void commandLineSettingsAndCheckpointsReachTheJob() throws Exception {
+        assertThat(cli("validate", "--flow", usersFlow("SCD TYPE 2").toString(), "-Dautocdc.apply_cdc.changelog-mode=upsert"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("changelog mode: upsert (+I, +U, -D)");
+        Path result = dir.resolve("checkpointed.jsonl");
+        assertThat(cli("run", "--flow", usersFlow("SCD TYPE 2").toString(), "--materialize", result.toString(),
+                "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(), "-Dexecution.checkpointing.interval=200 ms"))
+                .as(err.toString()).isZero();
+        assertThat(Files.readAllLines(result)).hasSize(7);
+    }
+
+    @Test
     void wrongUsageExitsWith2AndAFailingFlowWith1() throws Exception {
         assertThat(cli()).isEqualTo(2);
         assertThat(cli("frobnicate")).isEqualTo(2);
