@@ -171,12 +171,12 @@ public final class FlowJob {
         return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
     }
 
-    /** Row (from the SQL source) to RowData (for the engine), keeping the row kind. */
-    static final class ToInternal extends RichMapFunction<Row, RowData> {
+    /** Between Flink SQL rows ({@link Row}) and the engine's {@link RowData}, keeping the row kind. */
+    abstract static class Conversion<I, O> extends RichMapFunction<I, O> {
         private final DataType type;
-        private transient DataStructureConverter<Object, Object> converter;
+        transient DataStructureConverter<Object, Object> converter;
 
-        ToInternal(DataType type) {
+        Conversion(DataType type) {
             this.type = type;
         }
 
@@ -184,6 +184,13 @@ public final class FlowJob {
         public void open(OpenContext context) {
             converter = DataStructureConverters.getConverter(type);
             converter.open(getClass().getClassLoader());
+        }
+    }
+
+    /** Row (from the SQL source) to RowData (for the engine). */
+    static final class ToInternal extends Conversion<Row, RowData> {
+        ToInternal(DataType type) {
+            super(type);
         }
 
         @Override
@@ -194,19 +201,10 @@ public final class FlowJob {
         }
     }
 
-    /** RowData (from the engine) to Row (for the SQL sink), keeping the row kind. */
-    static final class ToExternal extends RichMapFunction<RowData, Row> {
-        private final DataType type;
-        private transient DataStructureConverter<Object, Object> converter;
-
+    /** RowData (from the engine) to Row (for the SQL sink). */
+    static final class ToExternal extends Conversion<RowData, Row> {
         ToExternal(DataType type) {
-            this.type = type;
-        }
-
-        @Override
-        public void open(OpenContext context) {
-            converter = DataStructureConverters.getConverter(type);
-            converter.open(getClass().getClassLoader());
+            super(type);
         }
 
         @Override
