@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The benchmark: every variant on the same generated workloads, parallelism 1, each run in its own JVM,
+# runs interleaved so drift hits all variants alike; prints a Markdown table and `figure <name> <value>` lines.
+# Usage: benchmarks/run.sh [--quick]     (--quick: sizes / 100, one run: keeps the harness alive in CI)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
+if $quick; then scale=100; runs=1; else scale=1; runs=3; fi
+mvn -B -ntp -q package -DskipTests -pl benchmarks -am
+cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmarks/target/benchmark-classpath.txt)"
+out="benchmarks/target/results"
+mkdir -p "$out"
+raw="$out/raw-runs.csv"
+echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb" > "$raw"
+
+run() { # variant backend workload [events]
+  local workload_label="$3" extra=()
+  if [ -n "${4:-}" ]; then extra=(--events "$4"); workload_label="$3-1M"; fi
+  local line
+  line=$(java -Xmx2g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+      -cp "$cp" dev.autocdc.benchmarks.BenchmarkJob --variant "$1" --backend "$2" --workload "$3" --scale "$scale" \
+      "${extra[@]}" 2>/dev/null | grep '^result ' || true)
+  if [ -z "$line" ]; then echo "benchmark run failed: $*" >&2; exit 1; fi
+  echo "$line" >&2
+  # result variant=.. backend=.. workload=.. events=.. millis=.. events_per_s=.. peak_rss_mb=..
+  echo "$line" | sed -E 's/^result variant=([^ ]+) backend=([^ ]+) workload=([^ ]+) events=([^ ]+) millis=([^ ]+) events_per_s=([^ ]+) peak_rss_mb=([^ ]+)$/\1,\2,\3,\4,\5,\6,\7/' \
+    | awk -F, -v w="$workload_label" 'BEGIN{OFS=","} {$3=w; print}' >> "$raw"
+}
+
+naive_events=$((1000000 / scale))
+run passthrough rocksdb W1   # warm-up, discarded below
+sed -i '2,$d' "$raw"
+for r in $(seq 1 "$runs"); do
+  echo "== round $r of $runs" >&2
+  run passthrough rocksdb W1
+  run sql_dedup rocksdb W1
+  run sql_dedup hashmap W1
+  run sql_dedup_minibatch rocksdb W1
+  run scd1 rocksdb W1
+  run scd1 hashmap W1
+  run scd2 rocksdb W1
+  run scd2 hashmap W1
+  run scd2 rocksdb W3
+  run scd2 rocksdb W2 "$naive_events"
+  run naive_scd2 rocksdb W2 "$naive_events"
+  run sql_dedup rocksdb W4
+  run bitemporal rocksdb W4
+  run sql_dedup rocksdb W5
+  run scd2 rocksdb W5
+done
+java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" | tee "$out/report.md"

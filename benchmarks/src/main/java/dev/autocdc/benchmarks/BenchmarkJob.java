@@ -1,0 +1,216 @@
+package dev.autocdc.benchmarks;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.AutoCdc;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.OutputMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple5;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamStatementSet;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.Collector;
+
+/**
+ * One benchmark run in its own JVM: a generated workload through one variant at parallelism 1 on a
+ * local Flink, into a discarding sink. Prints one {@code result} line: the net job runtime, events per
+ * second and the JVM's peak resident memory.
+ *
+ * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and
+ * {@code sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the
+ * sequence, into a blackhole sink), {@code naive_scd2} (all versions in one ListState, rewritten per
+ * event), and the engine: {@code scd1}, {@code scd2}, {@code bitemporal} (upsert mode, no -U rows).
+ */
+public final class BenchmarkJob {
+
+    private BenchmarkJob() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String variant = arg(args, "--variant", "scd2");
+        String backend = arg(args, "--backend", "rocksdb");
+        Workload workload = Workload.named(arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
+        long events = Long.parseLong(arg(args, "--events", String.valueOf(workload.events)));
+        Workload w = new Workload(workload.name, workload.keys, events);
+
+        Configuration conf = new Configuration();
+        conf.setString("state.backend.type", backend);
+        conf.setString("parallelism.default", "1");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        boolean bitemporal = variant.equals("bitemporal");
+        RowType inputType = inputType(bitemporal);
+        DataStream<RowData> source = env.fromSequence(0, events - 1).map(new Generate(w, bitemporal))
+                .returns(InternalTypeInfo.of(inputType)).name("generate " + w.name);
+
+        JobExecutionResult result;
+        switch (variant) {
+            case "passthrough":
+                source.keyBy(r -> r.getLong(0)).map(r -> r).returns(InternalTypeInfo.of(inputType))
+                        .sinkTo(new DiscardingSink<>());
+                result = env.execute(variant);
+                break;
+            case "naive_scd2":
+                source.keyBy(r -> r.getLong(0)).process(new NaiveScd2()).returns(Types.LONG).sinkTo(new DiscardingSink<>());
+                result = env.execute(variant);
+                break;
+            case "sql_dedup":
+            case "sql_dedup_minibatch":
+                result = sqlDedup(env, source, variant.endsWith("minibatch"));
+                break;
+            case "scd1":
+            case "scd2":
+            case "bitemporal": {
+                TargetType type = variant.equals("scd1") ? TargetType.SCD1 : variant.equals("scd2") ? TargetType.SCD2
+                        : TargetType.BITEMPORAL;
+                EngineSpec spec = EngineSpec.builder(variant, type, inputType).keys("k").outputMode(OutputMode.UPSERT).build();
+                AutoCdc.apply(source, spec, InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + variant)
+                        .sinkTo(new DiscardingSink<>());
+                result = env.execute(variant);
+                break;
+            }
+            default:
+                throw new IllegalArgumentException("unknown variant " + variant);
+        }
+        long millis = result.getNetRuntime(TimeUnit.MILLISECONDS);
+        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%d events_per_s=%.0f peak_rss_mb=%d%n",
+                variant, backend, w.name, events, millis, events * 1000.0 / Math.max(1, millis), peakRssMb());
+        System.exit(0);
+    }
+
+    static RowType inputType(boolean bitemporal) {
+        List<LogicalType> types = new ArrayList<>(List.of(new BigIntType(false), new IntType(), VarCharType.STRING_TYPE,
+                new BigIntType(), new BigIntType(false)));
+        List<String> names = new ArrayList<>(List.of("k", "a", "b", "c", EngineSpec.SEQUENCE));
+        if (bitemporal) {
+            types.add(new BigIntType(false));
+            names.add(EngineSpec.SYSTEM_SEQUENCE);
+        }
+        types.add(new BooleanType(false));
+        names.add(EngineSpec.DELETE);
+        return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
+    }
+
+    private static JobExecutionResult sqlDedup(StreamExecutionEnvironment env, DataStream<RowData> source, boolean miniBatch)
+            throws Exception {
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (miniBatch) {
+            tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.enabled", "true");
+            tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.allow-latency", "1 s");
+            tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.size", "5000");
+        }
+        tEnv.createTemporaryView("src", tEnv.fromDataStream(source, Schema.newBuilder()
+                .column("k", "BIGINT NOT NULL").column("a", "INT").column("b", "STRING").column("c", "BIGINT")
+                .column(EngineSpec.SEQUENCE, "BIGINT NOT NULL").column(EngineSpec.DELETE, "BOOLEAN NOT NULL")
+                .columnByExpression("rt", "TO_TIMESTAMP_LTZ(`" + EngineSpec.SEQUENCE + "`, 3)")
+                .watermark("rt", "rt").build()));
+        tEnv.executeSql("CREATE TEMPORARY TABLE sink (k BIGINT, a INT, b STRING, c BIGINT) WITH ('connector' = 'blackhole')");
+        StreamStatementSet set = tEnv.createStatementSet();
+        set.addInsertSql("INSERT INTO sink SELECT k, a, b, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt DESC)"
+                + " AS rn FROM src) WHERE rn = 1");
+        set.attachAsDataStream();
+        return env.execute(miniBatch ? "sql_dedup_minibatch" : "sql_dedup");
+    }
+
+    private static long peakRssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return -1;
+    }
+
+    private static String arg(String[] args, String name, String fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return fallback;
+    }
+
+    /** The event of an index, as the engine's input row. */
+    static final class Generate extends RichMapFunction<Long, RowData> {
+        private final Workload w;
+        private final boolean bitemporal;
+
+        Generate(Workload w, boolean bitemporal) {
+            this.w = w;
+            this.bitemporal = bitemporal;
+        }
+
+        @Override
+        public RowData map(Long index) {
+            long i = index;
+            GenericRowData row = new GenericRowData(bitemporal ? 7 : 6);
+            row.setField(0, w.key(i));
+            row.setField(1, w.intPayload(i));
+            row.setField(2, StringData.fromString(w.stringPayload(i)));
+            row.setField(3, w.longPayload(i));
+            row.setField(4, w.sequence(i));
+            if (bitemporal) {
+                row.setField(5, w.systemSequence(i));
+            }
+            row.setField(bitemporal ? 6 : 5, w.isDelete(i));
+            return row;
+        }
+    }
+
+    /** What users write without us: every version of the key in one ListState, rewritten per event. */
+    static final class NaiveScd2 extends KeyedProcessFunction<Long, RowData, Long> {
+        private static final Long OPEN = Long.MIN_VALUE; // tuples take no null
+        private transient ListState<Tuple5<Long, Long, Integer, String, Long>> versions;
+
+        @Override
+        public void open(org.apache.flink.api.common.functions.OpenContext context) {
+            versions = getRuntimeContext().getListState(new ListStateDescriptor<>("versions",
+                    Types.TUPLE(Types.LONG, Types.LONG, Types.INT, Types.STRING, Types.LONG)));
+        }
+
+        @Override
+        public void processElement(RowData row, Context ctx, Collector<Long> out) throws Exception {
+            List<Tuple5<Long, Long, Integer, String, Long>> all = new ArrayList<>();
+            for (Tuple5<Long, Long, Integer, String, Long> v : versions.get()) {
+                all.add(v);
+            }
+            long seq = row.getLong(4);
+            if (!all.isEmpty() && all.get(all.size() - 1).f1 == OPEN) {
+                all.get(all.size() - 1).f1 = seq; // close the open version
+            }
+            if (!row.getBoolean(5)) {
+                all.add(Tuple5.of(seq, OPEN, row.getInt(1), row.getString(2).toString(), row.getLong(3)));
+            }
+            versions.update(all);
+            out.collect(seq);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package dev.autocdc.benchmarks;
+
+import java.io.Serializable;
+
+/**
+ * The generated workloads of the benchmark (issue 4), as a pure function of the event index, so every
+ * variant sees exactly the same events and the source costs almost nothing.
+ * <ul>
+ *   <li>W1: {@code keys} keys (100k), in order per key, 2% deletes, payload INT, 16-char STRING, BIGINT;</li>
+ *   <li>W2: like W1 with 1k keys, so each key gets {@code events / keys} versions;</li>
+ *   <li>W3: W1 where 10% of events land 1-10 versions behind their key's latest sequence;</li>
+ *   <li>W4: bitemporal: system time increases with arrival, 5% corrections (an earlier business time of
+ *       the key, a later system time), 1% out of order in system time (up to 100 events behind);</li>
+ *   <li>W5: like W1 with 1M keys.</li>
+ * </ul>
+ * Business sequences step by 16 per version so a late event can land between two versions.
+ */
+public final class Workload implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    final String name;
+    final long keys;
+    final long events;
+
+    public Workload(String name, long keys, long events) {
+        this.name = name;
+        this.keys = keys;
+        this.events = events;
+    }
+
+    /** A 64-bit mix of the index (splitmix64), for the pseudo-random choices. */
+    static long mix(long i) {
+        long z = i + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    long key(long i) {
+        return i % keys;
+    }
+
+    long version(long i) {
+        return i / keys;
+    }
+
+    boolean isDelete(long i) {
+        return Math.floorMod(mix(i), 50) == 0;
+    }
+
+    /** The business sequence. */
+    long sequence(long i) {
+        long v = version(i);
+        long r = Math.floorMod(mix(i ^ 0x5bd1e995L), 100);
+        if (name.equals("W3") && r < 10 && v > 0) {
+            long back = 1 + Math.floorMod(mix(i + 7), 10);
+            return Math.max(0, v - back) * 16 + 8; // between two of the key's versions
+        }
+        if (name.equals("W4") && r < 5 && v > 0) {
+            long back = 1 + Math.floorMod(mix(i + 11), Math.min(v, 10));
+            return (v - back) * 16; // a correction at an earlier business time of the key
+        }
+        return v * 16;
+    }
+
+    /** The system sequence (W4): arrival order, 1% up to 100 events behind. */
+    long systemSequence(long i) {
+        long r = Math.floorMod(mix(i ^ 0x1b873593L), 100);
+        if (r == 0 && i > 100) {
+            return i - 1 - Math.floorMod(mix(i + 13), 100);
+        }
+        return i;
+    }
+
+    int intPayload(long i) {
+        return (int) (mix(i + 3) & 0xFFFF);
+    }
+
+    String stringPayload(long i) {
+        String s = Long.toHexString(mix(i + 5) & 0xFFFF_FFFF_FFFFL);
+        return "0000000000000000".substring(s.length()) + s; // 16 characters
+    }
+
+    long longPayload(long i) {
+        return mix(i + 9);
+    }
+
+    static Workload named(String name, long scale) {
+        switch (name) {
+            case "W1":
+            case "W3":
+            case "W4":
+                return new Workload(name, Math.max(1, 100_000 / scale), 5_000_000 / scale);
+            case "W2":
+                return new Workload(name, Math.max(1, 1_000 / scale), 5_000_000 / scale);
+            case "W5":
+                return new Workload(name, Math.max(1, 1_000_000 / scale), 10_000_000 / scale);
+            default:
+                throw new IllegalArgumentException("unknown workload " + name);
+        }
+    }
+}
