@@ -116,9 +116,18 @@ public final class EngineSpec implements Serializable {
         return columnsToUpdateField;
     }
 
-    /** Position of an optional control column, or -1. */
+    private transient java.util.Map<String, Integer> controlFields;
+
+    /** Position of an optional control column, or -1 (looked up once: this is on every event's path). */
     int field(String controlColumn) {
-        return inputType.getFieldNames().indexOf(controlColumn);
+        if (controlFields == null) {
+            java.util.Map<String, Integer> m = new java.util.HashMap<>();
+            for (String c : CONTROL) {
+                m.put(c, inputType.getFieldNames().indexOf(c));
+            }
+            controlFields = m;
+        }
+        return controlFields.getOrDefault(controlColumn, -1);
     }
 
     public OutputMode outputMode() {

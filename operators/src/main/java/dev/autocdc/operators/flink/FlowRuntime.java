@@ -178,10 +178,12 @@ final class FlowRuntime implements Serializable {
         }
         List<TargetChange> changes = new ArrayList<>(4);
         boolean absent;
+        boolean wasTombstone;
         switch (flow.targetType()) {
             case SCD1: {
                 List<ChangeEvent> state = scd1Events.value();
                 counter.valueReads++;
+                wasTombstone = Scd1Engine.isTombstone(state);
                 List<ChangeEvent> next = state;
                 if (floor != null && !coveredByDelete(next, floor)) {
                     next = scd1.apply(next, floor, changes); // a key first seen after the truncate
@@ -203,18 +205,22 @@ final class FlowRuntime implements Serializable {
                 break;
             }
             case SCD2:
+                wasTombstone = timeline.head() != null && timeline.head().state() == null; // the head is cached
                 scd2.apply(timeline, event, changes);
                 absent = timeline.lastHead.state() == null;
                 scheduleHistoryPruning(ctx);
                 break;
             default:
+                wasTombstone = bitemporalStore.head() != null && bitemporalStore.head().state() == null; // cached
                 bitemporal.apply(bitemporalStore, event, changes);
                 absent = bitemporalStore.lastHead.state() == null;
                 scheduleHistoryPruning(ctx);
         }
         emit(changes, out);
         countEngineEvents();
-        trackTombstone(absent, ctx);
+        if (absent || wasTombstone) {
+            trackTombstone(absent, ctx); // present before and after: no tombstone timer to touch, no state read
+        }
     }
 
     /**
