@@ -121,6 +121,23 @@ class CliTest {
                 d + "\"role\": \"Analyst\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-04-01 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\": \"2025-04-01 09:00:00\", \"__SYSTEM_END_AT\": null}");
     }
 
+    /** The example flows of the repository, as the README tells a new user to run them. */
+    @Test
+    void theExamplesRunAndValidate() throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String flow = Files.readString(root.resolve("examples/users_history.sql"))
+                .replace("'examples/users_cdf.json'", "'" + root.resolve("examples/users_cdf.json") + "'");
+        Path copy = dir.resolve("users_history.sql");
+        Files.writeString(copy, flow);
+        Path result = dir.resolve("example.jsonl");
+        assertThat(cli("run", "--flow", copy.toString(), "--materialize", result.toString())).as(err.toString()).isZero();
+        assertThat(Files.readAllLines(result)).hasSize(7)
+                .contains("{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"__START_AT\": 5, \"__END_AT\": 6}");
+        assertThat(cli("validate", "--flow", root.resolve("examples/employees_kafka.sql").toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("flow apply_cdc: AUTO CDC INTO employees_bitemporal", "changelog mode: upsert",
+                "`parse_error` AS `__parse_error`", "`raw_record` AS `__raw`", "`offset` AS `__offset`");
+    }
+
     @Test
     void validatePrintsThePlan() throws Exception {
         assertThat(cli("validate", "--flow", usersFlow("SCD TYPE 2").toString())).as(err.toString()).isZero();

@@ -1,0 +1,32 @@
+-- The employees walkthrough on your own Kafka: change events in topic employees_cdf (JSON), the
+-- bitemporal history in the upsert-kafka topic employees_bitemporal. Bad records go to the dead letters.
+--   deploy/autocdc validate --flow examples/employees_kafka.sql     (then: run)
+CREATE TABLE employees_cdf (
+  employeeId INT, name STRING, role STRING, operation STRING, effectiveDate DATE, recordedAt TIMESTAMP(0),
+  parse_error STRING METADATA FROM 'value.autocdc.parse-error' VIRTUAL,
+  raw_record BYTES METADATA FROM 'value.autocdc.raw' VIRTUAL,
+  `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL)
+WITH ('connector' = 'kafka', 'topic' = 'employees_cdf', 'properties.bootstrap.servers' = 'localhost:9092',
+      'properties.group.id' = 'autocdc-employees', 'scan.startup.mode' = 'earliest-offset',
+      'format' = 'autocdc', 'autocdc.format' = 'json');
+
+CREATE TABLE employees_dead_letters (flow STRING, source STRING, reason STRING, message STRING, payload STRING,
+  topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)
+WITH ('connector' = 'kafka', 'topic' = 'employees_dead_letters',
+      'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json');
+
+SET 'autocdc.apply_cdc.dead-letter-table' = 'employees_dead_letters';
+SET 'autocdc.apply_cdc.tombstone-retention' = '7 d';
+
+CREATE OR REFRESH STREAMING TABLE employees_bitemporal
+WITH ('connector' = 'upsert-kafka', 'topic' = 'employees_bitemporal',
+      'properties.bootstrap.servers' = 'localhost:9092', 'key.format' = 'json', 'value.format' = 'json');
+
+CREATE FLOW apply_cdc AS AUTO CDC INTO employees_bitemporal
+FROM STREAM(employees_cdf)
+KEYS (employeeId)
+APPLY AS DELETE WHEN operation = "DELETE"
+SEQUENCE BY effectiveDate
+SYSTEM SEQUENCE BY recordedAt
+COLUMNS * EXCEPT (operation)
+STORED AS BITEMPORAL;
