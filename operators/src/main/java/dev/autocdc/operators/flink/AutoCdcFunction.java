@@ -5,7 +5,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -37,7 +36,7 @@ import org.apache.flink.util.OutputTag;
  * ({@link AutoCdc#apply} chooses); a truncate reaching this function is dead-lettered
  * ({@link DeadLetter#UNSUPPORTED_TRUNCATE}).
  */
-public class AutoCdcFunction extends KeyedProcessFunction<Row, RowData, RowData> {
+public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
     public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";

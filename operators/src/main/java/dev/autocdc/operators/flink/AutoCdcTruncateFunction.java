@@ -12,7 +12,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -28,7 +27,7 @@ import org.apache.flink.util.OutputTag;
  * Because the result does not depend on arrival order, the two inputs need no synchronisation. The floor
  * stops applying after the tombstone retention, like any tombstone (SPEC §7).
  */
-public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Row, RowData, RowData, RowData> {
+public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
     public static final String TRUNCATE_FLOOR = "auto-cdc-truncate-floor";
@@ -92,7 +91,7 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Row, 
         arrivals.put(FLOOR_ARRIVAL, ctx.currentProcessingTime());
         ChangeEvent floor = truncate;
         ctx.applyToKeyedState(runtime.scd1Descriptor(),
-                (Row key, ValueState<List<ChangeEvent>> state) -> runtime.applyTruncate(state, floor, out));
+                (Object key, ValueState<List<ChangeEvent>> state) -> runtime.applyTruncate(state, floor, out));
     }
 
     @Override

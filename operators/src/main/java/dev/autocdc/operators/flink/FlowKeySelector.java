@@ -9,10 +9,11 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 
 /**
- * The business key of an engine input row (SPEC §1 KEYS), as a {@link Row} of Java values, for
- * {@code keyBy} in front of {@link AutoCdcFunction}.
+ * The business key of an engine input row (SPEC §1 KEYS), for {@code keyBy} in front of
+ * {@link AutoCdcFunction}: the key column's Java value when there is one key column, else a {@link Row}
+ * of them.
  */
-public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultTypeQueryable<Row> {
+public final class FlowKeySelector implements KeySelector<RowData, Object>, ResultTypeQueryable<Object> {
     private static final long serialVersionUID = 1L;
 
     private final int[] fields;
@@ -33,12 +34,18 @@ public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultT
     }
 
     @Override
-    public Row getKey(RowData row) {
+    public Object getKey(RowData row) {
         if (getters == null) {
             getters = new RowData.FieldGetter[fields.length];
             for (int i = 0; i < fields.length; i++) {
                 getters[i] = RowData.createFieldGetter(types[i], fields[i]);
             }
+        }
+        if (fields.length == 1) {
+            Object v = normalized(TypeMapping.toJava(types[0], getters[0].getFieldOrNull(row)));
+            // Flink keys cannot be null. A null key is dead-lettered before any state of its key is
+            // touched, so this stand-in never meets a real key's state.
+            return v != null ? v : TypeMapping.nullKeyStandIn(types[0]);
         }
         Row key = new Row(fields.length);
         for (int i = 0; i < fields.length; i++) {
@@ -54,11 +61,23 @@ public final class FlowKeySelector implements KeySelector<RowData, Row>, ResultT
     }
 
     @Override
-    public TypeInformation<Row> getProducedType() {
+    @SuppressWarnings("unchecked")
+    public TypeInformation<Object> getProducedType() {
         TypeInformation<?>[] infos = new TypeInformation<?>[types.length];
         for (int i = 0; i < types.length; i++) {
             infos[i] = TypeMapping.keyTypeInfo(types[i]);
         }
-        return new RowTypeInfo(infos, names);
+        // one key column: its own type (cheap to hash and serialize); several: a Row
+        return (TypeInformation<Object>) (types.length == 1 ? infos[0] : new RowTypeInfo(infos, names));
+    }
+
+    private static Object normalized(Object v) {
+        if (v instanceof Double && (Double) v == 0.0) {
+            return 0.0d; // -0.0 and 0.0 are the same key (IS NOT DISTINCT FROM)
+        }
+        if (v instanceof Float && (Float) v == 0.0f) {
+            return 0.0f;
+        }
+        return v;
     }
 }

@@ -243,6 +243,41 @@ public final class TypeMapping {
         }
     }
 
+    /** A value of a key column's type standing in for null (see {@link FlowKeySelector}). */
+    static Object nullKeyStandIn(LogicalType t) {
+        switch (t.getTypeRoot()) {
+            case BOOLEAN:
+                return false;
+            case TINYINT:
+                return (byte) 0;
+            case SMALLINT:
+                return (short) 0;
+            case INTEGER:
+                return 0;
+            case BIGINT:
+                return 0L;
+            case FLOAT:
+                return 0f;
+            case DOUBLE:
+                return 0d;
+            case DECIMAL:
+                return BigDecimal.ZERO;
+            case BINARY:
+            case VARBINARY:
+                return new byte[0];
+            case DATE:
+                return LocalDate.EPOCH;
+            case TIME_WITHOUT_TIME_ZONE:
+                return LocalTime.MIDNIGHT;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return LocalDateTime.of(1970, 1, 1, 0, 0);
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return Instant.EPOCH;
+            default:
+                return "";
+        }
+    }
+
     static boolean isMultiset(LogicalType t) {
         return t instanceof MultisetType;
     }

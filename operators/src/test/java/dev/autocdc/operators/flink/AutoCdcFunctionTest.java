@@ -182,9 +182,9 @@ class AutoCdcFunctionTest {
             run.setProcessingTime(500);
             run.process(run.input(1, "n", "city5", 5, false));
             table.apply(run.newOutput());
-            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).isEqualTo(5);
+            assertThat(run.timelineEntries(1)).isEqualTo(5);
             run.setProcessingTime(1000); // versions closed at time 0 ([1,2) .. [3,4)) are dropped; [4,5) closed at 500 stays
-            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).as("entries 1, 2, 3 dropped").isEqualTo(2);
+            assertThat(run.timelineEntries(1)).as("entries 1, 2, 3 dropped").isEqualTo(2);
             run.process(run.input(1, "n", "late", 2, false)); // would change dropped history
             run.process(run.input(1, "n", "tie", 4, false)); // at the oldest sequence still held
             assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(
@@ -252,7 +252,7 @@ class AutoCdcFunctionTest {
                 run.process(run.input(1, "n", "c" + seq, seq, false));
             }
             run.setProcessingTime(1000);
-            assertThat(run.timelineEntries(org.apache.flink.types.Row.of(1))).as("old versions left state").isLessThanOrEqualTo(2);
+            assertThat(run.timelineEntries(1)).as("old versions left state").isLessThanOrEqualTo(2);
         }
     }
 

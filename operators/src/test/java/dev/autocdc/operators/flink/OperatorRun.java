@@ -30,7 +30,7 @@ final class OperatorRun implements AutoCloseable {
 
     private final EngineSpec spec;
     private final AutoCdcFunction function;
-    private final KeyedOneInputStreamOperatorTestHarness<Row, RowData, RowData> harness;
+    private final KeyedOneInputStreamOperatorTestHarness<Object, RowData, RowData> harness;
     private int drained;
     private long checkpoint;
 
@@ -116,10 +116,10 @@ final class OperatorRun implements AutoCloseable {
     }
 
     /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */
-    int timelineEntries(Row key) throws Exception {
+    int timelineEntries(Object key) throws Exception {
         @SuppressWarnings("unchecked")
-        org.apache.flink.runtime.state.KeyedStateBackend<Row> backend =
-                (org.apache.flink.runtime.state.KeyedStateBackend<Row>) (Object) harness.getOperator().getKeyedStateBackend();
+        org.apache.flink.runtime.state.KeyedStateBackend<Object> backend =
+                (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(key);
         org.apache.flink.api.common.state.MapState<SequenceKey, dev.autocdc.operators.core.TimelineEntry> map =
                 backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,

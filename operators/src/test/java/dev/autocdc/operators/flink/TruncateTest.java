@@ -119,7 +119,7 @@ class TruncateTest {
         assertThat(table.rows()).containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    private static KeyedBroadcastOperatorTestHarness<Row, RowData, RowData, RowData> harness(EngineSpec spec, Backend backend)
+    private static KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness(EngineSpec spec, Backend backend)
             throws Exception {
         FlowKeySelector keys = new FlowKeySelector(spec);
         var operator = new CoBroadcastWithKeyedOperator<>(new AutoCdcTruncateFunction(spec),
