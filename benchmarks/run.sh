@@ -13,7 +13,7 @@ cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmark
 out="benchmarks/target/results"
 mkdir -p "$out"
 raw="$out/raw-runs.csv"
-echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb" > "$raw"
+echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s" > "$raw"
 
 run() { # variant backend workload [events]
   local workload_label="$3" extra=()
@@ -24,8 +24,8 @@ run() { # variant backend workload [events]
       "${extra[@]}" 2>/dev/null | grep '^result ' || true)
   if [ -z "$line" ]; then echo "benchmark run failed: $*" >&2; exit 1; fi
   echo "$line" >&2
-  # result variant=.. backend=.. workload=.. events=.. millis=.. events_per_s=.. peak_rss_mb=..
-  echo "$line" | sed -E 's/^result variant=([^ ]+) backend=([^ ]+) workload=([^ ]+) events=([^ ]+) millis=([^ ]+) events_per_s=([^ ]+) peak_rss_mb=([^ ]+)$/\1,\2,\3,\4,\5,\6,\7/' \
+  # result variant=.. backend=.. workload=.. events=.. millis=.. events_per_s=.. peak_rss_mb=.. first_fifth_per_s=.. last_fifth_per_s=..
+  echo "$line" | sed -E 's/^result variant=([^ ]+) backend=([^ ]+) workload=([^ ]+) events=([^ ]+) millis=([^ ]+) events_per_s=([^ ]+) peak_rss_mb=([^ ]+) first_fifth_per_s=([^ ]+) last_fifth_per_s=([^ ]+)$/\1,\2,\3,\4,\5,\6,\7,\8,\9/' \
     | awk -F, -v w="$workload_label" 'BEGIN{OFS=","} {$3=w; print}' >> "$raw"
 }
 
@@ -43,6 +43,7 @@ for r in $(seq 1 "$runs"); do
   run scd2 rocksdb W1
   run scd2 hashmap W1
   run scd2 rocksdb W3
+  run scd2 rocksdb W2
   run scd2 rocksdb W2 "$naive_events"
   run naive_scd2 rocksdb W2 "$naive_events"
   run sql_dedup rocksdb W4

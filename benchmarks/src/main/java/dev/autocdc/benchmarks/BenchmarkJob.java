@@ -97,8 +97,13 @@ public final class BenchmarkJob {
                 throw new IllegalArgumentException("unknown variant " + variant);
         }
         long millis = result.getNetRuntime(TimeUnit.MILLISECONDS);
-        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%d events_per_s=%.0f peak_rss_mb=%d%n",
-                variant, backend, w.name, events, millis, events * 1000.0 / Math.max(1, millis), peakRssMb());
+        // rates over the first and the last fifth of the events (the source is throttled by the engine's
+        // back-pressure, so its progress follows the engine's); parallelism 1, so one JVM-wide probe
+        double first = (events / 5) * 1e9 / Math.max(1, Progress.fifth - Progress.start);
+        double last = (events / 5) * 1e9 / Math.max(1, Progress.end - Progress.fourFifths);
+        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%d events_per_s=%.0f peak_rss_mb=%d"
+                        + " first_fifth_per_s=%.0f last_fifth_per_s=%.0f%n",
+                variant, backend, w.name, events, millis, events * 1000.0 / Math.max(1, millis), peakRssMb(), first, last);
         System.exit(0);
     }
 
@@ -158,6 +163,14 @@ public final class BenchmarkJob {
         return fallback;
     }
 
+    /** When the source passed the start, one fifth and four fifths of the events, and when it ended. */
+    static final class Progress {
+        static volatile long start;
+        static volatile long fifth;
+        static volatile long fourFifths;
+        static volatile long end;
+    }
+
     /** The event of an index, as the engine's input row. */
     static final class Generate extends RichMapFunction<Long, RowData> {
         private final Workload w;
@@ -171,6 +184,15 @@ public final class BenchmarkJob {
         @Override
         public RowData map(Long index) {
             long i = index;
+            if (i == 0) {
+                Progress.start = System.nanoTime();
+            } else if (i == w.events / 5) {
+                Progress.fifth = System.nanoTime();
+            } else if (i == w.events - w.events / 5) {
+                Progress.fourFifths = System.nanoTime();
+            } else if (i == w.events - 1) {
+                Progress.end = System.nanoTime();
+            }
             GenericRowData row = new GenericRowData(bitemporal ? 7 : 6);
             row.setField(0, w.key(i));
             row.setField(1, w.intPayload(i));

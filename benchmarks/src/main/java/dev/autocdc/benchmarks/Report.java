@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the raw runs (CSV: variant,backend,workload,events,millis,events_per_s,peak_rss_mb) and prints
+ * Reads the raw runs (CSV: variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,
+ * last_fifth_per_s) and prints
  * the Markdown table (median events/s with min-max, peak RSS, ratio to sql_dedup on the same backend and
  * workload) and one {@code figure <name> <value>} line per target figure; a figure whose runs are missing
  * prints {@code n/a}.
@@ -27,7 +28,8 @@ public final class Report {
             }
             String[] f = line.split(",");
             runs.computeIfAbsent(f[0] + "," + f[1] + "," + f[2], k -> new ArrayList<>())
-                    .add(new double[] {Double.parseDouble(f[5]), Double.parseDouble(f[6])});
+                    .add(new double[] {Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                        f.length > 8 ? Double.parseDouble(f[8]) / Math.max(1, Double.parseDouble(f[7])) : Double.NaN});
         }
         System.out.println("| variant | backend | workload | events/s median (min-max) | peak RSS MB | / sql_dedup |");
         System.out.println("|---|---|---|---|---|---|");
@@ -51,7 +53,15 @@ public final class Report {
         figure("scd2_over_naive_w2", ratio(runs, "scd2", "W2-1M", "naive_scd2", "W2-1M"));
         figure("scd2_w3_over_w1", ratio(runs, "scd2", "W3", "scd2", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
-        figure("scd2_w2_last_over_first", null); // needs per-phase rates: not measured yet
+        List<double[]> w2 = runs.get("scd2,rocksdb,W2");
+        Double phases = null;
+        if (w2 != null) {
+            List<Double> ratios = new ArrayList<>();
+            w2.forEach(r -> ratios.add(r[2]));
+            Collections.sort(ratios);
+            phases = median(ratios);
+        }
+        figure("scd2_w2_last_over_first", phases); // the rate over the last fifth of W2 over the first fifth
         figure("state_bytes_per_version_over_row_bytes", null); // needs a final checkpoint's size: not measured yet
     }
 
