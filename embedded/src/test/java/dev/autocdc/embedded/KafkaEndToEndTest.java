@@ -47,15 +47,16 @@ class KafkaEndToEndTest {
         kafka.close();
     }
 
-    static final List<String> USERS = List.of(
-            "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-            "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-            "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-            "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\": \"DELETE\", \"sequenceNum\": 6}",
-            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
-            "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
-            "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}");
+    /** The references' users feed, one JSON event per line, as the repository's example ships it. */
+    static final List<String> USERS = readLines(Path.of("..", "examples", "users_cdf.json"));
+
+    private static List<String> readLines(Path file) {
+        try {
+            return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     @Test
     void usersScd2FromKafkaToUpsertKafkaInAnyOrderAcrossPartitions() throws Exception {
@@ -240,6 +241,12 @@ class KafkaEndToEndTest {
 
     static List<String> readTopic(String topic) {
         List<String> values = new ArrayList<>();
+        consume(topic, r -> values.add(r.value()));
+        return values;
+    }
+
+    /** Reads a topic from the start until it has been quiet for 3 s (at most 60 s). */
+    static void consume(String topic, java.util.function.Consumer<ConsumerRecord<String, String>> each) {
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
                 "group.id", "reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
@@ -247,12 +254,11 @@ class KafkaEndToEndTest {
             long deadline = System.currentTimeMillis() + 60_000;
             while (System.currentTimeMillis() - idleSince < 3_000 && System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    values.add(r.value());
+                    each.accept(r);
                     idleSince = System.currentTimeMillis();
                 }
             }
         }
-        return values;
     }
 
     /** A plain kafka target with a changelog format (retract mode): -U and -D become Debezium deletes. */
@@ -312,23 +318,13 @@ class KafkaEndToEndTest {
     /** The upsert topic materialized: the last value per key, keys whose last value is a tombstone dropped. */
     static List<String> readUpsertTopic(String topic) {
         Map<String, String> table = new TreeMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-                "group.id", "reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long idleSince = System.currentTimeMillis();
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (System.currentTimeMillis() - idleSince < 3_000 && System.currentTimeMillis() < deadline) {
-                var records = consumer.poll(Duration.ofMillis(200));
-                for (ConsumerRecord<String, String> r : records) {
-                    if (r.value() == null) {
-                        table.remove(r.key());
-                    } else {
-                        table.put(r.key(), r.value());
-                    }
-                    idleSince = System.currentTimeMillis();
-                }
+        consume(topic, r -> {
+            if (r.value() == null) {
+                table.remove(r.key());
+            } else {
+                table.put(r.key(), r.value());
             }
-        }
+        });
         return new ArrayList<>(table.values());
     }
 }

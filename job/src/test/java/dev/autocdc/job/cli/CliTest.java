@@ -24,18 +24,9 @@ class CliTest {
                 .run(args);
     }
 
-    private Path usersFeed() throws Exception {
-        Path feed = dir.resolve("users.json");
-        Files.writeString(feed, String.join("\n",
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\": \"DELETE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}") + "\n");
-        return feed;
+    /** The references' users feed, as the repository's example ships it. */
+    static Path usersFeed() {
+        return Path.of("..", "examples", "users_cdf.json").toAbsolutePath().normalize();
     }
 
     private Path usersFlow(String storedAs) throws Exception {

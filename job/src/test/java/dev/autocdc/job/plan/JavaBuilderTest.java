@@ -22,16 +22,7 @@ class JavaBuilderTest {
 
     @Test
     void theUsersFlowFromTheBuilderGivesTheReferenceTable() throws Exception {
-        Path feed = dir.resolve("users.json");
-        Files.writeString(feed, String.join("\n",
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\": \"DELETE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}") + "\n");
+        Path feed = Path.of("..", "examples", "users_cdf.json").toAbsolutePath().normalize(); // the references' users feed
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
