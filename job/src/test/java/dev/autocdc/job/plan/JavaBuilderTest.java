@@ -13,13 +13,9 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A flow defined with the Java builder (mirroring create_auto_cdc_flow) runs like its SQL form. */
 class JavaBuilderTest {
-    @TempDir
-    Path dir;
-
     @Test
     void theUsersFlowFromTheBuilderGivesTheReferenceTable() throws Exception {
         Path feed = Path.of("..", "examples", "users_cdf.json").toAbsolutePath().normalize(); // the references' users feed
