@@ -17,28 +17,35 @@ import java.util.Map;
 /**
  * The binary form of the engine's per-key state, over plain {@link DataOutput} / {@link DataInput} so
  * Flink's state serializers can wrap it. It is part of the savepoint format: change a layout only with
- * a new {@link #FORMAT_VERSION} and a reader for the old one.
+ * a new {@link #FORMAT_VERSION} (the serializer snapshot records it, and a restore with another
+ * version is refused as incompatible) and a reader for the old one.
  *
- * <p>Layouts:
+ * <p>Format 2 is compact, since state size and RocksDB write volume follow it directly. Counts and
+ * lengths are unsigned varints; byte strings are {@code varint(length + 1)} then the bytes, 0 meaning
+ * null. Layouts:
  * <ul>
- *   <li>value: a null flag byte (0 null, 1 present) then the value by type (integers fixed width,
- *       DECIMAL as unscaled bytes + scale, STRING as length + UTF-8 bytes, DATE as epoch day,
- *       TIME as nano of day, TIMESTAMP / TIMESTAMP_LTZ as epoch second + nano, ROW field by field,
- *       ARRAY / MAP as a count then elements);</li>
- *   <li>row: the base columns' values in flow order;</li>
- *   <li>event: op byte, sequence (length + bytes), system sequence (-1 when absent), row,
- *       COLUMNS TO UPDATE (0 = all, else 1 + one boolean per column);</li>
- *   <li>timeline entry: sequence, event count and events, state flag (0 absent, 1 the last event's row,
- *       2 explicit row follows), version start (-1 when absent), the time it was written (ms);</li>
+ *   <li>value: by type (TINYINT/SMALLINT/INT/BIGINT/DATE/TIME as zigzag varints, FLOAT/DOUBLE fixed,
+ *       DECIMAL as unscaled bytes + varint scale, STRING as UTF-8 bytes, TIMESTAMP / TIMESTAMP_LTZ as
+ *       zigzag epoch second + varint nano, ROW field by field, ARRAY / MAP as a count then elements);
+ *       a nested value is preceded by a null flag byte;</li>
+ *   <li>row: a null bitmap (one bit per base column, in flow order), then the present values;</li>
+ *   <li>event: a header byte (bits 0-1 the op, bit 2 "same sequence as its entry", bit 3 "has a system
+ *       sequence", bit 4 "has COLUMNS TO UPDATE"), the sequence unless bit 2, the system sequence if
+ *       bit 3, the row, the COLUMNS TO UPDATE bitmap if bit 4;</li>
+ *   <li>timeline entry: sequence, event count and events, a flags byte (bits 0-1 the state: 0 absent,
+ *       1 the last event's row, 2 explicit row follows; bits 2-3 the version start: 0 absent, 1 the
+ *       entry's own sequence, 2 explicit bytes follow), then the explicit parts, the time it was written
+ *       (ms, varint; 0 when no retention needs it);</li>
  *   <li>decisive events (SCD1): count then events;</li>
  *   <li>bitemporal head: latest sequence, latest system sequence, state flag + row, open start, open
  *       system start, floor sequence, floor system sequence;</li>
  *   <li>bitemporal snapshot: floor sequence, floor system sequence, seed flag + row, count, then per
  *       believed row: start, end, row, system start, system end.</li>
  * </ul>
+ * Format 1 (fixed-width, pre-release builds only) has no reader: its savepoints cannot be restored.
  */
 public final class StateCodec {
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
 
     private final List<ColumnType> types;
 
@@ -53,74 +60,91 @@ public final class StateCodec {
     // ---- events and entries
 
     public void writeEvent(ChangeEvent e, DataOutput out) throws IOException {
-        out.writeByte(e.op().ordinal());
-        writeBytes(e.sequence(), out);
-        writeBytes(e.systemSequence(), out);
-        writeRow(e.row(), out);
+        writeEvent(e, null, out);
+    }
+
+    /** Writes an event, leaving out its sequence when it equals {@code context} (its entry's). */
+    private void writeEvent(ChangeEvent e, byte[] context, DataOutput out) throws IOException {
+        boolean sameSequence = context != null && java.util.Arrays.equals(context, e.sequence());
         boolean[] written = e.columnsToUpdate();
-        if (written == null) {
-            out.writeByte(0);
-        } else {
-            out.writeByte(1);
-            for (boolean w : written) {
-                out.writeBoolean(w);
-            }
+        out.writeByte(e.op().ordinal() | (sameSequence ? 4 : 0) | (e.systemSequence() != null ? 8 : 0)
+                | (written != null ? 16 : 0));
+        if (!sameSequence) {
+            writeBytes(e.sequence(), out);
+        }
+        if (e.systemSequence() != null) {
+            writeBytes(e.systemSequence(), out);
+        }
+        writeRow(e.row(), out);
+        if (written != null) {
+            writeBitmap(written, out);
         }
     }
 
     public ChangeEvent readEvent(DataInput in) throws IOException {
-        Op op = Op.values()[in.readByte()];
-        byte[] sequence = readBytes(in);
-        byte[] system = readBytes(in);
+        return readEvent(null, in);
+    }
+
+    private ChangeEvent readEvent(byte[] context, DataInput in) throws IOException {
+        int header = in.readUnsignedByte();
+        Op op = Op.values()[header & 3];
+        byte[] sequence = (header & 4) != 0 ? context : readBytes(in);
+        byte[] system = (header & 8) != 0 ? readBytes(in) : null;
         Object[] row = readRow(in);
-        boolean[] written = null;
-        if (in.readByte() == 1) {
-            written = new boolean[types.size()];
-            for (int i = 0; i < written.length; i++) {
-                written[i] = in.readBoolean();
-            }
-        }
+        boolean[] written = (header & 16) != 0 ? readBitmap(types.size(), in) : null;
         return new ChangeEvent(op, row, sequence, system, written);
     }
 
     public void writeEvents(List<ChangeEvent> events, DataOutput out) throws IOException {
-        out.writeInt(events.size());
+        writeEvents(events, null, out);
+    }
+
+    private void writeEvents(List<ChangeEvent> events, byte[] context, DataOutput out) throws IOException {
+        writeVarInt(events.size(), out);
         for (ChangeEvent e : events) {
-            writeEvent(e, out);
+            writeEvent(e, context, out);
         }
     }
 
     public List<ChangeEvent> readEvents(DataInput in) throws IOException {
-        int n = in.readInt();
+        return readEvents(null, in);
+    }
+
+    private List<ChangeEvent> readEvents(byte[] context, DataInput in) throws IOException {
+        int n = readVarInt(in);
         List<ChangeEvent> events = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            events.add(readEvent(in));
+            events.add(readEvent(context, in));
         }
         return events;
     }
 
     public void writeEntry(TimelineEntry entry, DataOutput out) throws IOException {
-        writeBytes(entry.sequence(), out);
-        writeEvents(entry.events(), out);
-        if (entry.state() == null) {
-            out.writeByte(0);
-        } else if (entry.stateIsLastEventRow()) {
-            out.writeByte(1); // the common case with full rows: do not store the row twice
-        } else {
-            out.writeByte(2);
-            writeRow(entry.state(), out);
+        byte[] sequence = entry.sequence();
+        writeBytes(sequence, out);
+        writeEvents(entry.events(), sequence, out);
+        int stateKind = entry.state() == null ? 0 : entry.stateIsLastEventRow() ? 1 : 2;
+        byte[] start = entry.versionStart();
+        int startKind = start == null ? 0 : java.util.Arrays.equals(start, sequence) ? 1 : 2;
+        out.writeByte(stateKind | startKind << 2);
+        if (stateKind == 2) {
+            writeRow(entry.state(), out); // the common case with full rows does not store the row twice
         }
-        writeBytes(entry.versionStart(), out);
-        out.writeLong(entry.writtenAt());
+        if (startKind == 2) {
+            writeBytes(start, out);
+        }
+        writeVarLong(entry.writtenAt(), out);
     }
 
     public TimelineEntry readEntry(DataInput in) throws IOException {
         byte[] sequence = readBytes(in);
-        List<ChangeEvent> events = readEvents(in);
-        byte flag = in.readByte();
-        Object[] state = flag == 0 ? null : flag == 1 ? events.get(events.size() - 1).row() : readRow(in);
-        byte[] start = readBytes(in);
-        return new TimelineEntry(sequence, events, state, start, in.readLong());
+        List<ChangeEvent> events = readEvents(sequence, in);
+        int flags = in.readUnsignedByte();
+        int stateKind = flags & 3;
+        int startKind = flags >> 2 & 3;
+        Object[] state = stateKind == 0 ? null : stateKind == 1 ? events.get(events.size() - 1).row() : readRow(in);
+        byte[] start = startKind == 0 ? null : startKind == 1 ? sequence : readBytes(in);
+        return new TimelineEntry(sequence, events, state, start, readVarLong(in));
     }
 
     public void writeHead(BitemporalHead head, DataOutput out) throws IOException {
@@ -144,7 +168,7 @@ public final class StateCodec {
         writeBytes(snapshot.floorSequence(), out);
         writeBytes(snapshot.floorSystemSequence(), out);
         writeOptionalRow(snapshot.seedState(), out);
-        out.writeInt(snapshot.believed().size());
+        writeVarInt(snapshot.believed().size(), out);
         for (BitemporalRow row : snapshot.believed()) {
             writeBytes(row.version().start(), out);
             writeBytes(row.version().end(), out);
@@ -158,7 +182,7 @@ public final class StateCodec {
         byte[] floor = readBytes(in);
         byte[] floorSystem = readBytes(in);
         Object[] seed = readOptionalRow(in);
-        int n = in.readInt();
+        int n = readVarInt(in);
         List<BitemporalRow> believed = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             byte[] start = readBytes(in);
@@ -183,30 +207,69 @@ public final class StateCodec {
     // ---- rows and values
 
     public void writeRow(Object[] row, DataOutput out) throws IOException {
-        for (int i = 0; i < types.size(); i++) {
-            writeValue(types.get(i), row[i], out);
+        int n = types.size();
+        for (int from = 0; from < n; from += 8) {
+            int bits = 0;
+            for (int i = from; i < Math.min(n, from + 8); i++) {
+                if (row[i] == null) {
+                    bits |= 1 << (i - from);
+                }
+            }
+            out.writeByte(bits);
+        }
+        for (int i = 0; i < n; i++) {
+            if (row[i] != null) {
+                writePresent(types.get(i), row[i], out);
+            }
         }
     }
 
     public Object[] readRow(DataInput in) throws IOException {
-        Object[] row = new Object[types.size()];
-        for (int i = 0; i < row.length; i++) {
-            row[i] = readValue(types.get(i), in);
+        int n = types.size();
+        boolean[] isNull = readBitmap(n, in);
+        Object[] row = new Object[n];
+        for (int i = 0; i < n; i++) {
+            if (!isNull[i]) {
+                row[i] = readPresent(types.get(i), in);
+            }
         }
         return row;
     }
 
+    private static void writeBitmap(boolean[] bits, DataOutput out) throws IOException {
+        for (int from = 0; from < bits.length; from += 8) {
+            int b = 0;
+            for (int i = from; i < Math.min(bits.length, from + 8); i++) {
+                if (bits[i]) {
+                    b |= 1 << (i - from);
+                }
+            }
+            out.writeByte(b);
+        }
+    }
+
+    private static boolean[] readBitmap(int n, DataInput in) throws IOException {
+        boolean[] bits = new boolean[n];
+        for (int from = 0; from < n; from += 8) {
+            int b = in.readUnsignedByte();
+            for (int i = from; i < Math.min(n, from + 8); i++) {
+                bits[i] = (b & 1 << (i - from)) != 0;
+            }
+        }
+        return bits;
+    }
+
     public static void writeBytes(byte[] bytes, DataOutput out) throws IOException {
         if (bytes == null) {
-            out.writeInt(-1);
+            out.writeByte(0);
         } else {
-            out.writeInt(bytes.length);
+            writeVarInt(bytes.length + 1, out);
             out.write(bytes);
         }
     }
 
     public static byte[] readBytes(DataInput in) throws IOException {
-        int n = in.readInt();
+        int n = readVarInt(in) - 1;
         if (n < 0) {
             return null;
         }
@@ -215,12 +278,55 @@ public final class StateCodec {
         return b;
     }
 
+    public static void writeVarInt(int v, DataOutput out) throws IOException {
+        writeVarLong(v & 0xFFFFFFFFL, out);
+    }
+
+    public static int readVarInt(DataInput in) throws IOException {
+        return (int) readVarLong(in);
+    }
+
+    /** Unsigned LEB128: 7 bits per byte, low bits first. */
+    public static void writeVarLong(long v, DataOutput out) throws IOException {
+        while ((v & ~0x7FL) != 0) {
+            out.writeByte((int) (v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    public static long readVarLong(DataInput in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = in.readUnsignedByte();
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new IOException("Malformed varint in state");
+    }
+
+    private static void writeZigZag(long v, DataOutput out) throws IOException {
+        writeVarLong(v << 1 ^ v >> 63, out);
+    }
+
+    private static long readZigZag(DataInput in) throws IOException {
+        long v = readVarLong(in);
+        return v >>> 1 ^ -(v & 1);
+    }
+
+    /** A value preceded by a null flag byte (0 null, 1 present). */
     public static void writeValue(ColumnType type, Object v, DataOutput out) throws IOException {
         if (v == null) {
             out.writeByte(0);
             return;
         }
         out.writeByte(1);
+        writePresent(type, v, out);
+    }
+
+    private static void writePresent(ColumnType type, Object v, DataOutput out) throws IOException {
         switch (type.kind()) {
             case BOOLEAN:
                 out.writeBoolean((Boolean) v);
@@ -229,13 +335,13 @@ public final class StateCodec {
                 out.writeByte((Byte) v);
                 break;
             case SMALLINT:
-                out.writeShort((Short) v);
+                writeZigZag((Short) v, out);
                 break;
             case INT:
-                out.writeInt((Integer) v);
+                writeZigZag((Integer) v, out);
                 break;
             case BIGINT:
-                out.writeLong((Long) v);
+                writeZigZag((Long) v, out);
                 break;
             case FLOAT:
                 out.writeFloat((Float) v);
@@ -246,7 +352,7 @@ public final class StateCodec {
             case DECIMAL: {
                 BigDecimal d = (BigDecimal) v;
                 writeBytes(d.unscaledValue().toByteArray(), out);
-                out.writeInt(d.scale());
+                writeZigZag(d.scale(), out);
                 break;
             }
             case STRING:
@@ -256,21 +362,21 @@ public final class StateCodec {
                 writeBytes((byte[]) v, out);
                 break;
             case DATE:
-                out.writeLong(((LocalDate) v).toEpochDay());
+                writeZigZag(((LocalDate) v).toEpochDay(), out);
                 break;
             case TIME:
-                out.writeLong(((LocalTime) v).toNanoOfDay());
+                writeVarLong(((LocalTime) v).toNanoOfDay(), out);
                 break;
             case TIMESTAMP: {
                 LocalDateTime t = (LocalDateTime) v;
-                out.writeLong(t.toEpochSecond(java.time.ZoneOffset.UTC));
-                out.writeInt(t.getNano());
+                writeZigZag(t.toEpochSecond(java.time.ZoneOffset.UTC), out);
+                writeVarInt(t.getNano(), out);
                 break;
             }
             case TIMESTAMP_LTZ: {
                 Instant t = (Instant) v;
-                out.writeLong(t.getEpochSecond());
-                out.writeInt(t.getNano());
+                writeZigZag(t.getEpochSecond(), out);
+                writeVarInt(t.getNano(), out);
                 break;
             }
             case ROW: {
@@ -282,7 +388,7 @@ public final class StateCodec {
             }
             case ARRAY: {
                 List<?> list = (List<?>) v;
-                out.writeInt(list.size());
+                writeVarInt(list.size(), out);
                 for (Object x : list) {
                     writeValue(type.children().get(0), x, out);
                 }
@@ -290,7 +396,7 @@ public final class StateCodec {
             }
             case MAP: {
                 Map<?, ?> map = (Map<?, ?>) v;
-                out.writeInt(map.size());
+                writeVarInt(map.size(), out);
                 for (Map.Entry<?, ?> e : map.entrySet()) {
                     writeValue(type.children().get(0), e.getKey(), out);
                     writeValue(type.children().get(1), e.getValue(), out);
@@ -306,40 +412,44 @@ public final class StateCodec {
         if (in.readByte() == 0) {
             return null;
         }
+        return readPresent(type, in);
+    }
+
+    private static Object readPresent(ColumnType type, DataInput in) throws IOException {
         switch (type.kind()) {
             case BOOLEAN:
                 return in.readBoolean();
             case TINYINT:
                 return in.readByte();
             case SMALLINT:
-                return in.readShort();
+                return (short) readZigZag(in);
             case INT:
-                return in.readInt();
+                return (int) readZigZag(in);
             case BIGINT:
-                return in.readLong();
+                return readZigZag(in);
             case FLOAT:
                 return in.readFloat();
             case DOUBLE:
                 return in.readDouble();
             case DECIMAL: {
                 byte[] unscaled = readBytes(in);
-                return new BigDecimal(new BigInteger(unscaled), in.readInt());
+                return new BigDecimal(new BigInteger(unscaled), (int) readZigZag(in));
             }
             case STRING:
                 return readString(in);
             case BYTES:
                 return readBytes(in);
             case DATE:
-                return LocalDate.ofEpochDay(in.readLong());
+                return LocalDate.ofEpochDay(readZigZag(in));
             case TIME:
-                return LocalTime.ofNanoOfDay(in.readLong());
+                return LocalTime.ofNanoOfDay(readVarLong(in));
             case TIMESTAMP: {
-                long s = in.readLong();
-                return LocalDateTime.ofEpochSecond(s, in.readInt(), java.time.ZoneOffset.UTC);
+                long s = readZigZag(in);
+                return LocalDateTime.ofEpochSecond(s, readVarInt(in), java.time.ZoneOffset.UTC);
             }
             case TIMESTAMP_LTZ: {
-                long s = in.readLong();
-                return Instant.ofEpochSecond(s, in.readInt());
+                long s = readZigZag(in);
+                return Instant.ofEpochSecond(s, readVarInt(in));
             }
             case ROW: {
                 Object[] fields = new Object[type.children().size()];
@@ -349,7 +459,7 @@ public final class StateCodec {
                 return fields;
             }
             case ARRAY: {
-                int n = in.readInt();
+                int n = readVarInt(in);
                 List<Object> list = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     list.add(readValue(type.children().get(0), in));
@@ -357,7 +467,7 @@ public final class StateCodec {
                 return list;
             }
             case MAP: {
-                int n = in.readInt();
+                int n = readVarInt(in);
                 Map<Object, Object> map = new HashMap<>();
                 for (int i = 0; i < n; i++) {
                     Object k = readValue(type.children().get(0), in);

@@ -23,8 +23,8 @@ import org.apache.flink.util.OutputTag;
  * <p>State per key (names are part of the savepoint format; see docs/state.md):
  * <ul>
  *   <li>SCD1: {@value #SCD1_EVENTS}: the few events that still decide the row;</li>
- *   <li>SCD2: {@value #SCD2_HEAD} (the newest timeline entry) and {@value #SCD2_TIMELINE} (every entry,
- *       newest first in RocksDB);</li>
+ *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value #SCD2_BLOCKS}
+ *       (the older entries in blocks of consecutive entries, newest first in RocksDB);</li>
  *   <li>bitemporal: {@value #BITEMPORAL_HEAD}, {@value #BITEMPORAL_EVENTS} and, once the history retention
  *       dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
@@ -40,8 +40,8 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     private static final long serialVersionUID = 1L;
 
     public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";
-    public static final String SCD2_HEAD = "auto-cdc-scd2-head";
-    public static final String SCD2_TIMELINE = "auto-cdc-scd2-timeline";
+    public static final String SCD2_RECENT = "auto-cdc-scd2-recent";
+    public static final String SCD2_BLOCKS = "auto-cdc-scd2-blocks";
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";

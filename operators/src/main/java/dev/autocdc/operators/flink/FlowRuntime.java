@@ -40,6 +40,9 @@ import org.apache.flink.util.OutputTag;
  * metrics. See {@link AutoCdcFunction} for the state it keeps.
  */
 final class FlowRuntime implements Serializable {
+    /** The SCD2 timeline's block size; tests lower it to stress blocks (any size restores any other). */
+    static volatile int scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
+
     private static final long serialVersionUID = 1L;
 
     private final EngineSpec spec;
@@ -50,8 +53,6 @@ final class FlowRuntime implements Serializable {
     private transient Scd2Engine scd2;
     private transient BitemporalEngine bitemporal;
     private transient ValueState<List<ChangeEvent>> scd1Events;
-    private transient ValueState<TimelineEntry> scd2Head;
-    private transient MapState<SequenceKey, TimelineEntry> scd2Timeline;
     private transient ValueState<BitemporalHead> bitemporalHead;
     private transient MapState<SequenceKey, TimelineEntry> bitemporalEvents;
     private transient ValueState<dev.autocdc.operators.core.BitemporalSnapshot> bitemporalSnapshot;
@@ -106,10 +107,12 @@ final class FlowRuntime implements Serializable {
                 break;
             case SCD2:
                 scd2 = new Scd2Engine(flow);
-                scd2Head = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_HEAD, StateSerializer.timelineEntry(types)));
-                scd2Timeline = context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_TIMELINE,
-                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
-                timeline = new FlinkTimeline(scd2Head, scd2Timeline, StateBackendProbe.iteratesInKeyOrder(context), counter);
+                timeline = new FlinkTimeline(
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT, StateSerializer.timelineBlock(types))),
+                        context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
+                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
+                        StateBackendProbe.iteratesInKeyOrder(context), counter, new dev.autocdc.operators.core.StateCodec(types),
+                        scd2BlockSize);
                 engineCounters = scd2.counters();
                 historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
                         org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));
@@ -207,6 +210,7 @@ final class FlowRuntime implements Serializable {
             case SCD2:
                 wasTombstone = timeline.head() != null && timeline.head().state() == null; // the head is cached
                 scd2.apply(timeline, event, changes);
+                timeline.finishEvent();
                 absent = timeline.lastHead.state() == null;
                 scheduleHistoryPruning(ctx);
                 break;
@@ -288,11 +292,11 @@ final class FlowRuntime implements Serializable {
     private boolean isBeforeRetainedHistory(ChangeEvent event, Effects ctx) throws Exception {
         byte[] newest;
         if (flow.targetType() == TargetType.SCD2) {
-            timeline.beginEvent(ctx.timerService().currentProcessingTime());
+            timeline.beginEvent(writeTime(ctx));
             TimelineEntry head = timeline.head();
             newest = head == null ? null : head.sequence();
         } else if (flow.targetType() == TargetType.BITEMPORAL) {
-            bitemporalStore.beginEvent(ctx.timerService().currentProcessingTime());
+            bitemporalStore.beginEvent(writeTime(ctx));
             BitemporalHead head = bitemporalStore.head();
             // the head carries the floors of both the history retention and a tombstone expiry
             return head != null && head.isBeforeRetainedHistory(event);
@@ -305,6 +309,11 @@ final class FlowRuntime implements Serializable {
         byte[] floor = historyFloor.value();
         counter.valueReads++;
         return floor != null && SequenceCodec.compare(event.sequence(), floor) <= 0;
+    }
+
+    /** The time stamped on written history: only the history retention reads it (0 stores in one byte). */
+    private long writeTime(Effects ctx) {
+        return spec.historyRetention() == null ? 0 : ctx.timerService().currentProcessingTime();
     }
 
     private void raiseFloor(byte[] sequence) throws Exception {
@@ -339,14 +348,14 @@ final class FlowRuntime implements Serializable {
             rearmPruning(next, timestamp, ctx);
             return;
         }
+        timeline.beginEvent(timestamp);
         List<TimelineEntry> ascending = timeline.ascending();
         byte[] floor = dev.autocdc.operators.core.HistoryRetention.floor(ascending, cutoff);
         if (floor != null) {
+            timeline.removeBefore(floor);
             List<TimelineEntry> kept = new ArrayList<>();
             for (TimelineEntry e : ascending) {
-                if (SequenceCodec.compare(e.sequence(), floor) < 0) {
-                    timeline.remove(e.sequence());
-                } else {
+                if (SequenceCodec.compare(e.sequence(), floor) >= 0) {
                     kept.add(e);
                 }
             }
@@ -391,10 +400,10 @@ final class FlowRuntime implements Serializable {
             case SCD2: {
                 // The history is in the sink: remember where it ends, so that an older event cannot
                 // insert a row whose primary key the sink already holds (it goes to the late events).
-                TimelineEntry head = scd2Head.value();
+                timeline.beginEvent(timestamp);
+                TimelineEntry head = timeline.head();
                 raiseFloor(head == null ? null : head.sequence());
-                scd2Head.clear();
-                scd2Timeline.clear();
+                timeline.clear();
                 historyPruneAt.clear();
                 break;
             }

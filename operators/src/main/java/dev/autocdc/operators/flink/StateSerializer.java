@@ -25,7 +25,7 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
 
     /** What a serializer stores. */
-    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT }
+    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK }
 
     private final Content content;
     private final List<ColumnType> types;
@@ -42,6 +42,11 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
 
     public static StateSerializer<TimelineEntry> timelineEntry(List<ColumnType> types) {
         return new StateSerializer<>(Content.TIMELINE_ENTRY, types);
+    }
+
+    /** Consecutive SCD2 timeline entries of a key (see {@link FlinkTimeline}). */
+    public static StateSerializer<TimelineBlock> timelineBlock(List<ColumnType> types) {
+        return new StateSerializer<>(Content.TIMELINE_BLOCK, types);
     }
 
     public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
@@ -102,6 +107,9 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
             case BITEMPORAL_SNAPSHOT:
                 codec().writeSnapshot((dev.autocdc.operators.core.BitemporalSnapshot) record, target);
                 break;
+            case TIMELINE_BLOCK:
+                ((TimelineBlock) record).write(target);
+                break;
             default:
                 codec().writeHead((BitemporalHead) record, target);
         }
@@ -117,6 +125,8 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return (T) codec().readEntry(source);
             case BITEMPORAL_SNAPSHOT:
                 return (T) codec().readSnapshot(source);
+            case TIMELINE_BLOCK:
+                return (T) TimelineBlock.read(codec(), source);
             default:
                 return (T) codec().readHead(source);
         }

@@ -121,15 +121,20 @@ final class OperatorRun implements AutoCloseable {
         org.apache.flink.runtime.state.KeyedStateBackend<Object> backend =
                 (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(key);
-        org.apache.flink.api.common.state.MapState<SequenceKey, dev.autocdc.operators.core.TimelineEntry> map =
+        var types = spec.flow().columnTypes();
+        org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> blocks =
                 backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
                         org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_TIMELINE,
-                                DescendingSequenceKeySerializer.INSTANCE,
-                                StateSerializer.timelineEntry(spec.flow().columnTypes())));
-        int n = 0;
-        for (var ignored : map.keys()) {
-            n++;
+                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
+                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
+        org.apache.flink.api.common.state.ValueState<TimelineBlock> recent =
+                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                        new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
+                                StateSerializer.timelineBlock(types)));
+        int n = recent.value() == null ? 0 : recent.value().size();
+        for (TimelineBlock block : blocks.values()) {
+            n += block.size();
         }
         return n;
     }
@@ -147,7 +152,7 @@ final class OperatorRun implements AutoCloseable {
     long keysWithState() {
         var backend = harness.getOperator().getKeyedStateBackend();
         long n = 0;
-        for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_HEAD, AutoCdcFunction.SCD2_TIMELINE,
+        for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_RECENT, AutoCdcFunction.SCD2_BLOCKS,
                 AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_EVENTS, AutoCdcFunction.TOMBSTONE_EXPIRY,
                 AutoCdcFunction.HISTORY_FLOOR, AutoCdcFunction.HISTORY_PRUNE_AT)) {
             try (var keys = backend.getKeys(state, org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {

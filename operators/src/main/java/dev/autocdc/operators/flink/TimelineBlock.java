@@ -1,0 +1,140 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.SequenceCodec;
+import dev.autocdc.operators.core.StateCodec;
+import dev.autocdc.operators.core.TimelineEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
+ * {@link FlinkTimeline}). Immutable: every change returns a new block that shares the untouched
+ * entries.
+ *
+ * <p>Each entry is kept as read (its encoded bytes) and decoded only when the engine asks for it, and
+ * an entry decoded but unchanged is written back as the same bytes: a block of eight entries costs one
+ * decode and one encode when one entry changes.
+ */
+final class TimelineBlock {
+    private final StateCodec codec;
+    private final Slot[] slots;
+
+    private TimelineBlock(StateCodec codec, Slot[] slots) {
+        this.codec = codec;
+        this.slots = slots;
+    }
+
+    static TimelineBlock of(StateCodec codec, TimelineEntry entry) {
+        return new TimelineBlock(codec, new Slot[] {new Slot(null, entry)});
+    }
+
+    int size() {
+        return slots.length;
+    }
+
+    TimelineEntry entry(int i) {
+        Slot s = slots[i];
+        if (s.entry == null) {
+            try {
+                s.entry = codec.readEntry(new DataInputDeserializer(s.bytes));
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot decode a timeline entry", e);
+            }
+        }
+        return s.entry;
+    }
+
+    TimelineEntry newest() {
+        return entry(slots.length - 1);
+    }
+
+    TimelineEntry oldest() {
+        return entry(0);
+    }
+
+    /** This block with {@code entry} added, or replacing the entry at its sequence. */
+    TimelineBlock with(TimelineEntry entry) {
+        int lo = 0;
+        int hi = slots.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = SequenceCodec.compare(entry(mid).sequence(), entry.sequence());
+            if (c == 0) {
+                Slot[] copy = slots.clone();
+                copy[mid] = new Slot(null, entry);
+                return new TimelineBlock(codec, copy);
+            } else if (c < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Slot[] copy = new Slot[slots.length + 1];
+        System.arraycopy(slots, 0, copy, 0, lo);
+        copy[lo] = new Slot(null, entry);
+        System.arraycopy(slots, lo, copy, lo + 1, slots.length - lo);
+        return new TimelineBlock(codec, copy);
+    }
+
+    /** The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block. */
+    TimelineBlock range(int from, int to) {
+        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to));
+    }
+
+    /** This block without the entries before {@code floor}; null when none is left. */
+    TimelineBlock from(byte[] floor) {
+        int first = 0;
+        while (first < slots.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
+            first++;
+        }
+        return first == slots.length ? null : first == 0 ? this : range(first, slots.length);
+    }
+
+    List<TimelineEntry> entries() {
+        List<TimelineEntry> all = new ArrayList<>(slots.length);
+        for (int i = 0; i < slots.length; i++) {
+            all.add(entry(i));
+        }
+        return all;
+    }
+
+    void write(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        StateCodec.writeVarInt(slots.length, out);
+        for (Slot s : slots) {
+            if (s.bytes == null) {
+                DataOutputSerializer one = new DataOutputSerializer(64);
+                codec.writeEntry(s.entry, one);
+                s.bytes = one.getCopyOfBuffer();
+            }
+            StateCodec.writeVarInt(s.bytes.length, out);
+            out.write(s.bytes);
+        }
+    }
+
+    static TimelineBlock read(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        int n = StateCodec.readVarInt(in);
+        Slot[] slots = new Slot[n];
+        for (int i = 0; i < n; i++) {
+            byte[] bytes = new byte[StateCodec.readVarInt(in)];
+            in.readFully(bytes);
+            slots[i] = new Slot(bytes, null);
+        }
+        return new TimelineBlock(codec, slots);
+    }
+
+    /** One entry: its encoded bytes, its decoded form, or both once either was needed. */
+    private static final class Slot {
+        private byte[] bytes;
+        private TimelineEntry entry;
+
+        Slot(byte[] bytes, TimelineEntry entry) {
+            this.bytes = bytes;
+            this.entry = entry;
+        }
+    }
+}

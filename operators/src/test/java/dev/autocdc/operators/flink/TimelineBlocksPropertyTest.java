@@ -1,0 +1,148 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.reference.ReferenceModel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The SCD2 timeline in blocks ({@link FlinkTimeline}), property style: long histories (up to 150
+ * events per key) that arrive mostly in order with late events landing up to 40 positions back, ties
+ * and duplicates, with block sizes from 1 to 8 so that blocks fill, move, grow past twice their size
+ * and split. Every run's table equals the reference model's, and so does a run snapshotted at a random
+ * point and restored with another block size.
+ */
+class TimelineBlocksPropertyTest {
+
+    @AfterEach
+    void restoreBlockSize() {
+        FlowRuntime.scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void longHistoriesWithLateEventsEqualTheReference(Backend backend) throws Exception {
+        Random random = new Random(4242 + backend.ordinal());
+        int[] sizes = {1, 2, 3, 8};
+        int rounds = backend == Backend.ROCKSDB ? 30 : 60;
+        long late = 0;
+        for (int round = 0; round < rounds; round++) {
+            boolean ignoreNull = round % 2 == 1;
+            boolean trackV1 = round % 3 == 2;
+            EngineSpec spec = spec(ignoreNull, trackV1);
+            List<ReferenceModel.Event> events = events(random);
+            late += lateCount(events);
+            Set<List<Object>> expected = reference(events, ignoreNull, trackV1);
+            String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1;
+
+            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
+            ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            try (OperatorRun run = OperatorRun.start(spec, backend)) {
+                for (ReferenceModel.Event e : events) {
+                    run.process(run.input(row(e)));
+                }
+                straight.apply(run.newOutput());
+            }
+            assertThat(straight.rows()).as(context + " block size " + FlowRuntime.scd2BlockSize + " " + events)
+                    .isEqualTo(expected);
+
+            int cut = random.nextInt(events.size() + 1);
+            ChangelogTable resumed = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            OperatorSubtaskState state;
+            try (OperatorRun first = OperatorRun.start(spec, backend)) {
+                for (ReferenceModel.Event e : events.subList(0, cut)) {
+                    first.process(first.input(row(e)));
+                }
+                resumed.apply(first.newOutput());
+                state = first.snapshot();
+            }
+            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
+            try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
+                for (ReferenceModel.Event e : events.subList(cut, events.size())) {
+                    second.process(second.input(row(e)));
+                }
+                resumed.apply(second.newOutput());
+            }
+            assertThat(resumed.rows()).as(context + " cut at " + cut).isEqualTo(expected);
+        }
+        System.out.println("timeline blocks on " + backend + ": " + rounds + " runs, " + late + " late events");
+        assertThat(late).isGreaterThan(rounds * 5L);
+    }
+
+    /** Two keys, mostly in order; a fifth of the events moved up to 40 positions later. */
+    private static List<ReferenceModel.Event> events(Random random) {
+        String[] domain = {"a", "b", "c", null};
+        List<ReferenceModel.Event> events = new ArrayList<>();
+        for (int key = 1; key <= 2; key++) {
+            int n = 20 + random.nextInt(130);
+            for (int i = 0; i < n; i++) {
+                int seq = 1 + random.nextInt(n + n / 4); // gaps, ties and duplicates
+                List<Object> values = Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
+                events.add(new ReferenceModel.Event(key, seq, null,
+                        random.nextInt(12) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
+            }
+        }
+        events.sort(Comparator.comparingInt(ReferenceModel.Event::seq));
+        for (int i = 0; i < events.size(); i++) {
+            if (random.nextInt(5) == 0) {
+                int to = Math.min(events.size() - 1, i + 1 + random.nextInt(40));
+                events.add(to, events.remove(i));
+            }
+        }
+        return events;
+    }
+
+    private static long lateCount(List<ReferenceModel.Event> events) {
+        long late = 0;
+        int[] newest = new int[3];
+        for (ReferenceModel.Event e : events) {
+            int key = (Integer) e.key();
+            if (e.seq() < newest[key]) {
+                late++;
+            }
+            newest[key] = Math.max(newest[key], e.seq());
+        }
+        return late;
+    }
+
+    private static Object[] row(ReferenceModel.Event e) {
+        return new Object[] {e.key(), e.values().get(0), e.values().get(1), e.seq(), e.kind() == ReferenceModel.Kind.DELETE};
+    }
+
+    private static EngineSpec spec(boolean ignoreNull, boolean trackV1) {
+        List<LogicalType> types = List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE, new IntType(false),
+                new BooleanType());
+        EngineSpec.Builder b = EngineSpec.builder("blocks", TargetType.SCD2, RowType.of(types.toArray(new LogicalType[0]),
+                new String[] {"id", "v1", "v2", "__seq", "__delete"})).keys("id");
+        if (ignoreNull) {
+            b.ignoreNullUpdates();
+        }
+        if (trackV1) {
+            b.trackHistoryOn(List.of("v1"));
+        }
+        return b.build();
+    }
+
+    private static Set<List<Object>> reference(List<ReferenceModel.Event> events, boolean ignoreNull, boolean trackV1) {
+        ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
+                ignoreNull ? Set.of("v1", "v2") : Set.of(), false, trackV1 ? Set.of("v1") : null, null, null);
+        return ReferenceModel.scd2(events, options).stream().map(ArrayList::new).collect(Collectors.toSet());
+    }
+}
