@@ -60,6 +60,7 @@ public final class BenchmarkJob {
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", backend);
         conf.setString("parallelism.default", "1");
+        conf.setString("pipeline.object-reuse", System.getProperty("reuse", "false"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         boolean bitemporal = variant.equals("bitemporal");

@@ -155,7 +155,8 @@ final class FlinkTimeline implements Timeline {
         TimelineBlock r = recent();
         byte[] sequence = entry.sequence();
         // no recent entries means no blocks either: the recent entries always keep the head
-        if (r != null && SequenceCodec.compare(sequence, r.oldest().sequence()) < 0) {
+        if (r != null && SequenceCodec.compare(sequence, r.newest().sequence()) < 0
+                && SequenceCodec.compare(sequence, r.oldest().sequence()) < 0) {
             byte[] key = blockKeyFor(sequence);
             if (key != null) {
                 walked.put(key, walked.get(key).with(stamped));

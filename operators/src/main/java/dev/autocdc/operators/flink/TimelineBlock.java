@@ -59,6 +59,12 @@ final class TimelineBlock {
 
     /** This block with {@code entry} added, or replacing the entry at its sequence. */
     TimelineBlock with(TimelineEntry entry) {
+        if (SequenceCodec.compare(newest().sequence(), entry.sequence()) < 0) {
+            // the in-order case: append without decoding the other entries
+            Slot[] copy = Arrays.copyOf(slots, slots.length + 1);
+            copy[slots.length] = new Slot(null, entry);
+            return new TimelineBlock(codec, copy);
+        }
         int lo = 0;
         int hi = slots.length - 1;
         while (lo <= hi) {
