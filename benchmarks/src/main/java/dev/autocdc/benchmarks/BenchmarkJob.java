@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -37,8 +39,10 @@ import org.apache.flink.util.Collector;
 
 /**
  * One benchmark run in its own JVM: a generated workload through one variant at parallelism 1 on a
- * local Flink, into a discarding sink. Prints one {@code result} line: the net job runtime, events per
- * second and the JVM's peak resident memory.
+ * local Flink, into a discarding sink, then a stop with a native savepoint. Prints one {@code result}
+ * line: the time the workload took, events per second (overall and over the first and last fifth),
+ * the JVM's peak resident memory, the savepoint's size (the state on disk after the last event), the
+ * versions the workload creates and the size of a target row in Flink's binary row format.
  *
  * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and
  * {@code sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the
@@ -56,32 +60,37 @@ public final class BenchmarkJob {
         Workload workload = Workload.named(arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
         long events = Long.parseLong(arg(args, "--events", String.valueOf(workload.events)));
         Workload w = new Workload(workload.name, workload.keys, events);
+        if (variant.startsWith("kafka_")) {
+            KafkaBenchmark.run(variant, w);
+            System.exit(0);
+        }
 
+        Path savepoints = Files.createTempDirectory("autocdc-bench-savepoint");
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", backend);
         conf.setString("parallelism.default", "1");
-        conf.setString("pipeline.object-reuse", System.getProperty("reuse", "false"));
+        conf.setString("execution.checkpointing.storage", "filesystem"); // the savepoint's files, not the JobManager's heap
+        conf.setString("execution.checkpointing.dir", savepoints.toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         boolean bitemporal = variant.equals("bitemporal");
         RowType inputType = inputType(bitemporal);
-        DataStream<RowData> source = env.fromSequence(0, events - 1).map(new Generate(w, bitemporal))
+        // The source does not end by itself: after the workload it idles until the driver stops the job
+        // with a savepoint, whose size is the state on disk after the last event.
+        DataStream<RowData> source = env.fromSequence(0, Long.MAX_VALUE).flatMap(new Generate(w, bitemporal))
                 .returns(InternalTypeInfo.of(inputType)).name("generate " + w.name);
 
-        JobExecutionResult result;
         switch (variant) {
             case "passthrough":
                 source.keyBy(r -> r.getLong(0)).map(r -> r).returns(InternalTypeInfo.of(inputType))
                         .sinkTo(new DiscardingSink<>());
-                result = env.execute(variant);
                 break;
             case "naive_scd2":
                 source.keyBy(r -> r.getLong(0)).process(new NaiveScd2()).returns(Types.LONG).sinkTo(new DiscardingSink<>());
-                result = env.execute(variant);
                 break;
             case "sql_dedup":
             case "sql_dedup_minibatch":
-                result = sqlDedup(env, source, variant.endsWith("minibatch"));
+                sqlDedup(env, source, variant.endsWith("minibatch"));
                 break;
             case "scd1":
             case "scd2":
@@ -91,21 +100,59 @@ public final class BenchmarkJob {
                 EngineSpec spec = EngineSpec.builder(variant, type, inputType).keys("k").outputMode(OutputMode.UPSERT).build();
                 AutoCdc.apply(source, spec, InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + variant)
                         .sinkTo(new DiscardingSink<>());
-                result = env.execute(variant);
                 break;
             }
             default:
                 throw new IllegalArgumentException("unknown variant " + variant);
         }
-        long millis = result.getNetRuntime(TimeUnit.MILLISECONDS);
-        // rates over the first and the last fifth of the events (the source is throttled by the engine's
-        // back-pressure, so its progress follows the engine's); parallelism 1, so one JVM-wide probe
+        JobClient client = env.executeAsync(variant);
+        while (Progress.end == 0) {
+            if (client.getJobStatus().get().isGloballyTerminalState()) {
+                client.getJobExecutionResult().get(); // throws the job's failure
+                throw new IllegalStateException("the job ended before the workload did");
+            }
+            Thread.sleep(20);
+        }
+        String savepoint = client.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.NATIVE)
+                .get(10, TimeUnit.MINUTES);
+        long stateBytes = sizeOf(Path.of(java.net.URI.create(savepoint.startsWith("file:") ? savepoint : "file://" + savepoint)));
+        deleteTree(savepoints);
+
+        // rates at the source, which the engine's back-pressure throttles: it follows the engine up to
+        // the records in flight (a few network buffers); parallelism 1, so one JVM-wide probe
+        double seconds = (Progress.end - Progress.start) / 1e9;
         double first = (events / 5) * 1e9 / Math.max(1, Progress.fifth - Progress.start);
         double last = (events / 5) * 1e9 / Math.max(1, Progress.end - Progress.fourFifths);
-        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%d events_per_s=%.0f peak_rss_mb=%d"
-                        + " first_fifth_per_s=%.0f last_fifth_per_s=%.0f%n",
-                variant, backend, w.name, events, millis, events * 1000.0 / Math.max(1, millis), peakRssMb(), first, last);
+        long versions = 0;
+        for (long i = 0; i < events; i++) {
+            versions += w.isDelete(i) ? 0 : 1; // every upsert of the workloads starts a version
+        }
+        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%.0f events_per_s=%.0f peak_rss_mb=%d"
+                        + " first_fifth_per_s=%.0f last_fifth_per_s=%.0f state_bytes=%d versions=%d row_bytes=%d%n",
+                variant, backend, w.name, events, seconds * 1000, events / seconds, peakRssMb(), first, last, stateBytes,
+                versions, targetRowBytes(w));
         System.exit(0);
+    }
+
+    /** The SCD2 target row of the workload's first event in Flink's binary row format (k, a, b, c, __START_AT, __END_AT). */
+    static int targetRowBytes(Workload w) {
+        RowType target = RowType.of(new LogicalType[] {new BigIntType(false), new IntType(), VarCharType.STRING_TYPE,
+            new BigIntType(), new BigIntType(), new BigIntType()}, new String[] {"k", "a", "b", "c", "__START_AT", "__END_AT"});
+        GenericRowData row = GenericRowData.of(w.key(0), w.intPayload(0), StringData.fromString(w.stringPayload(0)),
+                w.longPayload(0), w.sequence(0), null);
+        return new RowDataSerializer(target).toBinaryRow(row).getSizeInBytes();
+    }
+
+    private static long sizeOf(Path dir) throws java.io.IOException {
+        try (var files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+        }
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
     }
 
     static RowType inputType(boolean bitemporal) {
@@ -121,8 +168,7 @@ public final class BenchmarkJob {
         return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
     }
 
-    private static JobExecutionResult sqlDedup(StreamExecutionEnvironment env, DataStream<RowData> source, boolean miniBatch)
-            throws Exception {
+    private static void sqlDedup(StreamExecutionEnvironment env, DataStream<RowData> source, boolean miniBatch) {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         if (miniBatch) {
             tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.enabled", "true");
@@ -139,10 +185,9 @@ public final class BenchmarkJob {
         set.addInsertSql("INSERT INTO sink SELECT k, a, b, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt DESC)"
                 + " AS rn FROM src) WHERE rn = 1");
         set.attachAsDataStream();
-        return env.execute(miniBatch ? "sql_dedup_minibatch" : "sql_dedup");
     }
 
-    private static long peakRssMb() {
+    static long peakRssMb() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("VmHWM:")) {
@@ -172,8 +217,8 @@ public final class BenchmarkJob {
         static volatile long end;
     }
 
-    /** The event of an index, as the engine's input row. */
-    static final class Generate extends RichMapFunction<Long, RowData> {
+    /** The event of an index, as the engine's input row; nothing after the workload (it idles until stopped). */
+    static final class Generate extends RichFlatMapFunction<Long, RowData> {
         private final Workload w;
         private final boolean bitemporal;
 
@@ -183,28 +228,23 @@ public final class BenchmarkJob {
         }
 
         @Override
-        public RowData map(Long index) {
+        public void flatMap(Long index, Collector<RowData> out) throws Exception {
             long i = index;
+            if (i >= w.events) {
+                Thread.sleep(1); // past the workload: wait for the stop without burning a core
+                return;
+            }
             if (i == 0) {
                 Progress.start = System.nanoTime();
             } else if (i == w.events / 5) {
                 Progress.fifth = System.nanoTime();
             } else if (i == w.events - w.events / 5) {
                 Progress.fourFifths = System.nanoTime();
-            } else if (i == w.events - 1) {
+            }
+            out.collect(w.row(i, bitemporal));
+            if (i == w.events - 1) {
                 Progress.end = System.nanoTime();
             }
-            GenericRowData row = new GenericRowData(bitemporal ? 7 : 6);
-            row.setField(0, w.key(i));
-            row.setField(1, w.intPayload(i));
-            row.setField(2, StringData.fromString(w.stringPayload(i)));
-            row.setField(3, w.longPayload(i));
-            row.setField(4, w.sequence(i));
-            if (bitemporal) {
-                row.setField(5, w.systemSequence(i));
-            }
-            row.setField(bitemporal ? 6 : 5, w.isDelete(i));
-            return row;
         }
     }
 

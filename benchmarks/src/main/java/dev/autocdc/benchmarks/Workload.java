@@ -85,6 +85,27 @@ public final class Workload implements Serializable {
         return mix(i + 9);
     }
 
+    /** The event of an index as the engine's input row: k, a, b, c, __seq, [__sys,] __delete. */
+    org.apache.flink.table.data.RowData row(long i, boolean bitemporal) {
+        org.apache.flink.table.data.GenericRowData row = new org.apache.flink.table.data.GenericRowData(bitemporal ? 7 : 6);
+        row.setField(0, key(i));
+        row.setField(1, intPayload(i));
+        row.setField(2, org.apache.flink.table.data.StringData.fromString(stringPayload(i)));
+        row.setField(3, longPayload(i));
+        row.setField(4, sequence(i));
+        if (bitemporal) {
+            row.setField(5, systemSequence(i));
+        }
+        row.setField(bitemporal ? 6 : 5, isDelete(i));
+        return row;
+    }
+
+    /** The event of an index as a JSON change record (the Kafka benchmark's topic). */
+    String json(long i) {
+        return "{\"k\":" + key(i) + ",\"a\":" + intPayload(i) + ",\"b\":\"" + stringPayload(i) + "\",\"c\":" + longPayload(i)
+                + ",\"seq\":" + sequence(i) + ",\"op\":\"" + (isDelete(i) ? "D" : "U") + "\"}";
+    }
+
     static Workload named(String name, long scale) {
         switch (name) {
             case "W1":

@@ -166,7 +166,7 @@ public final class FlowJob {
                 schema.column(t.getFieldNames().get(i), pk.contains(t.getFieldNames().get(i)) ? f.notNull() : f);
             }
             schema.primaryKey(pk);
-            return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.upsert());
+            return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.upsert(false));
         }
         return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
     }
