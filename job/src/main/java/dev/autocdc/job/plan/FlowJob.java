@@ -150,8 +150,10 @@ public final class FlowJob {
     private Table toTable(PlannedFlow flow, DataStream<RowData> changelog) {
         EngineSpec spec = flow.spec();
         DataType type = TypeConversions.fromLogicalToDataType(spec.targetType());
-        DataStream<Row> rows = changelog.map(new ToExternal(type)).returns(ExternalTypeInfo.of(type))
-                .name("target rows of " + flow.flow().name()).uid("auto-cdc-output-" + flow.flow().name());
+        // The engine's RowData go to the planner as they are (their type information is internal), with no
+        // conversion to Row and back; fromChangelogStream is declared for Row only.
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        DataStream<Row> rows = (DataStream) changelog;
         Schema.Builder schema = Schema.newBuilder().fromRowDataType(type);
         if (spec.outputMode() == OutputMode.UPSERT) {
             List<String> pk = new ArrayList<>();
@@ -198,20 +200,6 @@ public final class FlowJob {
             GenericRowData data = (GenericRowData) converter.toInternal(row);
             data.setRowKind(row.getKind());
             return data;
-        }
-    }
-
-    /** RowData (from the engine) to Row (for the SQL sink). */
-    static final class ToExternal extends Conversion<RowData, Row> {
-        ToExternal(DataType type) {
-            super(type);
-        }
-
-        @Override
-        public Row map(RowData data) {
-            Row row = (Row) converter.toExternal(data);
-            row.setKind(data.getRowKind());
-            return row;
         }
     }
 
