@@ -13,7 +13,7 @@ cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmark
 out="benchmarks/target/results"
 mkdir -p "$out"
 raw="$out/raw-runs.csv"
-echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s" > "$raw"
+echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes" > "$raw"
 
 run() { # variant backend workload [events]
   local workload_label="$3" extra=()
@@ -24,8 +24,8 @@ run() { # variant backend workload [events]
       "${extra[@]}" 2>/dev/null | grep '^result ' || true)
   if [ -z "$line" ]; then echo "benchmark run failed: $*" >&2; exit 1; fi
   echo "$line" >&2
-  # result variant=.. backend=.. workload=.. events=.. millis=.. events_per_s=.. peak_rss_mb=.. first_fifth_per_s=.. last_fifth_per_s=..
-  echo "$line" | sed -E 's/^result variant=([^ ]+) backend=([^ ]+) workload=([^ ]+) events=([^ ]+) millis=([^ ]+) events_per_s=([^ ]+) peak_rss_mb=([^ ]+) first_fifth_per_s=([^ ]+) last_fifth_per_s=([^ ]+)$/\1,\2,\3,\4,\5,\6,\7,\8,\9/' \
+  # result variant=.. backend=.. workload=.. events=.. millis=.. ...: the values in order, the workload relabelled
+  echo "$line" | sed -E 's/^result //; s/[a-z_]+=//g; s/ /,/g' \
     | awk -F, -v w="$workload_label" 'BEGIN{OFS=","} {$3=w; print}' >> "$raw"
 }
 
@@ -50,5 +50,12 @@ for r in $(seq 1 "$runs"); do
   run bitemporal rocksdb W4
   run sql_dedup rocksdb W5
   run scd2 rocksdb W5
+  run kafka_passthrough rocksdb W1
+  run kafka_scd2 rocksdb W1
 done
-java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" | tee "$out/report.md"
+java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" "$out/chart.svg" | tee "$out/report.md"
+if ! $quick; then
+  # the full run is what docs/performance.md shows
+  mkdir -p docs/performance
+  cp "$raw" "$out/report.md" "$out/chart.svg" docs/performance/
+fi
