@@ -180,7 +180,9 @@ public final class BenchmarkJob {
                 .column(EngineSpec.SEQUENCE, "BIGINT NOT NULL").column(EngineSpec.DELETE, "BOOLEAN NOT NULL")
                 .columnByExpression("rt", "TO_TIMESTAMP_LTZ(`" + EngineSpec.SEQUENCE + "`, 3)")
                 .watermark("rt", "rt").build()));
-        tEnv.executeSql("CREATE TEMPORARY TABLE sink (k BIGINT, a INT, b STRING, c BIGINT) WITH ('connector' = 'blackhole')");
+        // a primary key on k: an upsert sink, so the deduplication emits upserts without -U rows, as the engine does
+        tEnv.executeSql("CREATE TEMPORARY TABLE sink (k BIGINT, a INT, b STRING, c BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
+                + " WITH ('connector' = 'blackhole')");
         StreamStatementSet set = tEnv.createStatementSet();
         set.addInsertSql("INSERT INTO sink SELECT k, a, b, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt DESC)"
                 + " AS rn FROM src) WHERE rn = 1");

@@ -60,9 +60,13 @@ public final class TimelineEntry {
         return versionStart;
     }
 
-    /** Whether the state equals the last event's row (so storage can skip it). */
+    /**
+     * Whether the state is exactly the last event's row (so storage can skip it). Exact: -0.0 differs
+     * from 0.0 and 1.0 from 1.00 here, although the engine compares them as equal, so that a restored
+     * state is the stored one.
+     */
     public boolean stateIsLastEventRow() {
         ChangeEvent last = events.get(events.size() - 1);
-        return last.isUpsert() ? state == last.row() || Values.sameRow(state, last.row()) : state == null;
+        return last.isUpsert() ? state == last.row() || java.util.Arrays.deepEquals(state, last.row()) : state == null;
     }
 }

@@ -42,6 +42,9 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";
     public static final String SCD2_RECENT = "auto-cdc-scd2-recent";
     public static final String SCD2_BLOCKS = "auto-cdc-scd2-blocks";
+    /** Pre-release SCD2 layout, registered only so that restoring it fails (see docs/state.md). */
+    static final String LEGACY_SCD2_HEAD = "auto-cdc-scd2-head";
+    static final String LEGACY_SCD2_TIMELINE = "auto-cdc-scd2-timeline";
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";

@@ -103,14 +103,18 @@ final class FlinkTimeline implements Timeline {
     @Override
     public Iterator<TimelineEntry> newestFirst() {
         TimelineBlock first = recent();
-        Iterator<Map.Entry<SequenceKey, TimelineBlock>> blocks = blocksNewestFirst();
         return new Iterator<>() {
             private TimelineBlock block = first;
             private int index = first == null ? -1 : first.size() - 1;
+            /** Opened only when the walk goes past the recent entries. */
+            private Iterator<Map.Entry<SequenceKey, TimelineBlock>> blocks;
 
             @Override
             public boolean hasNext() {
                 while (index < 0) {
+                    if (blocks == null) {
+                        blocks = blocksNewestFirst();
+                    }
                     if (!blocks.hasNext()) {
                         walkedAll = true;
                         return false;
@@ -257,6 +261,7 @@ final class FlinkTimeline implements Timeline {
         for (Map.Entry<SequenceKey, TimelineBlock> e : blocks) {
             TimelineBlock kept = e.getValue().from(floor);
             if (kept == null) {
+                counter.mapWrites++;
                 blockState.remove(e.getKey());
             } else if (kept != e.getValue()) {
                 counter.mapWrites++;

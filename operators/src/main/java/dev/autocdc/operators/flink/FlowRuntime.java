@@ -113,6 +113,12 @@ final class FlowRuntime implements Serializable {
                                 DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
                         StateBackendProbe.iteratesInKeyOrder(context), counter, new dev.autocdc.operators.core.StateCodec(types),
                         scd2BlockSize);
+                // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry
+                // per map key). Registering them makes Flink check their serializers, which refuse format 1:
+                // such a restore fails instead of silently starting every key without its history.
+                context.getState(new ValueStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_HEAD, StateSerializer.timelineEntry(types)));
+                context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_TIMELINE,
+                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
                 engineCounters = scd2.counters();
                 historyFloor = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
                         org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE));

@@ -13,12 +13,13 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
- * {@link FlinkTimeline}). Immutable: every change returns a new block that shares the untouched
- * entries.
+ * {@link FlinkTimeline}). Its content never changes: every change returns a new block that shares the
+ * untouched entries.
  *
- * <p>Each entry is kept as read (its encoded bytes) and decoded only when the engine asks for it, and
- * an entry decoded but unchanged is written back as the same bytes: a block of eight entries costs one
- * decode and one encode when one entry changes.
+ * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks for
+ * it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on and see
+ * the same value); an unchanged entry is written back as the same bytes. A block of eight entries costs
+ * one decode and one encode when one entry changes.
  */
 final class TimelineBlock {
     private final StateCodec codec;
@@ -111,14 +112,21 @@ final class TimelineBlock {
 
     void write(org.apache.flink.core.memory.DataOutputView out) throws IOException {
         StateCodec.writeVarInt(slots.length, out);
+        DataOutputSerializer one = null;
         for (Slot s : slots) {
-            if (s.bytes == null) {
-                DataOutputSerializer one = new DataOutputSerializer(64);
+            if (s.bytes != null) {
+                StateCodec.writeVarInt(s.bytes.length, out);
+                out.write(s.bytes);
+            } else {
+                // encoded here and not kept: a block is written once (RocksDB) or only at checkpoints (heap)
+                if (one == null) {
+                    one = new DataOutputSerializer(64);
+                }
+                one.clear();
                 codec.writeEntry(s.entry, one);
-                s.bytes = one.getCopyOfBuffer();
+                StateCodec.writeVarInt(one.length(), out);
+                out.write(one.getSharedBuffer(), 0, one.length());
             }
-            StateCodec.writeVarInt(s.bytes.length, out);
-            out.write(s.bytes);
         }
     }
 

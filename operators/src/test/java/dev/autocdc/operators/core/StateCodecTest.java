@@ -52,11 +52,11 @@ class StateCodecTest {
             case SMALLINT: return extreme ? (r.nextBoolean() ? Short.MIN_VALUE : Short.MAX_VALUE) : (short) r.nextInt();
             case INT: return extreme ? (r.nextBoolean() ? Integer.MIN_VALUE : Integer.MAX_VALUE) : r.nextInt(2001) - 1000;
             case BIGINT: return extreme ? (r.nextBoolean() ? Long.MIN_VALUE : Long.MAX_VALUE) : r.nextLong();
-            case FLOAT: return extreme ? Float.NaN : r.nextFloat() - 0.5f;
-            case DOUBLE: return extreme ? Double.NEGATIVE_INFINITY : r.nextDouble() - 0.5;
-            case DECIMAL: return new BigDecimal(r.nextLong()).movePointLeft(r.nextInt(20) - 5);
+            case FLOAT: return extreme ? (r.nextBoolean() ? Float.NaN : -0.0f) : r.nextFloat() - 0.5f;
+            case DOUBLE: return extreme ? (r.nextBoolean() ? Double.NEGATIVE_INFINITY : -0.0) : r.nextDouble() - 0.5;
+            case DECIMAL: return extreme ? new BigDecimal("1.00") : new BigDecimal(r.nextLong()).movePointLeft(r.nextInt(20) - 5);
             case STRING: return extreme ? "x".repeat(70_000) + "\u00e9\ud83d\ude00" : "s" + r.nextInt(100);
-            case BYTES: return new byte[] {(byte) r.nextInt(), 0, -1};
+            case BYTES: return extreme ? new byte[0] : new byte[] {(byte) r.nextInt(), 0, -1};
             case DATE: return LocalDate.ofEpochDay(extreme ? -719_162 : r.nextInt(40_000));
             case TIME: return LocalTime.ofNanoOfDay(extreme ? 86_399_999_999_999L : r.nextInt(1_000_000));
             case TIMESTAMP: return LocalDateTime.of(extreme ? -5000 : 2025, 1 + r.nextInt(12), 1, 0, 0, 0, r.nextInt(1_000_000_000));
@@ -95,7 +95,8 @@ class StateCodecTest {
                 events.add(new ChangeEvent(op, row(types, r), eventSeq, sys, written));
             }
             ChangeEvent last = events.get(events.size() - 1);
-            Object[] state = r.nextInt(3) == 0 ? null : r.nextBoolean() && last.isUpsert() ? last.row() : row(types, r);
+            Object[] state = r.nextInt(3) == 0 ? null : r.nextBoolean() && last.isUpsert() ? last.row()
+                    : r.nextBoolean() && last.isUpsert() ? sameButNegativeZero(last.row()) : row(types, r);
             byte[] start = state == null ? null : r.nextBoolean() ? seq : new byte[] {9};
             TimelineEntry entry = new TimelineEntry(seq, events, state, start, r.nextBoolean() ? 0 : r.nextLong() >>> 1);
 
@@ -103,7 +104,8 @@ class StateCodecTest {
             assertThat(back.sequence()).isEqualTo(entry.sequence());
             assertThat(back.versionStart()).isEqualTo(entry.versionStart());
             assertThat(back.writtenAt()).isEqualTo(entry.writtenAt());
-            assertThat(Values.sameRow(back.state(), entry.state())).as("state").isTrue();
+            // exactly: -0.0 stays -0.0, 1.00 keeps its scale
+            assertThat(Arrays.deepEquals(back.state(), entry.state())).as("state").isTrue();
             assertThat(back.events()).hasSameSizeAs(entry.events());
             for (int e = 0; e < events.size(); e++) {
                 ChangeEvent a = entry.events().get(e);
@@ -112,7 +114,7 @@ class StateCodecTest {
                 assertThat(b.sequence()).isEqualTo(a.sequence());
                 assertThat(b.systemSequence()).isEqualTo(a.systemSequence());
                 assertThat(b.columnsToUpdate()).isEqualTo(a.columnsToUpdate());
-                assertThat(Values.sameRow(b.row(), a.row())).as("row " + Arrays.deepToString(a.row())).isTrue();
+                assertThat(Arrays.deepEquals(b.row(), a.row())).as("row " + Arrays.deepToString(a.row())).isTrue();
             }
         }
     }
@@ -129,6 +131,14 @@ class StateCodecTest {
         // sequence (1 + 8), event count 1, event header 1, null bitmap 1, values 3 + 1 + 17 + 5,
         // flags 1, written-at 1
         assertThat(size).isEqualTo(9 + 1 + 1 + 1 + 3 + 1 + 17 + 5 + 1 + 1);
+    }
+
+    /** The row with every DOUBLE 0.0 as -0.0: equal for the engine, but it must be stored apart. */
+    private static Object[] sameButNegativeZero(Object[] row) {
+        Object[] copy = row.clone();
+        int d = Arrays.asList(SCALARS).indexOf(ColumnType.Kind.DOUBLE);
+        copy[d] = -0.0;
+        return copy;
     }
 
     private static byte[] bytes(StateCodec codec, TimelineEntry entry) throws IOException {

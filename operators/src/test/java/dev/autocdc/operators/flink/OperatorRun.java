@@ -139,6 +139,71 @@ final class OperatorRun implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Checks the SCD2 timeline's layout for a key (see {@link FlinkTimeline}): each block's key is its
+     * newest entry, blocks hold ascending entries, at most twice the block size, and cover disjoint,
+     * ordered ranges; the recent entries come after every block. Returns the number of entries.
+     */
+    int checkTimelineLayout(Object key, int blockSize) throws Exception {
+        @SuppressWarnings("unchecked")
+        org.apache.flink.runtime.state.KeyedStateBackend<Object> backend =
+                (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(key);
+        var types = spec.flow().columnTypes();
+        org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> blocks =
+                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
+                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
+        org.apache.flink.api.common.state.ValueState<TimelineBlock> recent =
+                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                        new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
+                                StateSerializer.timelineBlock(types)));
+        List<java.util.Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();
+        for (var e : blocks.entries()) {
+            all.add(java.util.Map.entry(e.getKey(), e.getValue()));
+        }
+        all.sort((a, b) -> dev.autocdc.operators.core.SequenceCodec.compare(a.getKey().bytes(), b.getKey().bytes()));
+        byte[] previousKey = null;
+        int n = 0;
+        for (var e : all) {
+            TimelineBlock block = e.getValue();
+            if (block.size() == 0 || block.size() > 2 * blockSize) {
+                throw new AssertionError("block of " + block.size() + " entries (block size " + blockSize + ")");
+            }
+            if (!java.util.Arrays.equals(block.newest().sequence(), e.getKey().bytes())) {
+                throw new AssertionError("a block's key is not its newest entry");
+            }
+            checkAscendingAfter(block, previousKey);
+            previousKey = e.getKey().bytes();
+            n += block.size();
+        }
+        TimelineBlock r = recent.value();
+        if (r == null) {
+            if (!all.isEmpty()) {
+                throw new AssertionError("blocks without recent entries");
+            }
+            return n;
+        }
+        if (r.size() > blockSize) {
+            throw new AssertionError("recent holds " + r.size() + " entries (block size " + blockSize + ")");
+        }
+        checkAscendingAfter(r, previousKey);
+        return n + r.size();
+    }
+
+    private static void checkAscendingAfter(TimelineBlock block, byte[] after) {
+        byte[] previous = after;
+        for (int i = 0; i < block.size(); i++) {
+            byte[] s = block.entry(i).sequence();
+            if (previous != null && dev.autocdc.operators.core.SequenceCodec.compare(previous, s) >= 0) {
+                throw new AssertionError("entries out of order or overlapping the previous block");
+            }
+            previous = s;
+        }
+    }
+
     OperatorSubtaskState snapshot() throws Exception {
         checkpoint++;
         return harness.snapshot(checkpoint, checkpoint);

@@ -29,6 +29,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RetentionPropertyTest {
 
+    @org.junit.jupiter.api.AfterEach
+    void restoreBlockSize() {
+        FlowRuntime.scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void theSinkEqualsTheReferenceOfTheAcceptedEvents(Backend backend) throws Exception {
@@ -70,7 +75,6 @@ class RetentionPropertyTest {
                 assertThat(table.rows()).as(type + " " + events + " accepted " + accepted).isEqualTo(expected);
             }
         }
-        FlowRuntime.scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
         System.out.println("retention property test on " + backend + ": " + refused + " events refused");
         assertThat(refused).isGreaterThan(rounds);
     }

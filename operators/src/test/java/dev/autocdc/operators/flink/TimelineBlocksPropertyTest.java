@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The SCD2 timeline in blocks ({@link FlinkTimeline}), property style: long histories (up to 150
  * events per key) that arrive mostly in order with late events landing up to 40 positions back, ties
  * and duplicates, with block sizes from 1 to 8 so that blocks fill, move, grow past twice their size
- * and split. Every run's table equals the reference model's, and so does a run snapshotted at a random
- * point and restored with another block size.
+ * and split. The layout of the blocks is checked after every event; every run's table equals the
+ * reference model's, and so does a run snapshotted at a random point and restored with another block
+ * size.
  */
 class TimelineBlocksPropertyTest {
 
@@ -57,6 +58,7 @@ class TimelineBlocksPropertyTest {
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
                 for (ReferenceModel.Event e : events) {
                     run.process(run.input(row(e)));
+                    run.checkTimelineLayout(e.key(), FlowRuntime.scd2BlockSize);
                 }
                 straight.apply(run.newOutput());
             }
