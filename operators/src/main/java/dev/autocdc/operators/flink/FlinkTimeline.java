@@ -18,20 +18,19 @@ import org.apache.flink.api.common.state.ValueState;
  * <ul>
  *   <li>a ValueState {@code recent} holds the newest entries (at most {@link #blockSize}; the last is
  *       the head);</li>
- *   <li>a MapState holds the older entries in blocks keyed by each block's newest sequence, with keys
- *       that serialize newest-first ({@link DescendingSequenceKeySerializer}). Block {@code i} holds the
- *       entries after block {@code i+1}'s key up to its own key; {@code recent} holds those after the
- *       newest block's key.</li>
+ *   <li>a MapState holds the older entries in blocks keyed by each block's newest sequence. Block
+ *       {@code i} holds the entries after block {@code i+1}'s key up to its own key; {@code recent}
+ *       holds those after the newest block's key.</li>
  * </ul>
+ * {@code recent} and every block carry the key of the next older block, so the walk back is a chain of
+ * point reads (no map iterator: a RocksDB seek costs tens of point reads, and the heap backend would
+ * have to sort the whole map).
  *
- * <p>Why blocks: an in-order event then costs one value read and one value write, plus one map write
- * every {@code blockSize} events when the recent entries move into a block, instead of a value read, a
- * value write and a map write per event. A late event reads the blocks from the newest back to the one
- * it lands in, and rewrites the blocks it changed. Changes are buffered for the current event and
- * written by {@link #finishEvent()}.
- *
- * <p>On a backend that iterates in key order the walk back reads only the blocks it needs; on the heap
- * backend it reads all and sorts.
+ * <p>Why blocks: an in-order event costs one value read and one value write, plus one map write every
+ * {@code blockSize} events when the recent entries move into a block, instead of a value read, a value
+ * write and a map write per event. A late event reads the blocks from the newest back to the one it
+ * lands in, and rewrites the blocks it changed. Changes are buffered for the current event and written
+ * by {@link #finishEvent()}.
  */
 final class FlinkTimeline implements Timeline {
     /** Recent entries kept before they move into a block, and the size of a block. */
@@ -39,7 +38,6 @@ final class FlinkTimeline implements Timeline {
 
     private final ValueState<TimelineBlock> recentState;
     private final MapState<SequenceKey, TimelineBlock> blockState;
-    private final boolean ordered;
     private final StateAccessCounter counter;
     private final StateCodec codec;
     private final int blockSize;
@@ -58,11 +56,10 @@ final class FlinkTimeline implements Timeline {
     /** Whether the walk read every block of the key. */
     private boolean walkedAll;
 
-    FlinkTimeline(ValueState<TimelineBlock> recentState, MapState<SequenceKey, TimelineBlock> blockState, boolean ordered,
+    FlinkTimeline(ValueState<TimelineBlock> recentState, MapState<SequenceKey, TimelineBlock> blockState,
                   StateAccessCounter counter, StateCodec codec, int blockSize) {
         this.recentState = recentState;
         this.blockState = blockState;
-        this.ordered = ordered;
         this.counter = counter;
         this.codec = codec;
         this.blockSize = blockSize;
@@ -106,22 +103,20 @@ final class FlinkTimeline implements Timeline {
         return new Iterator<>() {
             private TimelineBlock block = first;
             private int index = first == null ? -1 : first.size() - 1;
-            /** Opened only when the walk goes past the recent entries. */
-            private Iterator<Map.Entry<SequenceKey, TimelineBlock>> blocks;
 
             @Override
             public boolean hasNext() {
                 while (index < 0) {
-                    if (blocks == null) {
-                        blocks = blocksNewestFirst();
-                    }
-                    if (!blocks.hasNext()) {
+                    byte[] key = block == null ? null : block.older();
+                    if (key == null) {
                         walkedAll = true;
                         return false;
                     }
-                    Map.Entry<SequenceKey, TimelineBlock> next = blocks.next();
-                    counter.iteratorSteps++;
-                    block = walked.computeIfAbsent(next.getKey().bytes(), k -> next.getValue());
+                    block = walked.get(key); // as changed by this event, if it was
+                    if (block == null) {
+                        block = readBlock(key);
+                        walked.put(key, block);
+                    }
                     index = block.size() - 1;
                 }
                 return true;
@@ -137,20 +132,29 @@ final class FlinkTimeline implements Timeline {
         };
     }
 
-    private Iterator<Map.Entry<SequenceKey, TimelineBlock>> blocksNewestFirst() {
+    private TimelineBlock readBlock(byte[] key) {
         try {
-            if (ordered) {
-                return blockState.entries().iterator();
+            counter.iteratorSteps++; // a block read
+            TimelineBlock block = blockState.get(new SequenceKey(key));
+            if (block == null) {
+                throw new IllegalStateException("The key's history links to a missing block");
             }
-            List<Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();
-            for (Map.Entry<SequenceKey, TimelineBlock> e : blockState.entries()) {
-                all.add(Map.entry(e.getKey(), e.getValue()));
-            }
-            all.sort((a, b) -> SequenceCodec.compare(b.getKey().bytes(), a.getKey().bytes()));
-            return all.iterator();
+            return block;
         } catch (Exception e) {
             throw new IllegalStateException("Cannot read the key's history", e);
         }
+    }
+
+    /** Every block of the key, newest first, by key (reads the whole key). */
+    private List<Map.Entry<byte[], TimelineBlock>> chain() {
+        List<Map.Entry<byte[], TimelineBlock>> chain = new ArrayList<>();
+        TimelineBlock r = recent();
+        for (byte[] key = r == null ? null : r.older(); key != null; ) {
+            TimelineBlock block = readBlock(key);
+            chain.add(Map.entry(key, block));
+            key = block.older();
+        }
+        return chain;
     }
 
     @Override
@@ -208,10 +212,11 @@ final class FlinkTimeline implements Timeline {
             changedBlocks.clear();
             if (recentChanged) {
                 if (recent.size() > blockSize) {
-                    // the older entries move into a block; the newest stays
-                    TimelineBlock older = recent.range(0, recent.size() - 1);
-                    writeBlock(older.newest().sequence(), older);
-                    recent = recent.range(recent.size() - 1, recent.size());
+                    // the older entries move into a block; the newest stays, linked to it
+                    TimelineBlock older = recent.range(0, recent.size() - 1, recent.older());
+                    byte[] key = older.newest().sequence();
+                    writeBlock(key, older);
+                    recent = recent.range(recent.size() - 1, recent.size(), key);
                 }
                 counter.valueWrites++;
                 recentState.update(recent);
@@ -229,22 +234,22 @@ final class FlinkTimeline implements Timeline {
             blockState.put(new SequenceKey(key), block);
             return;
         }
+        // parts of blockSize from the top (which keeps the block's key), each linked to the next one down
         for (int end = block.size(); end > 0; end -= blockSize) {
-            TimelineBlock part = block.range(Math.max(0, end - blockSize), end);
+            int start = Math.max(0, end - blockSize);
+            byte[] older = start == 0 ? block.older() : block.entry(start - 1).sequence();
+            TimelineBlock part = block.range(start, end, older);
             counter.mapWrites++;
-            blockState.put(new SequenceKey(part.newest().sequence()), part); // the top part keeps the block's key
+            blockState.put(new SequenceKey(part.newest().sequence()), part);
         }
     }
 
     /** Every entry, ascending (for retention: reads the whole key). */
-    List<TimelineEntry> ascending() throws Exception {
+    List<TimelineEntry> ascending() {
         List<TimelineEntry> all = new ArrayList<>();
-        List<Map.Entry<SequenceKey, TimelineBlock>> blocks = new ArrayList<>();
-        for (Iterator<Map.Entry<SequenceKey, TimelineBlock>> it = blocksNewestFirst(); it.hasNext(); ) {
-            blocks.add(it.next());
-        }
-        for (int i = blocks.size() - 1; i >= 0; i--) {
-            all.addAll(blocks.get(i).getValue().entries());
+        List<Map.Entry<byte[], TimelineBlock>> chain = chain();
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            all.addAll(chain.get(i).getValue().entries());
         }
         if (recent() != null) {
             all.addAll(recent.entries());
@@ -254,32 +259,47 @@ final class FlinkTimeline implements Timeline {
 
     /** Drops every entry before {@code floor} (at or before the head) and writes the result. */
     void removeBefore(byte[] floor) throws Exception {
-        List<Map.Entry<SequenceKey, TimelineBlock>> blocks = new ArrayList<>();
-        for (Iterator<Map.Entry<SequenceKey, TimelineBlock>> it = blocksNewestFirst(); it.hasNext(); ) {
-            blocks.add(it.next());
-        }
-        for (Map.Entry<SequenceKey, TimelineBlock> e : blocks) {
-            TimelineBlock kept = e.getValue().from(floor);
-            if (kept == null) {
-                counter.mapWrites++;
-                blockState.remove(e.getKey());
-            } else if (kept != e.getValue()) {
-                counter.mapWrites++;
-                blockState.put(e.getKey(), kept);
-            }
-        }
         TimelineBlock r = recent();
-        if (r != null) {
-            TimelineBlock kept = r.from(floor);
-            if (kept != r) {
-                recent = kept;
-                if (kept == null) {
-                    recentState.clear();
-                } else {
-                    counter.valueWrites++;
-                    recentState.update(kept);
-                }
+        if (r == null) {
+            return;
+        }
+        List<Map.Entry<byte[], TimelineBlock>> chain = chain();
+        // the first block (newest first; -1 = recent) that holds an entry before the floor: it is cut,
+        // every older block goes, and the youngest survivor becomes the oldest block (no link)
+        int cut = SequenceCodec.compare(r.oldest().sequence(), floor) < 0 ? -1 : chain.size();
+        for (int i = 0; i < chain.size() && cut == chain.size(); i++) {
+            if (SequenceCodec.compare(chain.get(i).getValue().oldest().sequence(), floor) < 0) {
+                cut = i;
             }
+        }
+        if (cut == chain.size()) {
+            return; // nothing before the floor
+        }
+        for (int i = Math.max(cut + 1, 0); i < chain.size(); i++) {
+            counter.mapWrites++;
+            blockState.remove(new SequenceKey(chain.get(i).getKey()));
+        }
+        if (cut == -1) {
+            recent = r.from(floor).withOlder(null); // the floor is at or before the head: never empty
+            counter.valueWrites++;
+            recentState.update(recent);
+            return;
+        }
+        TimelineBlock kept = chain.get(cut).getValue().from(floor);
+        counter.mapWrites++;
+        if (kept != null) {
+            blockState.put(new SequenceKey(chain.get(cut).getKey()), kept.withOlder(null));
+            return;
+        }
+        blockState.remove(new SequenceKey(chain.get(cut).getKey()));
+        if (cut == 0) {
+            recent = r.withOlder(null);
+            counter.valueWrites++;
+            recentState.update(recent);
+        } else {
+            Map.Entry<byte[], TimelineBlock> newer = chain.get(cut - 1);
+            counter.mapWrites++;
+            blockState.put(new SequenceKey(newer.getKey()), newer.getValue().withOlder(null));
         }
     }
 

@@ -111,7 +111,7 @@ final class FlowRuntime implements Serializable {
                         context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT, StateSerializer.timelineBlock(types))),
                         context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
                                 DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
-                        StateBackendProbe.iteratesInKeyOrder(context), counter, new dev.autocdc.operators.core.StateCodec(types),
+                        counter, new dev.autocdc.operators.core.StateCodec(types),
                         scd2BlockSize);
                 // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry
                 // per map key). Registering them makes Flink check their serializers, which refuse format 1:

@@ -24,14 +24,27 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 final class TimelineBlock {
     private final StateCodec codec;
     private final Slot[] slots;
+    /** The key of the next older block of the key (its newest sequence); null when this is the oldest. */
+    private final byte[] older;
 
-    private TimelineBlock(StateCodec codec, Slot[] slots) {
+    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older) {
         this.codec = codec;
         this.slots = slots;
+        this.older = older;
     }
 
     static TimelineBlock of(StateCodec codec, TimelineEntry entry) {
-        return new TimelineBlock(codec, new Slot[] {new Slot(null, entry)});
+        return new TimelineBlock(codec, new Slot[] {new Slot(null, entry)}, null);
+    }
+
+    /** The key of the next older block; null when there is none. */
+    byte[] older() {
+        return older;
+    }
+
+    /** This block linked to another next older block (null: none). */
+    TimelineBlock withOlder(byte[] key) {
+        return new TimelineBlock(codec, slots, key);
     }
 
     int size() {
@@ -64,7 +77,7 @@ final class TimelineBlock {
             // the in-order case: append without decoding the other entries
             Slot[] copy = Arrays.copyOf(slots, slots.length + 1);
             copy[slots.length] = new Slot(null, entry);
-            return new TimelineBlock(codec, copy);
+            return new TimelineBlock(codec, copy, older);
         }
         int lo = 0;
         int hi = slots.length - 1;
@@ -74,7 +87,7 @@ final class TimelineBlock {
             if (c == 0) {
                 Slot[] copy = slots.clone();
                 copy[mid] = new Slot(null, entry);
-                return new TimelineBlock(codec, copy);
+                return new TimelineBlock(codec, copy, older);
             } else if (c < 0) {
                 lo = mid + 1;
             } else {
@@ -85,12 +98,12 @@ final class TimelineBlock {
         System.arraycopy(slots, 0, copy, 0, lo);
         copy[lo] = new Slot(null, entry);
         System.arraycopy(slots, lo, copy, lo + 1, slots.length - lo);
-        return new TimelineBlock(codec, copy);
+        return new TimelineBlock(codec, copy, older);
     }
 
-    /** The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block. */
-    TimelineBlock range(int from, int to) {
-        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to));
+    /** The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to {@code older}. */
+    TimelineBlock range(int from, int to, byte[] older) {
+        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older);
     }
 
     /** This block without the entries before {@code floor}; null when none is left. */
@@ -99,7 +112,7 @@ final class TimelineBlock {
         while (first < slots.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
             first++;
         }
-        return first == slots.length ? null : first == 0 ? this : range(first, slots.length);
+        return first == slots.length ? null : first == 0 ? this : range(first, slots.length, older);
     }
 
     List<TimelineEntry> entries() {
@@ -111,6 +124,7 @@ final class TimelineBlock {
     }
 
     void write(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        StateCodec.writeBytes(older, out);
         StateCodec.writeVarInt(slots.length, out);
         DataOutputSerializer one = null;
         for (Slot s : slots) {
@@ -131,6 +145,7 @@ final class TimelineBlock {
     }
 
     static TimelineBlock read(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        byte[] older = StateCodec.readBytes(in);
         int n = StateCodec.readVarInt(in);
         Slot[] slots = new Slot[n];
         for (int i = 0; i < n; i++) {
@@ -138,7 +153,7 @@ final class TimelineBlock {
             in.readFully(bytes);
             slots[i] = new Slot(bytes, null);
         }
-        return new TimelineBlock(codec, slots);
+        return new TimelineBlock(codec, slots, older);
     }
 
     /** One entry: its encoded bytes, its decoded form, or both once either was needed. */
