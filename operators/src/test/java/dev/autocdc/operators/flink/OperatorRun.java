@@ -115,23 +115,33 @@ final class OperatorRun implements AutoCloseable {
         return out;
     }
 
+    @SuppressWarnings("unchecked")
+    private org.apache.flink.runtime.state.KeyedStateBackend<Object> backendAt(Object key) {
+        var backend = (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(key);
+        return backend;
+    }
+
+    /** The key's SCD2 blocks, read from the keyed state backend. */
+    private org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> scd2Blocks(Object key) throws Exception {
+        return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
+                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(spec.flow().columnTypes())));
+    }
+
+    /** The key's recent SCD2 entries, read from the keyed state backend. */
+    private org.apache.flink.api.common.state.ValueState<TimelineBlock> scd2Recent(Object key) throws Exception {
+        return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
+                        StateSerializer.timelineBlock(spec.flow().columnTypes())));
+    }
+
     /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */
     int timelineEntries(Object key) throws Exception {
-        @SuppressWarnings("unchecked")
-        org.apache.flink.runtime.state.KeyedStateBackend<Object> backend =
-                (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(key);
-        var types = spec.flow().columnTypes();
-        org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> blocks =
-                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
-        org.apache.flink.api.common.state.ValueState<TimelineBlock> recent =
-                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                        new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                                StateSerializer.timelineBlock(types)));
+        var blocks = scd2Blocks(key);
+        var recent = scd2Recent(key);
         int n = recent.value() == null ? 0 : recent.value().size();
         for (TimelineBlock block : blocks.values()) {
             n += block.size();
@@ -145,21 +155,8 @@ final class OperatorRun implements AutoCloseable {
      * ordered ranges; the recent entries come after every block. Returns the number of entries.
      */
     int checkTimelineLayout(Object key, int blockSize) throws Exception {
-        @SuppressWarnings("unchecked")
-        org.apache.flink.runtime.state.KeyedStateBackend<Object> backend =
-                (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(key);
-        var types = spec.flow().columnTypes();
-        org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> blocks =
-                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                        new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
-        org.apache.flink.api.common.state.ValueState<TimelineBlock> recent =
-                backend.getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                        new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                                StateSerializer.timelineBlock(types)));
+        var blocks = scd2Blocks(key);
+        var recent = scd2Recent(key);
         List<java.util.Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();
         for (var e : blocks.entries()) {
             all.add(java.util.Map.entry(e.getKey(), e.getValue()));
