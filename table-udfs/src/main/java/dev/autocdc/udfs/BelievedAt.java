@@ -7,4 +7,9 @@ package dev.autocdc.udfs;
  */
 public class BelievedAt extends ValidAt {
     private static final long serialVersionUID = 1L;
+
+    @Override
+    String name() {
+        return "BELIEVED_AT";
+    }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -39,8 +40,9 @@ class AsOfTest {
             + " (2, 'Dana', 'Analyst', DATE '2025-01-01', CAST(NULL AS DATE), TIMESTAMP '2025-04-01 09:00:00', CAST(NULL AS TIMESTAMP)))"
             + " AS t(employeeId, name, role, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT)";
 
-    private static TableEnvironment batch() {
-        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    /** A streaming environment (Flink runs PTFs only in streaming mode) over the bounded final table. */
+    private static TableEnvironment session() {
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         t.executeSql("CREATE FUNCTION AS_OF AS 'dev.autocdc.udfs.AsOf'");
         t.executeSql("CREATE TEMPORARY VIEW employees_bitemporal AS " + EMPLOYEES_AFTER_STEP5);
         return t;
@@ -48,30 +50,41 @@ class AsOfTest {
 
     @Test
     void answersTheReferencesAsOfQueriesOnTheFinalTable() throws Exception {
-        TableEnvironment t = batch();
+        TableEnvironment t = session();
+        // the current state, as the system currently believes it: Manager and Analyst
+        assertThat(names(t, "SELECT name, role FROM AS_OF(input => TABLE employees_bitemporal, business_time => '2026-11-30')"))
+                .containsExactlyInAnyOrder("Chris/Manager", "Dana/Analyst");
+        // the business-time history as the system currently believes it
+        assertThat(rows(t, "SELECT name, role, __START_AT, __END_AT FROM AS_OF(input => TABLE employees_bitemporal)"))
+                .containsExactlyInAnyOrder("Chris/Owner/2025-01-01/2025-02-01", "Chris/Team Lead/2025-02-01/2025-03-01",
+                        "Chris/Manager/2025-03-01/null", "Dana/Analyst/2025-01-01/null");
         // what did we believe on 2025-03-10 about 2025-02-15
         assertThat(names(t, "SELECT name, role FROM AS_OF(input => TABLE employees_bitemporal,"
-                + " business_time => DATE '2025-02-15', system_time => TIMESTAMP '2025-03-10 00:00:00')"))
+                + " business_time => '2025-02-15', believed_at => '2025-03-10 00:00:00')"))
                 .containsExactlyInAnyOrder("Chris/Owner", "Dana/Engineer");
-        // what do we believe today about 2025-02-15
+        // what do we believe today about 2025-02-15: without believed_at, the current belief
         assertThat(names(t, "SELECT name, role FROM AS_OF(input => TABLE employees_bitemporal,"
-                + " business_time => DATE '2025-02-15', system_time => CAST(CURRENT_TIMESTAMP AS TIMESTAMP(0)))"))
+                + " business_time => '2025-02-15')"))
                 .containsExactlyInAnyOrder("Chris/Team Lead", "Dana/Analyst");
-        // the business-time history as believed now, at each version's start: current belief only
+        // the same, with today's date spelled out
         assertThat(names(t, "SELECT name, role FROM AS_OF(input => TABLE employees_bitemporal,"
-                + " business_time => DATE '2025-03-02', system_time => TIMESTAMP '2100-01-01 00:00:00')"))
-                .containsExactlyInAnyOrder("Chris/Manager", "Dana/Analyst");
+                + " business_time => '2025-02-15', believed_at => '2026-11-30 00:00:00')"))
+                .containsExactlyInAnyOrder("Chris/Team Lead", "Dana/Analyst");
+        // what did we believe on 2025-03-10 about 2025-03-05: Manager had been recorded on 03-01
+        assertThat(names(t, "SELECT name, role FROM AS_OF(input => TABLE employees_bitemporal,"
+                + " business_time => '2025-03-05', believed_at => '2025-03-10 00:00:00')"))
+                .containsExactlyInAnyOrder("Chris/Manager", "Dana/Engineer");
     }
 
     @Test
     void withoutASystemTimeItIsTheType2Question() throws Exception {
-        TableEnvironment t = batch();
+        TableEnvironment t = session();
         t.executeSql("CREATE TEMPORARY VIEW users_history AS SELECT * FROM (VALUES"
                 + " (123, 'Isabel', 'Monterrey', 1, 5), (123, 'Isabel', 'Chihuahua', 5, 6),"
                 + " (124, 'Raul', 'Oaxaca', 1, CAST(NULL AS INT)), (125, 'Mercedes', 'Tijuana', 2, 5),"
                 + " (125, 'Mercedes', 'Mexicali', 5, 6), (125, 'Mercedes', 'Guadalajara', 6, CAST(NULL AS INT)),"
                 + " (126, 'Lily', 'Cancun', 2, CAST(NULL AS INT))) AS t(userId, name, city, __START_AT, __END_AT)");
-        assertThat(names(t, "SELECT name, city FROM AS_OF(input => TABLE users_history, business_time => 5)"))
+        assertThat(names(t, "SELECT name, city FROM AS_OF(input => TABLE users_history, business_time => '5')"))
                 .containsExactlyInAnyOrder("Isabel/Chihuahua", "Raul/Oaxaca", "Mercedes/Mexicali", "Lily/Cancun");
     }
 
@@ -88,7 +101,9 @@ class AsOfTest {
         LocalDate feb1 = LocalDate.parse("2025-02-01");
         LocalDate march1 = LocalDate.parse("2025-03-01");
         // Chris's rows as the engine emits them in retract mode through steps 2-4 of the walkthrough
-        DataStream<Row> changes = env.fromData(
+        DataStream<Row> changes = env.fromData(Types.ROW_NAMED(new String[] {"employeeId", "role", "__START_AT", "__END_AT",
+                "__SYSTEM_START_AT", "__SYSTEM_END_AT"}, Types.INT, Types.STRING, Types.LOCAL_DATE, Types.LOCAL_DATE,
+                Types.LOCAL_DATE_TIME, Types.LOCAL_DATE_TIME),
                 Row.ofKind(RowKind.INSERT, 1, "Owner", jan1, null, jan2, null),
                 // step 3: Owner closes at 2025-03-01 09:00 in system time; Owner until 03-01 and Manager believed from then
                 Row.ofKind(RowKind.UPDATE_BEFORE, 1, "Owner", jan1, null, jan2, null),
@@ -107,7 +122,7 @@ class AsOfTest {
                 .build(), ChangelogMode.all()));
         List<Row> out = new ArrayList<>();
         try (CloseableIterator<Row> it = t.executeSql("SELECT role FROM AS_OF(input => TABLE chris,"
-                + " business_time => DATE '2025-02-15', system_time => TIMESTAMP '2100-01-01 00:00:00')").collect()) {
+                + " business_time => '2025-02-15')").collect()) {
             it.forEachRemaining(out::add);
         }
         // materialized: only Team Lead is believed now for 2025-02-15; Owner was in the answer, then retracted
@@ -125,29 +140,61 @@ class AsOfTest {
 
     @Test
     void aTimeOfTheWrongTypeFailsAtPlanningNamingTheArgument() {
-        TableEnvironment t = batch();
+        TableEnvironment t = session();
         assertThatThrownBy(() -> t.executeSql("SELECT * FROM AS_OF(input => TABLE employees_bitemporal,"
-                + " business_time => TIMESTAMP '2025-02-15 00:00:00')").collect().close())
-                .hasStackTraceContaining("business_time").hasStackTraceContaining("__START_AT");
+                + " business_time => 'Feb 15')").collect().close())
+                .hasStackTraceContaining("AS_OF: argument business_time is compared with __START_AT: 'Feb 15' does not read as DATE");
         assertThatThrownBy(() -> t.executeSql("SELECT * FROM AS_OF(input => TABLE employees_bitemporal,"
-                + " business_time => DATE '2025-02-15', system_time => DATE '2025-03-10')").collect().close())
-                .hasStackTraceContaining("system_time").hasStackTraceContaining("__SYSTEM_START_AT");
+                + " business_time => '2025-02-15', believed_at => 'yesterday')").collect().close())
+                .hasStackTraceContaining("AS_OF: argument believed_at is compared with __SYSTEM_START_AT");
         t.executeSql("CREATE TEMPORARY VIEW plain AS SELECT * FROM (VALUES (1, 'a')) AS p(id, v)");
-        assertThatThrownBy(() -> t.executeSql("SELECT * FROM AS_OF(input => TABLE plain, business_time => 1)").collect().close())
-                .hasStackTraceContaining("no __START_AT");
+        assertThatThrownBy(() -> t.executeSql("SELECT * FROM AS_OF(input => TABLE plain, business_time => '1')").collect().close())
+                .hasStackTraceContaining("AS_OF: argument business_time is compared with __START_AT / __END_AT, which the input lacks");
+        t.executeSql("CREATE TEMPORARY VIEW users_history AS SELECT * FROM (VALUES (123, 'Isabel', 1, 5))"
+                + " AS u(userId, name, __START_AT, __END_AT)");
+        assertThatThrownBy(() -> t.executeSql("SELECT * FROM AS_OF(input => TABLE users_history, business_time => '2',"
+                + " believed_at => '2025-03-10 00:00:00')").collect().close())
+                .hasStackTraceContaining("AS_OF: argument believed_at is compared with __SYSTEM_START_AT / __SYSTEM_END_AT,"
+                        + " which the input lacks");
     }
 
     @Test
     void believedAtAndValidAtAnswerInAWhereClause() throws Exception {
-        TableEnvironment t = batch();
+        TableEnvironment t = session();
         t.executeSql("CREATE FUNCTION VALID_AT AS 'dev.autocdc.udfs.ValidAt'");
         t.executeSql("CREATE FUNCTION BELIEVED_AT AS 'dev.autocdc.udfs.BelievedAt'");
         assertThat(names(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT, DATE '2025-02-15')"
                 + " AND BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
                 .containsExactlyInAnyOrder("Chris/Owner", "Dana/Engineer");
+        // a DATE column at a TIMESTAMP: the dates read as midnight
+        assertThat(names(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT,"
+                + " TIMESTAMP '2025-02-15 12:00:00') AND BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
+                .containsExactlyInAnyOrder("Chris/Owner", "Dana/Engineer");
         assertThatThrownBy(() -> t.executeSql("SELECT * FROM employees_bitemporal"
-                + " WHERE VALID_AT(__START_AT, __END_AT, TIMESTAMP '2025-02-15 00:00:00')").collect().close())
-                .hasStackTraceContaining("VALID_AT");
+                + " WHERE VALID_AT(__START_AT, __END_AT, 20250215)").collect().close())
+                .hasStackTraceContaining("VALID_AT: arguments start, end and at must have one type, but are DATE NOT NULL, DATE"
+                        + " and INT NOT NULL: cast argument at to the columns' type, e.g. CAST(x AS DATE)");
+        assertThatThrownBy(() -> t.executeSql("SELECT * FROM employees_bitemporal"
+                + " WHERE BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TRUE)").collect().close())
+                .hasStackTraceContaining("BELIEVED_AT: argument at is BOOLEAN NOT NULL; use numbers, DATE");
+        // an INT sequence compared with a BIGINT: both read as BIGINT
+        assertThat(names(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(1, CAST(NULL AS INT), CAST(2 AS BIGINT))"
+                + " AND employeeId = 2 AND BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
+                .containsExactly("Dana/Engineer");
+    }
+
+    static List<String> rows(TableEnvironment t, String sql) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
+            it.forEachRemaining(r -> {
+                StringBuilder b = new StringBuilder();
+                for (int i = 0; i < r.getArity(); i++) {
+                    b.append(i == 0 ? "" : "/").append(r.getField(i));
+                }
+                out.add(b.toString());
+            });
+        }
+        return out;
     }
 
     static List<String> names(TableEnvironment t, String sql) throws Exception {

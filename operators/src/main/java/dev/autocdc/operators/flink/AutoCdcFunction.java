@@ -79,7 +79,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        runtime.open(getRuntimeContext());
+        runtime.open(KeyedStateAccess.of(getRuntimeContext()));
     }
 
     @Override

@@ -52,7 +52,7 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        runtime.open(getRuntimeContext());
+        runtime.open(KeyedStateAccess.of(getRuntimeContext()));
     }
 
     @Override

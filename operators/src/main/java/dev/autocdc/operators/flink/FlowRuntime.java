@@ -15,7 +15,6 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -94,7 +93,7 @@ final class FlowRuntime implements Serializable {
     }
 
     /** Creates the states and metrics; call from the function's open(). */
-    void open(RuntimeContext context) throws Exception {
+    void open(KeyedStateAccess context) throws Exception {
         flow = spec.flow();
         order = new dev.autocdc.operators.core.EventOrder(flow);
         counter = new StateAccessCounter();

@@ -1,0 +1,72 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.FlowDefinitionException;
+import java.io.Serializable;
+import java.util.function.Consumer;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * AUTO CDC for a host that has keyed state but neither timers nor side outputs, such as the SQL
+ * function {@code AUTO_CDC} (a Process Table Function). It runs the same engine on the same state
+ * layout as {@link AutoCdcFunction} and emits the same changelog for the same events, except:
+ * <ul>
+ *   <li>no tombstone or history retention (both are processing-time timers): the spec must have
+ *       neither, and state lives until the host's state TTL, if any;</li>
+ *   <li>no truncates (one key at a time cannot clear the others): a spec with APPLY AS TRUNCATE WHEN
+ *       is refused;</li>
+ *   <li>dead letters (SPEC §11) are counted as in the job and handed to a callback instead of a side
+ *       output.</li>
+ * </ul>
+ * Call {@link #open} once, then {@link #process} for each input row with the host's key context set to
+ * the row's key.
+ */
+public final class AutoCdcProcessor implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final FlowRuntime runtime;
+
+    /** @throws FlowDefinitionException naming the clause, when the spec needs timers or truncates */
+    public AutoCdcProcessor(EngineSpec spec) {
+        if (spec.tombstoneRetention() != null) {
+            throw new FlowDefinitionException("tombstone retention", "it needs processing-time timers, which this host"
+                    + " lacks; build the spec with tombstoneRetention(null) and bound state with a state TTL instead");
+        }
+        if (spec.historyRetention() != null) {
+            throw new FlowDefinitionException("history retention", "it needs processing-time timers, which this host"
+                    + " lacks; remove it (keep all history) or run the flow as a job");
+        }
+        if (spec.truncateField() >= 0) {
+            throw new FlowDefinitionException("APPLY AS TRUNCATE WHEN", "a truncate clears every key, and this host"
+                    + " sees one key at a time; run the flow as a job to apply truncates");
+        }
+        this.runtime = new FlowRuntime(spec);
+    }
+
+    public EngineSpec spec() {
+        return runtime.spec();
+    }
+
+    /** Creates the states and metrics (metrics under the group {@code flow/<name>}, as in the job). */
+    public void open(KeyedStateAccess states) throws Exception {
+        runtime.open(states);
+    }
+
+    /** Applies one input row of the current key and emits the target's changes into {@code out}. */
+    public void process(RowData input, Collector<RowData> out, Consumer<DeadLetter> deadLetters) throws Exception {
+        runtime.process(input, new FlowRuntime.Effects() {
+            @Override
+            public TimerService timerService() {
+                // only the retentions use timers, and the constructor refused them
+                throw new IllegalStateException("AUTO CDC without timers was asked for a timer");
+            }
+
+            @Override
+            public <X> void output(OutputTag<X> tag, X value) {
+                deadLetters.accept((DeadLetter) value);
+            }
+        }, out, null);
+    }
+}

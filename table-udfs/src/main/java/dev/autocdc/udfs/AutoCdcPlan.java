@@ -1,0 +1,366 @@
+package dev.autocdc.udfs;
+
+import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.OutputMode;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * How one {@code AUTO_CDC} call maps its input table onto the engine: which columns the target keeps,
+ * where the sequence, system sequence, delete flag and COLUMNS TO UPDATE list come from, and the
+ * resulting {@link EngineSpec}. Built from the input's row type, its PARTITION BY columns (the KEYS) and
+ * the call's literal arguments, the same way at planning time (to type the output and fail early) and
+ * in the running function.
+ *
+ * <p>The rules are the flow language's (see the job's planner): the target keeps the columns of
+ * {@code column_list}, or all columns but {@code except_column_list}; the keys always; never the
+ * {@code columns_to_update} column. Kept sequence columns are marked as such (they take each event's
+ * value). A bad argument fails with a {@link ValidationException} that names it and says the fix.
+ */
+final class AutoCdcPlan implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final RowType inputType;
+    private final EngineSpec spec;
+    /** Input positions of the target's base columns, in target order. */
+    private final int[] kept;
+    /** Input positions of the sequence columns; more than one forms a STRUCT. */
+    private final int[] sequence;
+    private final int systemSequence;
+    private final int delete;
+    private final int columnsToUpdate;
+    /** Positions of the keys in the target row: the function's output leaves them out (Flink prefixes them). */
+    private final int[] targetKeys;
+
+    private AutoCdcPlan(RowType inputType, EngineSpec spec, int[] kept, int[] sequence, int systemSequence, int delete,
+                        int columnsToUpdate) {
+        this.inputType = inputType;
+        this.spec = spec;
+        this.kept = kept;
+        this.sequence = sequence;
+        this.systemSequence = systemSequence;
+        this.delete = delete;
+        this.columnsToUpdate = columnsToUpdate;
+        this.targetKeys = spec.flow().keyIndexes();
+    }
+
+    /** The call's scalar arguments as given (null = not given). */
+    static final class Arguments implements Serializable {
+        private static final long serialVersionUID = 1L;
+        String sequenceBy;
+        String storedAs;
+        String systemSequenceBy;
+        String applyAsDeletes;
+        String columnList;
+        String exceptColumnList;
+        Boolean ignoreNullUpdates;
+        String trackHistoryColumnList;
+        String trackHistoryExceptColumnList;
+        String columnsToUpdate;
+    }
+
+    /**
+     * Plans a call.
+     *
+     * @param input the input table's row type
+     * @param partitionBy the input positions of the PARTITION BY columns
+     * @param mode the changelog the function emits
+     */
+    static AutoCdcPlan of(String function, RowType input, int[] partitionBy, Arguments args, OutputMode mode) {
+        List<String> names = input.getFieldNames();
+        if (partitionBy.length == 0) {
+            throw error(function, "input", "needs PARTITION BY with the key columns, e.g. TABLE cdc PARTITION BY id");
+        }
+        List<String> keys = new ArrayList<>();
+        for (int p : partitionBy) {
+            keys.add(names.get(p));
+        }
+        TargetType type = storedAs(function, args.storedAs);
+        if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
+            throw error(function, "sequence_by", "is required: name the column that orders a key's events,"
+                    + " e.g. sequence_by => 'sequenceNum' (several, comma-separated, order as a STRUCT)");
+        }
+        int[] sequence = columns(function, names, "sequence_by", args.sequenceBy);
+        int system = -1;
+        if (args.systemSequenceBy != null) {
+            if (type != TargetType.BITEMPORAL) {
+                throw error(function, "system_sequence_by", "applies to stored_as => 'BITEMPORAL' only; remove it or"
+                        + " store the target as BITEMPORAL");
+            }
+            system = column(function, names, "system_sequence_by", args.systemSequenceBy);
+        } else if (type == TargetType.BITEMPORAL) {
+            throw error(function, "system_sequence_by", "is required with stored_as => 'BITEMPORAL': name the column"
+                    + " holding the system (transaction) time");
+        }
+        int delete = -1;
+        if (args.applyAsDeletes != null) {
+            delete = column(function, names, "apply_as_deletes", args.applyAsDeletes);
+            if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
+                throw error(function, "apply_as_deletes", "names " + names.get(delete) + ", which is "
+                        + input.getTypeAt(delete).asSummaryString() + ": name a BOOLEAN column, computed in the input"
+                        + " query, e.g. SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
+            }
+        }
+        int ctu = args.columnsToUpdate == null ? -1 : column(function, names, "columns_to_update", args.columnsToUpdate);
+        if (args.columnList != null && args.exceptColumnList != null) {
+            throw error(function, "column_list", "give column_list or except_column_list, not both");
+        }
+        Set<Integer> listed = new LinkedHashSet<>();
+        if (args.columnList != null) {
+            for (int c : columns(function, names, "column_list", args.columnList)) {
+                listed.add(c);
+            }
+        }
+        Set<Integer> excepted = new LinkedHashSet<>();
+        if (args.exceptColumnList != null) {
+            for (int c : columns(function, names, "except_column_list", args.exceptColumnList)) {
+                if (keys.contains(names.get(c))) {
+                    throw error(function, "except_column_list", "names key column " + names.get(c)
+                            + ": the PARTITION BY columns are always kept; remove it from the list");
+                }
+                excepted.add(c);
+            }
+        }
+        List<Integer> kept = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            boolean isKey = keys.contains(names.get(i));
+            boolean keep = isKey || (args.columnList == null ? !excepted.contains(i) : listed.contains(i));
+            if (keep && i != ctu) {
+                kept.add(i);
+            }
+        }
+
+        List<RowType.RowField> engineInput = new ArrayList<>();
+        for (int k : kept) {
+            engineInput.add(input.getFields().get(k));
+        }
+        engineInput.add(new RowType.RowField(EngineSpec.SEQUENCE, sequenceType(input, sequence)));
+        if (system >= 0) {
+            engineInput.add(new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, input.getTypeAt(system)));
+        }
+        if (delete >= 0) {
+            engineInput.add(new RowType.RowField(EngineSpec.DELETE, input.getTypeAt(delete)));
+        }
+        if (ctu >= 0) {
+            engineInput.add(new RowType.RowField(EngineSpec.COLUMNS_TO_UPDATE, input.getTypeAt(ctu)));
+        }
+        EngineSpec.Builder b = EngineSpec.builder(function.toLowerCase(Locale.ROOT), type, new RowType(engineInput))
+                .keys(keys).outputMode(mode).tombstoneRetention(null);
+        List<String> sequenceColumns = new ArrayList<>();
+        for (int s : sequence) {
+            if (kept.contains(s)) {
+                sequenceColumns.add(names.get(s));
+            }
+        }
+        if (system >= 0 && kept.contains(system)) {
+            sequenceColumns.add(names.get(system));
+        }
+        b.sequenceColumns(sequenceColumns);
+        if (Boolean.TRUE.equals(args.ignoreNullUpdates)) {
+            b.ignoreNullUpdates();
+        }
+        if (args.trackHistoryColumnList != null) {
+            b.trackHistoryOn(list(args.trackHistoryColumnList));
+        }
+        if (args.trackHistoryExceptColumnList != null) {
+            b.trackHistoryExcept(list(args.trackHistoryExceptColumnList));
+        }
+        if (ctu >= 0) {
+            b.columnsToUpdate();
+        }
+        try {
+            EngineSpec spec = b.build();
+            return new AutoCdcPlan(input, spec, kept.stream().mapToInt(Integer::intValue).toArray(), sequence, system, delete, ctu);
+        } catch (FlowDefinitionException e) {
+            throw error(function, argumentOf(e.clause(), args), e.getMessage().substring(e.clause().length() + 2));
+        } catch (IllegalArgumentException e) {
+            throw error(function, args.columnList != null ? "column_list" : "except_column_list", e.getMessage());
+        }
+    }
+
+    EngineSpec spec() {
+        return spec;
+    }
+
+    /**
+     * The function's output columns: the target's columns without the keys (Flink puts the PARTITION BY
+     * columns first), then {@code __START_AT} ... as in the job's target.
+     */
+    RowType outputType() {
+        RowType target = spec.targetType();
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (int i = 0; i < target.getFieldCount(); i++) {
+            if (!isKey(i)) {
+                fields.add(target.getFields().get(i));
+            }
+        }
+        return new RowType(fields);
+    }
+
+    /** The engine's input row for one input row (internal data, the row kind kept). */
+    RowData engineInput(RowData in) {
+        int n = kept.length + 1 + (systemSequence >= 0 ? 1 : 0) + (delete >= 0 ? 1 : 0) + (columnsToUpdate >= 0 ? 1 : 0);
+        GenericRowData row = new GenericRowData(in.getRowKind(), n);
+        int f = 0;
+        for (int k : kept) {
+            row.setField(f++, field(in, k));
+        }
+        if (sequence.length == 1) {
+            row.setField(f++, field(in, sequence[0]));
+        } else {
+            GenericRowData struct = new GenericRowData(sequence.length);
+            for (int i = 0; i < sequence.length; i++) {
+                struct.setField(i, field(in, sequence[i]));
+            }
+            row.setField(f++, struct);
+        }
+        if (systemSequence >= 0) {
+            row.setField(f++, field(in, systemSequence));
+        }
+        if (delete >= 0) {
+            row.setField(f++, field(in, delete));
+        }
+        if (columnsToUpdate >= 0) {
+            row.setField(f, field(in, columnsToUpdate));
+        }
+        return row;
+    }
+
+    /** The function's output row for one target row: the key columns left out. */
+    RowData output(RowData target) {
+        GenericRowData out = new GenericRowData(target.getRowKind(), target.getArity() - targetKeys.length);
+        GenericRowData t = (GenericRowData) target;
+        int f = 0;
+        for (int i = 0; i < target.getArity(); i++) {
+            if (!isKey(i)) {
+                out.setField(f++, t.getField(i));
+            }
+        }
+        return out;
+    }
+
+    private boolean isKey(int targetField) {
+        for (int k : targetKeys) {
+            if (k == targetField) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private transient RowData.FieldGetter[] getters;
+
+    private Object field(RowData in, int pos) {
+        if (getters == null) {
+            getters = new RowData.FieldGetter[inputType.getFieldCount()];
+            for (int i = 0; i < getters.length; i++) {
+                getters[i] = RowData.createFieldGetter(inputType.getTypeAt(i), i);
+            }
+        }
+        return getters[pos].getFieldOrNull(in);
+    }
+
+    private static LogicalType sequenceType(RowType input, int[] sequence) {
+        if (sequence.length == 1) {
+            return input.getTypeAt(sequence[0]);
+        }
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (int s : sequence) {
+            fields.add(input.getFields().get(s));
+        }
+        return new RowType(fields);
+    }
+
+    private static TargetType storedAs(String function, String storedAs) {
+        if (storedAs == null) {
+            return TargetType.SCD1;
+        }
+        String s = storedAs.trim().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
+        switch (s) {
+            case "SCD TYPE 1":
+            case "1":
+                return TargetType.SCD1;
+            case "SCD TYPE 2":
+            case "2":
+                return TargetType.SCD2;
+            case "BITEMPORAL":
+                return TargetType.BITEMPORAL;
+            default:
+                throw error(function, "stored_as", "is '" + storedAs + "'; use 'SCD TYPE 1' (the default), 'SCD TYPE 2'"
+                        + " or 'BITEMPORAL'");
+        }
+    }
+
+    private static int column(String function, List<String> names, String argument, String name) {
+        String n = name.trim();
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).equals(n)) {
+                return i;
+            }
+        }
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).equalsIgnoreCase(n)) {
+                return i;
+            }
+        }
+        throw error(function, argument, "names " + n + ", which is not a column of the input " + names);
+    }
+
+    private static int[] columns(String function, List<String> names, String argument, String list) {
+        List<String> items = list(list);
+        if (items.isEmpty()) {
+            throw error(function, argument, "is empty; name one or more input columns, comma-separated");
+        }
+        int[] out = new int[items.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = column(function, names, argument, items.get(i));
+        }
+        return out;
+    }
+
+    private static List<String> list(String commaSeparated) {
+        List<String> out = new ArrayList<>();
+        for (String s : commaSeparated.split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        return out;
+    }
+
+    /** The argument a clause of the flow language comes from. */
+    private static String argumentOf(String clause, Arguments args) {
+        Map<String, String> byClause = Map.of(
+                "KEYS", "input (PARTITION BY)",
+                "SEQUENCE BY", "sequence_by",
+                "SYSTEM SEQUENCE BY", "system_sequence_by",
+                "STORED AS BITEMPORAL", "stored_as",
+                "IGNORE NULL UPDATES", "ignore_null_updates",
+                "COLUMNS TO UPDATE", "columns_to_update",
+                "APPLY AS DELETE WHEN", "apply_as_deletes");
+        if (clause.startsWith("TRACK HISTORY")) {
+            return args.trackHistoryColumnList != null ? "track_history_column_list" : "track_history_except_column_list";
+        }
+        if (clause.equals("COLUMNS")) {
+            return args.columnList != null ? "column_list" : "except_column_list";
+        }
+        return byClause.getOrDefault(clause, clause);
+    }
+
+    static ValidationException error(String function, String argument, String message) {
+        return new ValidationException(function + ": argument " + argument + " " + message);
+    }
+}

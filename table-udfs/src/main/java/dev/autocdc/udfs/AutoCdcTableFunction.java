@@ -1,0 +1,231 @@
+package dev.autocdc.udfs;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.AutoCdcProcessor;
+import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.OutputMode;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.ArgumentTrait;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.StateHint;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.catalog.DataTypeFactory;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.conversion.DataStructureConverter;
+import org.apache.flink.table.data.conversion.DataStructureConverters;
+import org.apache.flink.table.functions.ChangelogFunction;
+import org.apache.flink.table.functions.FunctionContext;
+import org.apache.flink.table.functions.ProcessTableFunction;
+import org.apache.flink.table.functions.TableSemantics;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.CallContext;
+import org.apache.flink.table.types.inference.StaticArgument;
+import org.apache.flink.table.types.inference.TypeInference;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code AUTO_CDC}: AUTO CDC as a Process Table Function, for Flink SQL users who do not run the job.
+ *
+ * <pre>{@code
+ * SELECT * FROM AUTO_CDC(
+ *   input => TABLE users_cdc PARTITION BY userId,       -- the KEYS
+ *   sequence_by => 'sequenceNum',
+ *   stored_as => 'SCD TYPE 2',                          -- 'SCD TYPE 1' (default), 'SCD TYPE 2', 'BITEMPORAL'
+ *   apply_as_deletes => 'is_delete',                    -- a BOOLEAN column computed in the input query
+ *   except_column_list => 'operation, sequenceNum, is_delete',
+ *   uid => 'users-scd2')
+ * }</pre>
+ *
+ * <p>Other arguments: {@code system_sequence_by} (bitemporal), {@code column_list},
+ * {@code ignore_null_updates} (BOOLEAN), {@code track_history_column_list},
+ * {@code track_history_except_column_list}, {@code columns_to_update} (a column of ARRAY&lt;STRING&gt; or
+ * comma-separated STRING). Column lists are comma-separated names. Every argument is a literal; a wrong
+ * one fails at planning time with a message naming it.
+ *
+ * <p>Guarantees: the engine, its state layout and its semantics (SPEC §1-8) are the job's
+ * ({@link AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I},
+ * {@code -U}/{@code +U}, {@code -D}, each retraction carrying the row it retracts), with the PARTITION BY
+ * columns first (Flink's rule for set-semantic tables), then the target's other columns and
+ * {@code __START_AT}, {@code __END_AT}, {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}. State is keyed
+ * Flink state (RocksDB when the job is configured so), restored from checkpoints and savepoints under
+ * the call's {@code uid}.
+ *
+ * <p>What a PTF cannot do, and how this function handles it: invalid events (SPEC §11) cannot go to a
+ * side output: they are counted ({@code num_dead_letters} under the metric group {@code flow/auto_cdc})
+ * and logged at WARN, at most one line a second; truncates need every key: there is no
+ * {@code apply_as_truncates}; retentions need processing-time timers: there are none. SCD type 1 state
+ * follows {@code table.exec.state.ttl} (a key idle that long is forgotten, as in Flink's own
+ * deduplication); type 2 and bitemporal history is kept (a partial expiry would tear it).
+ */
+@DataTypeHint(value = "ROW<unused INT>", bridgedTo = RowData.class) // replaced per call, see getTypeInference
+public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implements ChangelogFunction {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(AutoCdcTableFunction.class);
+
+    private transient MetricGroup metrics;
+    private transient ClassLoader classLoader;
+    private transient AutoCdcPlan plan;
+    private transient AutoCdcProcessor processor;
+    private transient ViewStates states;
+    private transient DataStructureConverter<Object, Object> inputConverter;
+    private transient Collector<RowData> output;
+    private transient long deadLetters;
+    private transient long lastWarning;
+
+    @Override
+    public void open(FunctionContext context) throws Exception {
+        metrics = context.getMetricGroup();
+        classLoader = context.getUserCodeClassLoader();
+    }
+
+    public void eval(
+            Context ctx,
+            @StateHint(name = "scd1") MapView<String, byte[]> scd1,
+            @StateHint(name = "history", ttl = "0") MapView<String, byte[]> history,
+            @StateHint(name = "history_blocks", ttl = "0") MapView<String, byte[]> historyBlocks,
+            @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE, ArgumentTrait.SUPPORT_UPDATES,
+                ArgumentTrait.REQUIRE_FULL_DELETE}, name = "input") Row input,
+            @ArgumentHint(name = "sequence_by", isOptional = true) String sequenceBy, // required: checked with a clearer message
+            @ArgumentHint(name = "stored_as", isOptional = true) String storedAs,
+            @ArgumentHint(name = "system_sequence_by", isOptional = true) String systemSequenceBy,
+            @ArgumentHint(name = "apply_as_deletes", isOptional = true) String applyAsDeletes,
+            @ArgumentHint(name = "column_list", isOptional = true) String columnList,
+            @ArgumentHint(name = "except_column_list", isOptional = true) String exceptColumnList,
+            @ArgumentHint(name = "ignore_null_updates", isOptional = true) Boolean ignoreNullUpdates,
+            @ArgumentHint(name = "track_history_column_list", isOptional = true) String trackHistoryColumnList,
+            @ArgumentHint(name = "track_history_except_column_list", isOptional = true) String trackHistoryExceptColumnList,
+            @ArgumentHint(name = "columns_to_update", isOptional = true) String columnsToUpdate) throws Exception {
+        if (processor == null) {
+            AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
+            args.sequenceBy = sequenceBy;
+            args.storedAs = storedAs;
+            args.systemSequenceBy = systemSequenceBy;
+            args.applyAsDeletes = applyAsDeletes;
+            args.columnList = columnList;
+            args.exceptColumnList = exceptColumnList;
+            args.ignoreNullUpdates = ignoreNullUpdates;
+            args.trackHistoryColumnList = trackHistoryColumnList;
+            args.trackHistoryExceptColumnList = trackHistoryExceptColumnList;
+            args.columnsToUpdate = columnsToUpdate;
+            start(ctx, args);
+        }
+        if (plan.spec().flow().targetType() == TargetType.SCD1) {
+            states.bind(scd1, historyBlocks);
+        } else {
+            states.bind(history, historyBlocks);
+        }
+        processor.process(plan.engineInput((RowData) inputConverter.toInternal(input)), output, this::deadLetter);
+    }
+
+    private void start(Context ctx, AutoCdcPlan.Arguments args) throws Exception {
+        TableSemantics input = ctx.tableSemanticsFor("input");
+        OutputMode mode = ctx.getChangelogMode().contains(RowKind.UPDATE_BEFORE) ? OutputMode.RETRACT : OutputMode.UPSERT;
+        plan = AutoCdcPlan.of(name(), (RowType) input.dataType().getLogicalType(), input.partitionByColumns(), args, mode);
+        inputConverter = DataStructureConverters.getConverter(input.dataType());
+        inputConverter.open(classLoader);
+        states = new ViewStates(metrics);
+        processor = new AutoCdcProcessor(plan.spec());
+        processor.open(states);
+        output = new Collector<>() {
+            @Override
+            public void collect(RowData target) {
+                AutoCdcTableFunction.this.collect(plan.output(target));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /** Counted by the engine; logged here, at most one line a second so that a flood of bad input cannot flood the log. */
+    private void deadLetter(DeadLetter d) {
+        deadLetters++;
+        long now = System.currentTimeMillis();
+        if (now - lastWarning >= 1000) {
+            lastWarning = now;
+            LOG.warn("{}: invalid event skipped ({} so far): {}: {}; event {}", name(), deadLetters, d.reason, d.message,
+                    d.payload);
+        }
+    }
+
+    /** The function's name in messages. */
+    String name() {
+        return "AUTO_CDC";
+    }
+
+    /** Whether the call must emit upserts when its consumer takes them (SCD type 1 only). */
+    boolean upsertWhenPossible() {
+        return false;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode(ChangelogContext context) {
+        return ChangelogMode.all();
+    }
+
+    @Override
+    public TypeInference getTypeInference(DataTypeFactory typeFactory) {
+        TypeInference extracted = super.getTypeInference(typeFactory);
+        List<StaticArgument> arguments = extracted.getStaticArguments().orElseThrow();
+        return TypeInference.newBuilder()
+                .staticArguments(arguments)
+                .inputTypeStrategy(extracted.getInputTypeStrategy())
+                .stateTypeStrategies(extracted.getStateTypeStrategies())
+                .outputTypeStrategy(call -> outputType(call, arguments))
+                .build();
+    }
+
+    /** Plans the call (failing on a bad argument) and returns the target's columns without the keys. */
+    private Optional<DataType> outputType(CallContext call, List<StaticArgument> arguments) {
+        AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
+        args.sequenceBy = literal(call, arguments, "sequence_by", String.class);
+        args.storedAs = literal(call, arguments, "stored_as", String.class);
+        args.systemSequenceBy = literal(call, arguments, "system_sequence_by", String.class);
+        args.applyAsDeletes = literal(call, arguments, "apply_as_deletes", String.class);
+        args.columnList = literal(call, arguments, "column_list", String.class);
+        args.exceptColumnList = literal(call, arguments, "except_column_list", String.class);
+        args.ignoreNullUpdates = literal(call, arguments, "ignore_null_updates", Boolean.class);
+        args.trackHistoryColumnList = literal(call, arguments, "track_history_column_list", String.class);
+        args.trackHistoryExceptColumnList = literal(call, arguments, "track_history_except_column_list", String.class);
+        args.columnsToUpdate = literal(call, arguments, "columns_to_update", String.class);
+        TableSemantics input = call.getTableSemantics(0).orElseThrow(() -> AutoCdcPlan.error(name(), "input",
+                "must be a table: input => TABLE cdc PARTITION BY id"));
+        AutoCdcPlan plan = AutoCdcPlan.of(name(), (RowType) input.dataType().getLogicalType(), input.partitionByColumns(),
+                args, OutputMode.RETRACT);
+        if (upsertWhenPossible() && plan.spec().flow().targetType() != TargetType.SCD1) {
+            throw AutoCdcPlan.error(name(), "stored_as", "must be 'SCD TYPE 1': an upsert changelog is keyed by the"
+                    + " PARTITION BY columns, which identify a row of a type 1 target only; use AUTO_CDC for type 2 and"
+                    + " bitemporal targets (retract mode, into any sink)");
+        }
+        return Optional.of(TypeConversions.fromLogicalToDataType(plan.outputType()).bridgedTo(RowData.class));
+    }
+
+    private <T> T literal(CallContext call, List<StaticArgument> arguments, String name, Class<T> type) {
+        int pos = -1;
+        for (int i = 0; i < arguments.size(); i++) {
+            if (arguments.get(i).getName().equals(name)) {
+                pos = i;
+            }
+        }
+        if (pos < 0 || pos >= call.getArgumentDataTypes().size() || call.isArgumentNull(pos)) {
+            return null;
+        }
+        if (!call.isArgumentLiteral(pos)) {
+            throw AutoCdcPlan.error(name(), name, "must be a literal, e.g. " + name + " => 'column'");
+        }
+        return call.getArgumentValue(pos, type).orElseThrow(() -> new ValidationException(name() + ": argument " + name
+                + " must be a " + type.getSimpleName()));
+    }
+}
