@@ -24,6 +24,11 @@ final class Changelog {
         this.upsertKey = upsertKey;
     }
 
+    /** An empty retract-mode changelog to {@link #apply} rows to. */
+    static Changelog empty() {
+        return new Changelog(null);
+    }
+
     /** Runs a query in retract mode and materializes its changelog. */
     static Changelog of(TableEnvironment t, String sql) throws Exception {
         return of(t, sql, null);

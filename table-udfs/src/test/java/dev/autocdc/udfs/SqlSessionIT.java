@@ -1,0 +1,186 @@
+package dev.autocdc.udfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.autocdc.embedded.EmbeddedKafka;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SQL-client sessions of docs/sql-functions.md and deploy/sql-client-init.sql, statement by
+ * statement as a user types them, against the built jar ({@code ADD JAR} / {@code USING JAR}) and Kafka
+ * topics on the in-JVM broker. The jar's path and the broker's address replace the placeholders of the
+ * docs; nothing else is changed. Each SELECT runs as the SQL client's result view does, on unbounded
+ * topics, until its materialized answer equals the table written here from the references, or fails
+ * after a deadline with the answer it reached.
+ *
+ * <p>This test's classpath holds neither the functions nor the engine (see the failsafe configuration
+ * in the module's pom): they can only come from the jar.
+ */
+class SqlSessionIT {
+    private static final long DEADLINE_MILLIS = 120_000;
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+    private static final String JAR = System.getProperty("autocdc.udfs.jar");
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startKafka() throws Exception {
+        kafka = EmbeddedKafka.start();
+        for (String topic : List.of("employees_cdf", "employees_bitemporal", "users_cdf", "users_history", "users_current")) {
+            kafka.createTopic(topic, 1);
+        }
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void theFunctionsComeOnlyFromTheJar() {
+        assertThat(Path.of(JAR)).exists();
+        assertThatThrownBy(() -> Class.forName("dev.autocdc.udfs.AsOf")).isInstanceOf(ClassNotFoundException.class);
+        assertThatThrownBy(() -> Class.forName("dev.autocdc.operators.flink.AutoCdcProcessor"))
+                .isInstanceOf(ClassNotFoundException.class);
+    }
+
+    @Test
+    void theEmployeesSessionAnswersWhatWeBelievedOnSAboutB() throws Exception {
+        run(DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees"), List.of(
+                List.of("1/Chris/Owner", "2/Dana/Engineer"),
+                List.of("1/Chris/Team Lead", "2/Dana/Analyst"),
+                List.of("1/Chris/Manager", "2/Dana/Analyst"),
+                List.of("1/Chris/Owner/2025-01-01/2025-02-01", "1/Chris/Team Lead/2025-02-01/2025-03-01",
+                        "1/Chris/Manager/2025-03-01/null", "2/Dana/Analyst/2025-01-01/null")));
+    }
+
+    @Test
+    void theUsersSessionWritesTheReferenceTablesToUpsertKafka() throws Exception {
+        run(DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "users"), List.of(
+                List.of("123/Isabel/Monterrey/1/5", "123/Isabel/Chihuahua/5/6", "124/Raul/Oaxaca/1/null",
+                        "125/Mercedes/Tijuana/2/5", "125/Mercedes/Mexicali/5/6", "125/Mercedes/Guadalajara/6/null",
+                        "126/Lily/Cancun/2/null"),
+                List.of("124/Raul/Oaxaca", "125/Mercedes/Guadalajara", "126/Lily/Cancun")));
+    }
+
+    @Test
+    void theInitFileRegistersEveryFunction() throws Exception {
+        String init = Files.readString(REPO.resolve("deploy/sql-client-init.sql"))
+                .replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR);
+        List<String> statements = new ArrayList<>(DocSessions.split(init));
+        statements.add("CREATE TEMPORARY VIEW h AS SELECT * FROM (VALUES (1, 'a', 1, 5), (1, 'b', 5, CAST(NULL AS INT)))"
+                + " AS t(id, v, __START_AT, __END_AT)");
+        statements.add("SELECT id, v FROM AS_OF(input => TABLE h, business_time => '3')"
+                + " WHERE VALID_AT(__START_AT, __END_AT, 3) AND BELIEVED_AT(1, CAST(NULL AS INT), 2)");
+        run(statements, List.of(List.of("1/a")));
+        TableEnvironment t = session();
+        for (String s : DocSessions.split(init)) {
+            t.executeSql(s);
+        }
+        List<String> functions = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql("SHOW USER FUNCTIONS").collect()) {
+            it.forEachRemaining(r -> functions.add(String.valueOf(r.getField(0)).toUpperCase()));
+        }
+        assertThat(functions).contains("AUTO_CDC", "AUTO_CDC_UPSERT", "AS_OF", "VALID_AT", "BELIEVED_AT");
+    }
+
+    private static TableEnvironment session() {
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", "1");
+        conf.setString("taskmanager.numberOfTaskSlots", "16");
+        return TableEnvironment.create(EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+    }
+
+    /**
+     * Runs the statements in one session: bounded INSERTs to completion, unbounded ones left running
+     * (cancelled at the end), and each SELECT until its answer equals the next expected table.
+     */
+    private static void run(List<String> statements, List<List<String>> answers) throws Exception {
+        TableEnvironment t = session();
+        List<JobClient> running = new ArrayList<>();
+        int answer = 0;
+        try {
+            for (String raw : statements) {
+                String statement = raw.replace("/path/to/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR)
+                        .replace("localhost:9092", kafka.bootstrapServers());
+                String head = statement.stripLeading().toUpperCase();
+                if (head.startsWith("SELECT")) {
+                    assertThat(answer).as("more SELECTs than expected answers").isLessThan(answers.size());
+                    List<String> expected = answers.get(answer++);
+                    assertThat(settle(t, statement, expected)).as(statement).containsExactlyInAnyOrderElementsOf(expected);
+                    continue;
+                }
+                TableResult result = t.executeSql(statement);
+                if (head.startsWith("INSERT") && head.contains(" VALUES")) {
+                    result.await();
+                } else if (head.startsWith("INSERT")) {
+                    running.add(result.getJobClient().orElseThrow());
+                }
+            }
+            assertThat(answer).as("every expected answer was asked for").isEqualTo(answers.size());
+        } finally {
+            for (JobClient job : running) {
+                job.cancel();
+            }
+        }
+    }
+
+    /**
+     * Reads a SELECT's changelog, as the SQL client's result view shows it, until its materialized rows
+     * are the expected ones (the jobs upstream may still be catching up), or the deadline passes.
+     */
+    private static List<String> settle(TableEnvironment t, String select, List<String> expected) throws Exception {
+        Changelog changelog = Changelog.empty();
+        TableResult result = t.executeSql(select);
+        CloseableIterator<Row> it = result.collect();
+        Thread reader = new Thread(() -> {
+            try {
+                while (it.hasNext()) {
+                    Row r = it.next();
+                    synchronized (changelog) {
+                        changelog.apply(r);
+                    }
+                }
+            } catch (RuntimeException e) {
+                // cancelled below
+            }
+        }, "settle-reader");
+        reader.setDaemon(true);
+        reader.start();
+        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        List<String> sorted = new ArrayList<>(expected);
+        Collections.sort(sorted);
+        List<String> now = List.of();
+        try {
+            while (System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+                synchronized (changelog) {
+                    now = new ArrayList<>(changelog.table());
+                }
+                Collections.sort(now);
+                if (now.equals(sorted)) {
+                    return now;
+                }
+            }
+            return now;
+        } finally {
+            it.close();
+        }
+    }
+}
