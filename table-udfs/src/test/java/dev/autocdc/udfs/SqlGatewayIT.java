@@ -1,0 +1,193 @@
+package dev.autocdc.udfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.embedded.EmbeddedKafka;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.table.gateway.SqlGateway;
+import org.apache.flink.table.gateway.service.context.DefaultContext;
+import org.apache.flink.table.gateway.service.session.SessionManager;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The employees session of docs/sql-functions.md driven through the Flink SQL Gateway's REST API, as
+ * the SQL client in gateway mode drives it: a session cluster (a MiniCluster with its REST endpoint), a
+ * gateway submitting to it, and the statements posted one by one. The functions reach the cluster only
+ * through the jar the session adds. Each SELECT's result pages are fetched until the materialized
+ * answer equals the reference's.
+ */
+class SqlGatewayIT {
+    private static final long DEADLINE_MILLIS = 120_000;
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+    private static final String JAR = System.getProperty("autocdc.udfs.jar");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private static EmbeddedKafka kafka;
+    private static MiniCluster cluster;
+    private static SqlGateway gateway;
+    private static String base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = EmbeddedKafka.start();
+        kafka.createTopic("employees_cdf", 1);
+        kafka.createTopic("employees_bitemporal", 1);
+
+        Configuration clusterConf = new Configuration();
+        clusterConf.setString("rest.bind-port", "0");
+        cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(clusterConf)
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(8).build());
+        cluster.start();
+        URI rest = cluster.getRestAddress().get();
+
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Configuration conf = new Configuration();
+        conf.setString("execution.target", "remote");
+        conf.setString("rest.address", rest.getHost());
+        conf.setString("rest.port", String.valueOf(rest.getPort()));
+        conf.setString("parallelism.default", "1");
+        conf.setString("sql-gateway.endpoint.type", "rest");
+        conf.setString("sql-gateway.endpoint.rest.address", "localhost");
+        conf.setString("sql-gateway.endpoint.rest.port", String.valueOf(port));
+        gateway = new SqlGateway(conf, SessionManager.create(new DefaultContext(conf, List.of())));
+        gateway.start();
+        base = "http://localhost:" + port + "/v1";
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (gateway != null) {
+            gateway.stop();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void theEmployeesSessionThroughTheGateway() throws Exception {
+        List<List<String>> answers = List.of(
+                List.of("1/Chris/Owner", "2/Dana/Engineer"),
+                List.of("1/Chris/Team Lead", "2/Dana/Analyst"),
+                List.of("1/Chris/Manager", "2/Dana/Analyst"),
+                List.of("1/Chris/Owner/2025-01-01/2025-02-01", "1/Chris/Team Lead/2025-02-01/2025-03-01",
+                        "1/Chris/Manager/2025-03-01/null", "2/Dana/Analyst/2025-01-01/null"));
+        String session = post("/sessions", Map.of()).get("sessionHandle").asText();
+        List<String> jobs = new ArrayList<>();
+        int answer = 0;
+        try {
+            for (String raw : DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees")) {
+                String statement = raw.replace("/path/to/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR)
+                        .replace("localhost:9092", kafka.bootstrapServers());
+                String operation = post("/sessions/" + session + "/statements", Map.of("statement", statement))
+                        .get("operationHandle").asText();
+                String results = "/sessions/" + session + "/operations/" + operation + "/result/0?rowFormat=JSON";
+                if (statement.toUpperCase().startsWith("SELECT")) {
+                    List<String> expected = answers.get(answer++);
+                    assertThat(settle(results, expected)).as(statement).containsExactlyInAnyOrderElementsOf(expected);
+                    // closing the operation cancels the query's job, as leaving the SQL client's result view does
+                    send(HttpRequest.newBuilder(URI.create(base + "/sessions/" + session + "/operations/" + operation
+                            + "/close")).DELETE().build());
+                } else {
+                    JsonNode first = fetchUntilReady(results);
+                    if (first.hasNonNull("jobID")) {
+                        jobs.add(first.get("jobID").asText());
+                    }
+                }
+            }
+            assertThat(answer).isEqualTo(answers.size());
+        } finally {
+            for (String job : jobs) {
+                cluster.cancelJob(org.apache.flink.api.common.JobID.fromHexString(job));
+            }
+        }
+    }
+
+    /** The first page that is not NOT_READY; fails on an error the gateway reports. */
+    private static JsonNode fetchUntilReady(String uri) throws Exception {
+        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        while (true) {
+            JsonNode page = get(uri);
+            if (!"NOT_READY".equals(page.path("resultType").asText()) || System.currentTimeMillis() > deadline) {
+                return page;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Fetches a streaming query's pages, materializing its changelog, until the answer is the expected one. */
+    private static List<String> settle(String uri, List<String> expected) throws Exception {
+        List<String> sorted = new ArrayList<>(expected);
+        Collections.sort(sorted);
+        Changelog changelog = Changelog.empty();
+        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        String next = uri;
+        List<String> now = List.of();
+        while (next != null && System.currentTimeMillis() < deadline) {
+            JsonNode page = get(next);
+            for (JsonNode row : page.path("results").path("data")) {
+                JsonNode fields = row.get("fields");
+                Object[] values = new Object[fields.size()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = fields.get(i).isNull() ? null : fields.get(i).asText();
+                }
+                Row r = Row.ofKind(RowKind.valueOf(row.get("kind").asText()), values);
+                changelog.apply(r);
+            }
+            now = new ArrayList<>(changelog.table());
+            Collections.sort(now);
+            if (now.equals(sorted)) {
+                return now;
+            }
+            next = page.hasNonNull("nextResultUri") ? page.get("nextResultUri").asText().replaceFirst("^/v\\d+", "") : null;
+            if ("NOT_READY".equals(page.path("resultType").asText()) || page.path("results").path("data").isEmpty()) {
+                Thread.sleep(200);
+            }
+        }
+        return now;
+    }
+
+    private static JsonNode post(String path, Map<String, String> body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+        return send(request);
+    }
+
+    private static JsonNode get(String path) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
+    }
+
+    private static JsonNode send(HttpRequest request) throws Exception {
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() >= 300) {
+            throw new AssertionError(request.method() + " " + request.uri() + " -> " + response.statusCode() + ": "
+                    + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+}
