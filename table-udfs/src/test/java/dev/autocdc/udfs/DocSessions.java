@@ -28,6 +28,11 @@ final class DocSessions {
         return split(text.substring(start + 7, end));
     }
 
+    /** A statement with its layout removed, to compare statements written on different lines. */
+    static String normalized(String statement) {
+        return statement.replaceAll("\\s+", " ").replace("( ", "(").replace(" )", ")").strip();
+    }
+
     static List<String> split(String sql) {
         StringBuilder kept = new StringBuilder();
         for (String line : sql.split("\n")) {

@@ -70,6 +70,18 @@ class SqlSessionIT {
                         "1/Chris/Manager/2025-03-01/null", "2/Dana/Analyst/2025-01-01/null")));
     }
 
+    /** The README's SQL-client example is part of the docs' employees session, which the test above runs. */
+    @Test
+    void theReadmeSessionIsPartOfTheTestedSession() throws Exception {
+        List<String> tested = DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees").stream()
+                .map(DocSessions::normalized).toList();
+        List<String> readme = DocSessions.statements(REPO.resolve("README.md"), "readme");
+        assertThat(readme).hasSizeGreaterThanOrEqualTo(5);
+        for (String statement : readme) {
+            assertThat(tested).as("README statement run by the employees session").contains(DocSessions.normalized(statement));
+        }
+    }
+
     @Test
     void theUsersSessionWritesTheReferenceTablesToUpsertKafka() throws Exception {
         run(DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "users"), List.of(
