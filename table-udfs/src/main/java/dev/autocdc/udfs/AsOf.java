@@ -57,7 +57,8 @@ public class AsOf extends ProcessTableFunction<Row> implements ChangelogFunction
     public void eval(
             Context ctx,
             @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE, ArgumentTrait.OPTIONAL_PARTITION_BY,
-                ArgumentTrait.SUPPORT_UPDATES, ArgumentTrait.REQUIRE_UPDATE_BEFORE}, name = "input") Row input,
+                ArgumentTrait.SUPPORT_UPDATES, ArgumentTrait.REQUIRE_UPDATE_BEFORE, ArgumentTrait.REQUIRE_FULL_DELETE},
+                name = "input") Row input,
             @ArgumentHint(name = "business_time", isOptional = true) String businessTime,
             @ArgumentHint(name = "believed_at", isOptional = true) String believedAt) {
         String key = businessTime + '\u0000' + believedAt;

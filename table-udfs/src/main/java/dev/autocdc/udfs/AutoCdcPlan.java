@@ -33,6 +33,11 @@ import org.apache.flink.table.types.logical.RowType;
 final class AutoCdcPlan implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** The engine's control column names (EngineSpec's input contract): an input column may not take one. */
+    private static final Set<String> ENGINE_COLUMNS = Set.of(EngineSpec.SEQUENCE, EngineSpec.SYSTEM_SEQUENCE,
+            EngineSpec.DELETE, EngineSpec.TRUNCATE, EngineSpec.COLUMNS_TO_UPDATE, EngineSpec.PARSE_ERROR, EngineSpec.RAW,
+            EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET);
+
     private final RowType inputType;
     private final EngineSpec spec;
     /** Input positions of the target's base columns, in target order. */
@@ -87,6 +92,12 @@ final class AutoCdcPlan implements Serializable {
         List<String> keys = new ArrayList<>();
         for (int p : partitionBy) {
             keys.add(names.get(p));
+        }
+        for (String name : names) {
+            if (ENGINE_COLUMNS.contains(name)) {
+                throw error(function, "input", "has a column named " + name + ", a name the engine reserves for its"
+                        + " control columns; rename it in the input view (SELECT " + name + " AS ...)");
+            }
         }
         TargetType type = storedAs(function, args.storedAs);
         if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
@@ -187,12 +198,18 @@ final class AutoCdcPlan implements Serializable {
         } catch (FlowDefinitionException e) {
             throw error(function, argumentOf(e.clause(), args), e.getMessage().substring(e.clause().length() + 2));
         } catch (IllegalArgumentException e) {
-            throw error(function, args.columnList != null ? "column_list" : "except_column_list", e.getMessage());
+            throw error(function, "input", "has a column the engine cannot keep: " + e.getMessage());
         }
     }
 
     EngineSpec spec() {
         return spec;
+    }
+
+    /** What the stored state's bytes depend on: the state format, the target type, the columns and their types. */
+    String stateLayout() {
+        return "state format " + dev.autocdc.operators.core.StateCodec.FORMAT_VERSION + ", " + spec.flow().targetType()
+                + ", columns " + spec.flow().columnNames() + " " + spec.flow().columnTypes();
     }
 
     /**

@@ -62,8 +62,8 @@ import org.slf4j.LoggerFactory;
  * the call's {@code uid}.
  *
  * <p>What a PTF cannot do, and how this function handles it: invalid events (SPEC §11) cannot go to a
- * side output: they are counted ({@code num_dead_letters} under the metric group {@code flow/auto_cdc})
- * and logged at WARN, at most one line a second; truncates need every key: there is no
+ * side output: they are counted ({@code num_dead_letters} under the metric group {@code flow/auto_cdc}, or
+ * {@code flow/auto_cdc_upsert}) and each is logged at WARN with its reason; truncates need every key: there is no
  * {@code apply_as_truncates}; retentions need processing-time timers: there are none. SCD type 1 state
  * follows {@code table.exec.state.ttl} (a key idle that long is forgotten, as in Flink's own
  * deduplication); type 2 and bitemporal history is kept (a partial expiry would tear it).
@@ -81,7 +81,6 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
     private transient DataStructureConverter<Object, Object> inputConverter;
     private transient Collector<RowData> output;
     private transient long deadLetters;
-    private transient long lastWarning;
 
     @Override
     public void open(FunctionContext context) throws Exception {
@@ -134,7 +133,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
         plan = AutoCdcPlan.of(name(), (RowType) input.dataType().getLogicalType(), input.partitionByColumns(), args, mode);
         inputConverter = DataStructureConverters.getConverter(input.dataType());
         inputConverter.open(classLoader);
-        states = new ViewStates(metrics);
+        states = new ViewStates(metrics, plan.stateLayout());
         processor = new AutoCdcProcessor(plan.spec());
         processor.open(states);
         output = new Collector<>() {
@@ -149,15 +148,15 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
         };
     }
 
-    /** Counted by the engine; logged here, at most one line a second so that a flood of bad input cannot flood the log. */
+    /**
+     * Counted by the engine (metric {@code num_dead_letters}); logged here, every one, with its reason and
+     * the event (cut at 2,000 characters), since a PTF has no side output to send it to.
+     */
     private void deadLetter(DeadLetter d) {
         deadLetters++;
-        long now = System.currentTimeMillis();
-        if (now - lastWarning >= 1000) {
-            lastWarning = now;
-            LOG.warn("{}: invalid event skipped ({} so far): {}: {}; event {}", name(), deadLetters, d.reason, d.message,
-                    d.payload);
-        }
+        String payload = d.payload == null || d.payload.length() <= 2000 ? d.payload : d.payload.substring(0, 2000) + "...";
+        LOG.warn("{}: invalid event skipped (#{} of this instance): {}: {}; event {}", name(), deadLetters, d.reason,
+                d.message, payload);
     }
 
     /** The function's name in messages. */

@@ -1,11 +1,10 @@
 package dev.autocdc.udfs;
 
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.ZoneOffset;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -13,8 +12,9 @@ import org.apache.flink.table.types.logical.LogicalType;
  * A point in time written as text, read as a value of a history column's type, so that {@code AS_OF}
  * can take one argument for any business or system time type (a Process Table Function's scalar
  * arguments have fixed types). The text is the SQL literal's body: {@code 2025-02-15} for a DATE,
- * {@code 2025-03-10 00:00:00} (or with a {@code T}) for a TIMESTAMP, an instant such as
- * {@code 2025-03-10T00:00:00Z} (or a local date-time, read as UTC) for a TIMESTAMP_LTZ, digits for the
+ * {@code 2025-03-10 00:00:00} (or with a {@code T}, or a date alone for midnight) for a TIMESTAMP, an
+ * instant with its offset such as {@code 2025-03-10T00:00:00Z} or {@code 2025-03-10 01:00:00+01:00} for a
+ * TIMESTAMP_LTZ (the session's time zone is not known to the function), digits for the
  * integer types, a decimal for DECIMAL, FLOAT and DOUBLE, the text itself for a STRING.
  */
 final class TimeLiteral {
@@ -38,8 +38,8 @@ final class TimeLiteral {
                 case TIMESTAMP_WITHOUT_TIME_ZONE:
                     return s.length() == 10 ? LocalDate.parse(s).atStartOfDay() : LocalDateTime.parse(s.replace(' ', 'T'));
                 case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                    return s.endsWith("Z") || s.matches(".*[+-]\\d\\d:\\d\\d$") ? Instant.parse(s)
-                            : LocalDateTime.parse(s.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
+                    // an instant needs its offset: the session's time zone is not known here
+                    return OffsetDateTime.parse(s.replace(' ', 'T').replaceFirst("T(?=[Z+-])", "")).toInstant();
                 case TINYINT:
                     return Byte.parseByte(s);
                 case SMALLINT:
@@ -74,7 +74,7 @@ final class TimeLiteral {
             case TIMESTAMP_WITHOUT_TIME_ZONE:
                 return "e.g. '2025-03-10 00:00:00'";
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return "e.g. '2025-03-10T00:00:00Z'";
+                return "an instant with its offset, e.g. '2025-03-10T00:00:00Z'";
             case TIME_WITHOUT_TIME_ZONE:
                 return "e.g. '09:30:00'";
             default:

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.catalog.DataTypeFactory;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.types.DataType;
@@ -28,10 +29,12 @@ import org.apache.flink.table.types.utils.TypeConversions;
  * {@code __START_AT, __END_AT} ("valid at business time B"); {@link BelievedAt BELIEVED_AT} is the same
  * test for a bitemporal table's {@code __SYSTEM_START_AT, __SYSTEM_END_AT} ("believed at system time S").
  *
- * <p>The three arguments are brought to their common type (an INT and a BIGINT compare as BIGINT);
- * they must be numbers, dates, times, timestamps or strings, and each must convert to the common type
- * implicitly. Anything else fails at planning time, with a message naming the argument and the cast to
- * write (a DATE compared with a TIMESTAMP, say). A null {@code start} or {@code at} gives null.
+ * <p>The three arguments are brought to their common type (an INT and a BIGINT compare as BIGINT; a DATE
+ * column at a TIMESTAMP compares at midnight); they must be numbers, dates, times, timestamps or
+ * strings, and each must convert to the common type implicitly. Anything else fails at planning time,
+ * with a message naming the argument and the cast to write; so does a TIMESTAMP column at a DATE, which
+ * Flink would compare as DATEs, dropping the time of day. Strings compare by their UTF-8 bytes. A null
+ * {@code start} or {@code at} gives null.
  *
  * <pre>{@code
  * SELECT employeeId, role FROM employees_bitemporal
@@ -51,12 +54,20 @@ public class ValidAt extends ScalarFunction {
     }
 
     /** {@code start <= at < coalesce(end, +infinity)}; false when start or at is null. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean holds(Object start, Object end, Object at) {
         if (start == null || at == null) {
             return false;
         }
-        return ((Comparable) start).compareTo(at) <= 0 && (end == null || ((Comparable) end).compareTo(at) > 0);
+        return compare(start, at) <= 0 && (end == null || compare(end, at) > 0);
+    }
+
+    /** Values of one type, ordered as SPEC §1 orders them: strings by their UTF-8 bytes (as Flink does). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compare(Object a, Object b) {
+        if (a instanceof String && b instanceof String) {
+            return StringData.fromString((String) a).compareTo(StringData.fromString((String) b));
+        }
+        return ((Comparable) a).compareTo(b);
     }
 
     /** The function's name in messages. */
@@ -96,11 +107,24 @@ public class ValidAt extends ScalarFunction {
                     common = Optional.empty();
                 }
             }
+            LogicalType column = types.stream().filter(t -> t.getTypeRoot() != LogicalTypeRoot.NULL).findFirst()
+                    .orElse(types.get(0));
             if (common.isEmpty()) {
                 return fail(call, throwOnFailure, "arguments start, end and at must have one type, but are "
                         + types.get(0).asSummaryString() + ", " + types.get(1).asSummaryString() + " and "
                         + types.get(2).asSummaryString() + ": cast argument at to the columns' type, e.g. CAST(x AS "
-                        + types.get(0).copy(true).asSerializableString() + ")");
+                        + column.copy(true).asSerializableString() + ")");
+            }
+            if (common.get().getTypeRoot() == LogicalTypeRoot.DATE) {
+                // Flink casts a TIMESTAMP to DATE implicitly, which drops the time of day: exact for the point
+                // compared with DATE columns (start <= at iff start <= date(at)), wrong for a TIMESTAMP column
+                for (int i = 0; i < 2; i++) {
+                    if (types.get(i).is(LogicalTypeFamily.TIMESTAMP)) {
+                        return fail(call, throwOnFailure, "argument " + ARGUMENTS.get(i) + " is "
+                                + types.get(i).asSummaryString() + " and another is a DATE: comparing as DATE would drop"
+                                + " the time of day; cast the DATE to TIMESTAMP, e.g. CAST(x AS TIMESTAMP(3))");
+                    }
+                }
             }
             DataType type = TypeConversions.fromLogicalToDataType(common.get());
             return Optional.of(List.of(type, type, type));

@@ -30,14 +30,28 @@ import org.apache.flink.table.api.dataview.MapView;
  *
  * <p>The views belong to the key being processed; {@link #bind} hands over the current ones before each
  * event.
+ *
+ * <p>Flink sees only {@code MAP<STRING, BYTES>} here, so it cannot refuse a restore whose bytes were
+ * written for another flow (other columns or types, another target type, another state format), as it
+ * refuses one in the job through the serializers' snapshots. Every stored value therefore starts with a
+ * fingerprint of what wrote it; a value with another fingerprint fails the read with a message saying
+ * what changed, instead of being decoded as garbage.
  */
 final class ViewStates implements KeyedStateAccess {
     private final MetricGroup metrics;
+    private final int fingerprint;
+    private final String layout;
     private MapView<String, byte[]> values;
     private MapView<String, byte[]> maps;
 
-    ViewStates(MetricGroup metrics) {
+    /**
+     * @param layout what the stored bytes depend on (state format, target type, column names and types),
+     *     as text for the error message; its hash is the fingerprint
+     */
+    ViewStates(MetricGroup metrics, String layout) {
         this.metrics = metrics;
+        this.layout = layout;
+        this.fingerprint = layout.hashCode();
     }
 
     void bind(MapView<String, byte[]> values, MapView<String, byte[]> maps) {
@@ -113,7 +127,7 @@ final class ViewStates implements KeyedStateAccess {
         }
 
         private String entryKey(K key) throws IOException {
-            return prefix + new String(write(keys, key), StandardCharsets.ISO_8859_1);
+            return prefix + new String(key(keys, key), StandardCharsets.ISO_8859_1);
         }
 
         @Override
@@ -151,7 +165,8 @@ final class ViewStates implements KeyedStateAccess {
             for (Map.Entry<String, byte[]> e : maps.entries()) {
                 if (e.getKey().startsWith(prefix)) {
                     byte[] key = e.getKey().substring(prefix.length()).getBytes(StandardCharsets.ISO_8859_1);
-                    out.add(new AbstractMap.SimpleImmutableEntry<>(read(keys, key), read(values, e.getValue())));
+                    out.add(new AbstractMap.SimpleImmutableEntry<>(keys.deserialize(new DataInputDeserializer(key)),
+                            read(values, e.getValue())));
                 }
             }
             return out;
@@ -203,14 +218,30 @@ final class ViewStates implements KeyedStateAccess {
         }
     }
 
-    private static <T> byte[] write(TypeSerializer<T> serializer, T value) throws IOException {
-        DataOutputSerializer out = new DataOutputSerializer(64);
+    /** A map key's bytes (no fingerprint: a key is found or not, never decoded from foreign bytes). */
+    private static <T> byte[] key(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(32);
         serializer.serialize(value, out);
         return out.getCopyOfBuffer();
     }
 
-    private static <T> T read(TypeSerializer<T> serializer, byte[] bytes) throws IOException {
-        return serializer.deserialize(new DataInputDeserializer(bytes));
+    private <T> byte[] write(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeInt(fingerprint);
+        serializer.serialize(value, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private <T> T read(TypeSerializer<T> serializer, byte[] bytes) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(bytes);
+        int written = in.readInt();
+        if (written != fingerprint) {
+            throw new IllegalStateException("The state restored for this AUTO_CDC call was written by another flow"
+                    + " definition or state format (fingerprint " + Integer.toHexString(written) + "); this call is "
+                    + layout + " (fingerprint " + Integer.toHexString(fingerprint) + "). Restore with the arguments and"
+                    + " input columns that wrote the state, or start this call under a new uid.");
+        }
+        return serializer.deserialize(in);
     }
 
 }

@@ -174,6 +174,11 @@ class AsOfTest {
                 + " WHERE VALID_AT(__START_AT, __END_AT, 20250215)").collect().close())
                 .hasStackTraceContaining("VALID_AT: arguments start, end and at must have one type, but are DATE NOT NULL, DATE"
                         + " and INT NOT NULL: cast argument at to the columns' type, e.g. CAST(x AS DATE)");
+        // a TIMESTAMP column at a DATE would compare as DATEs (Flink's implicit cast): refused
+        assertThatThrownBy(() -> t.executeSql("SELECT * FROM employees_bitemporal"
+                + " WHERE BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, DATE '2025-03-01')").collect().close())
+                .hasStackTraceContaining("BELIEVED_AT: argument start is TIMESTAMP(0) NOT NULL and another is a DATE:"
+                        + " comparing as DATE would drop the time of day");
         assertThatThrownBy(() -> t.executeSql("SELECT * FROM employees_bitemporal"
                 + " WHERE BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TRUE)").collect().close())
                 .hasStackTraceContaining("BELIEVED_AT: argument at is BOOLEAN NOT NULL; use numbers, DATE");

@@ -12,8 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -32,119 +34,215 @@ import org.junit.jupiter.api.Test;
 
 /**
  * AUTO_CDC emits, key by key, the same changelog as the job's operator ({@link AutoCdc#apply}) on the same
- * events: random histories (late events, duplicates and ties of sequence, deletes, null values, bitemporal
- * corrections and system-time disorder) for every target type. The job side's spec is written here by
- * hand, not derived from the function's plan.
+ * events: random histories of up to 25 events per key (late events, duplicates and ties of sequence,
+ * deletes, null values, bitemporal corrections and system-time disorder), for every target type, on the
+ * heap and RocksDB backends (25 events fill several SCD2 blocks). The job side's spec is written here by
+ * hand, not derived from the function's plan; the function's output (PARTITION BY columns first) is
+ * compared with the job's target rows in that order.
  */
 class AutoCdcMatchesTheJobTest {
     private static final int KEYS = 40;
 
+    /** (id INT, v STRING, seq INT, sys INT, is_delete BOOLEAN), PARTITION BY id. */
+    private static final Shape SIMPLE = new Shape(
+            new String[] {"id", "v", "seq", "sys", "is_delete"}, 1, "id", "except_column_list => 'seq, sys, is_delete'",
+            b -> b, new int[] {0, 1});
+
+    /**
+     * (v1 STRING, k2 INT, seq INT, k1 STRING, v2 INT, is_delete BOOLEAN), PARTITION BY k1, k2: keys
+     * neither first nor in input order, the sequence column kept in the target, IGNORE NULL UPDATES and
+     * TRACK HISTORY ON (v1).
+     */
+    private static final Shape RICH = new Shape(
+            new String[] {"v1", "k2", "seq", "k1", "v2", "is_delete"}, 2, "k1, k2",
+            "except_column_list => 'is_delete', ignore_null_updates => TRUE, track_history_column_list => 'v1'",
+            b -> b.sequenceColumns("seq").ignoreNullUpdates().trackHistoryOn(List.of("v1")), new int[] {3, 1, 0, 2, 4});
+
     @Test
-    void scdType1() throws Exception {
-        compare(TargetType.SCD1, 11);
+    void scdType1OnHeap() throws Exception {
+        compare(SIMPLE, TargetType.SCD1, "hashmap", 11);
     }
 
     @Test
-    void scdType2() throws Exception {
-        compare(TargetType.SCD2, 12);
+    void scdType2OnRocksDb() throws Exception {
+        compare(SIMPLE, TargetType.SCD2, "rocksdb", 12);
     }
 
     @Test
-    void bitemporal() throws Exception {
-        compare(TargetType.BITEMPORAL, 13);
+    void bitemporalOnRocksDb() throws Exception {
+        compare(SIMPLE, TargetType.BITEMPORAL, "rocksdb", 13);
     }
 
-    private void compare(TargetType type, long seed) throws Exception {
-        List<Object[]> events = events(type, new Random(seed));
-        Map<Integer, List<String>> function = viaFunction(type, events);
-        Map<Integer, List<String>> job = viaJob(type, events);
+    @Test
+    void compositeKeysInAnotherOrderWithTheFlowOptionsOnRocksDb() throws Exception {
+        compare(RICH, TargetType.SCD2, "rocksdb", 14);
+    }
+
+    private void compare(Shape shape, TargetType type, String backend, long seed) throws Exception {
+        List<Object[]> events = shape.events(type, new Random(seed));
+        Map<String, List<String>> function = viaFunction(shape, type, backend, events);
+        Map<String, List<String>> job = viaJob(shape, type, backend, events);
         assertThat(function.keySet()).hasSizeGreaterThan(KEYS / 2);
+        assertThat(function.values().stream().mapToInt(List::size).sum()).as("changes").isGreaterThan(KEYS * 2);
         assertThat(function).isEqualTo(job);
     }
 
-    /** (id, v, seq, sys, is_delete), shuffled: every key's events arrive in a random order. */
-    private static List<Object[]> events(TargetType type, Random random) {
-        List<Object[]> events = new ArrayList<>();
-        for (int id = 0; id < KEYS; id++) {
-            int n = 1 + random.nextInt(12);
-            for (int i = 0; i < n; i++) {
-                String v = random.nextInt(6) == 0 ? null : "v" + random.nextInt(4);
-                int seq = random.nextInt(type == TargetType.BITEMPORAL ? 8 : 15);
-                int sys = random.nextInt(20);
-                events.add(new Object[] {id, v, seq, sys, random.nextInt(8) == 0});
-            }
-        }
-        Collections.shuffle(events, random);
-        return events;
+    private static StreamExecutionEnvironment env(String backend) {
+        Configuration conf = new Configuration();
+        conf.setString("state.backend.type", backend);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        return env;
     }
 
-    private static Map<Integer, List<String>> viaFunction(TargetType type, List<Object[]> events) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
+    private static Map<String, List<String>> viaFunction(Shape shape, TargetType type, String backend, List<Object[]> events)
+            throws Exception {
+        StreamExecutionEnvironment env = env(backend);
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
         t.executeSql("CREATE FUNCTION AUTO_CDC AS 'dev.autocdc.udfs.AutoCdcTableFunction'");
         List<Row> rows = new ArrayList<>();
         for (Object[] e : events) {
             rows.add(Row.of(e));
         }
-        DataStream<Row> input = env.fromData(rows, Types.ROW_NAMED(new String[] {"id", "v", "seq", "sys", "is_delete"},
-                Types.INT, Types.STRING, Types.INT, Types.INT, Types.BOOLEAN));
-        t.createTemporaryView("cdc", input);
+        t.createTemporaryView("cdc", env.fromData(rows, shape.rowType()));
         String storedAs = type == TargetType.SCD1 ? "SCD TYPE 1" : type == TargetType.SCD2 ? "SCD TYPE 2" : "BITEMPORAL";
-        String sql = "SELECT * FROM AUTO_CDC(input => TABLE cdc PARTITION BY id, sequence_by => 'seq', stored_as => '"
-                + storedAs + "', apply_as_deletes => 'is_delete', "
-                + (type == TargetType.BITEMPORAL ? "system_sequence_by => 'sys', except_column_list => 'seq, sys, is_delete')"
-                        : "except_column_list => 'seq, sys, is_delete')");
-        Map<Integer, List<String>> out = new TreeMap<>();
+        String partitionBy = shape.keyCount == 1 ? shape.partitionBy : "(" + shape.partitionBy + ")";
+        String sql = "SELECT * FROM AUTO_CDC(input => TABLE cdc PARTITION BY " + partitionBy + ", sequence_by => 'seq', stored_as => '" + storedAs + "', apply_as_deletes => 'is_delete', "
+                + (type == TargetType.BITEMPORAL ? "system_sequence_by => 'sys', " : "") + shape.arguments + ")";
+        Map<String, List<String>> out = new TreeMap<>();
         try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.computeIfAbsent((Integer) r.getField(0), k -> new ArrayList<>())
-                    .add(r.getKind().shortString() + " " + Changelog.fields(r)));
+            it.forEachRemaining(r -> {
+                List<Object> values = new ArrayList<>();
+                for (int i = 0; i < r.getArity(); i++) {
+                    values.add(r.getField(i));
+                }
+                shape.add(out, r.getKind().shortString(), values);
+            });
         }
         return out;
     }
 
-    private static Map<Integer, List<String>> viaJob(TargetType type, List<Object[]> events) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
+    private static Map<String, List<String>> viaJob(Shape shape, TargetType type, String backend, List<Object[]> events)
+            throws Exception {
+        StreamExecutionEnvironment env = env(backend);
         boolean bitemporal = type == TargetType.BITEMPORAL;
-        List<RowType.RowField> fields = new ArrayList<>(List.of(
-                new RowType.RowField("id", new IntType()),
-                new RowType.RowField("v", new VarCharType(VarCharType.MAX_LENGTH)),
-                new RowType.RowField(EngineSpec.SEQUENCE, new IntType())));
+        List<RowType.RowField> fields = new ArrayList<>();
+        List<Integer> kept = new ArrayList<>();
+        for (int i = 0; i < shape.columns.length; i++) {
+            String c = shape.columns[i];
+            boolean control = c.equals("is_delete") || (shape == SIMPLE && (c.equals("seq") || c.equals("sys")));
+            if (!control) {
+                fields.add(new RowType.RowField(c, shape.logicalType(c)));
+                kept.add(i);
+            }
+        }
+        int seq = List.of(shape.columns).indexOf("seq");
+        int sys = List.of(shape.columns).indexOf("sys");
+        int delete = List.of(shape.columns).indexOf("is_delete");
+        fields.add(new RowType.RowField(EngineSpec.SEQUENCE, new IntType()));
         if (bitemporal) {
             fields.add(new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, new IntType()));
         }
         fields.add(new RowType.RowField(EngineSpec.DELETE, new BooleanType()));
         RowType inputType = new RowType(fields);
-        EngineSpec spec = EngineSpec.builder("job", type, inputType).keys("id").outputMode(OutputMode.RETRACT)
-                .tombstoneRetention(null).build();
+        EngineSpec spec = shape.options.apply(EngineSpec.builder("job", type, inputType)
+                .keys(List.of(shape.partitionBy.split(",\\s*"))).outputMode(OutputMode.RETRACT).tombstoneRetention(null))
+                .build();
         List<RowData> rows = new ArrayList<>();
         for (Object[] e : events) {
-            GenericRowData r = new GenericRowData(bitemporal ? 5 : 4);
+            GenericRowData r = new GenericRowData(fields.size());
             int f = 0;
-            r.setField(f++, e[0]);
-            r.setField(f++, e[1] == null ? null : StringData.fromString((String) e[1]));
-            r.setField(f++, e[2]);
-            if (bitemporal) {
-                r.setField(f++, e[3]);
+            for (int k : kept) {
+                r.setField(f++, e[k] instanceof String ? StringData.fromString((String) e[k]) : e[k]);
             }
-            r.setField(f, e[4]);
+            r.setField(f++, e[seq]);
+            if (bitemporal) {
+                r.setField(f++, e[sys]);
+            }
+            r.setField(f, e[delete]);
             rows.add(r);
         }
         DataStream<RowData> input = env.fromData(rows, InternalTypeInfo.of(inputType));
         TypeInformation<RowData> outputType = InternalTypeInfo.of(spec.targetType());
         List<LogicalType> targetTypes = spec.targetType().getChildren();
-        Map<Integer, List<String>> out = new TreeMap<>();
+        Map<String, List<String>> out = new TreeMap<>();
         try (CloseableIterator<RowData> it = AutoCdc.apply(input, spec, outputType, "auto-cdc").executeAndCollect()) {
             it.forEachRemaining(r -> {
-                StringBuilder b = new StringBuilder(r.getRowKind().shortString()).append(' ');
+                List<Object> target = new ArrayList<>();
                 for (int i = 0; i < r.getArity(); i++) {
-                    Object value = RowData.createFieldGetter(targetTypes.get(i), i).getFieldOrNull(r);
-                    b.append(i == 0 ? "" : "/").append(value);
+                    Object v = RowData.createFieldGetter(targetTypes.get(i), i).getFieldOrNull(r);
+                    target.add(v instanceof StringData ? v.toString() : v);
                 }
-                out.computeIfAbsent(r.getInt(0), k -> new ArrayList<>()).add(b.toString());
+                // the function's order: the PARTITION BY columns, then the others as in the target
+                List<Object> values = new ArrayList<>();
+                for (int p : shape.outputOrder) {
+                    values.add(target.get(p));
+                }
+                for (int i = shape.outputOrder.length; i < target.size(); i++) {
+                    values.add(target.get(i));
+                }
+                shape.add(out, r.getRowKind().shortString(), values);
             });
         }
         return out;
+    }
+
+    /**
+     * An input layout: its columns (INT unless named v, v1 or k1, which are STRING, and is_delete), how
+     * many lead the output as PARTITION BY columns, the call's extra arguments, the same options for the
+     * job's spec, and the order of the job's base columns in the function's output.
+     */
+    private record Shape(String[] columns, int keyCount, String partitionBy, String arguments,
+                         UnaryOperator<EngineSpec.Builder> options, int[] outputOrder) {
+
+        LogicalType logicalType(String column) {
+            return isString(column) ? new VarCharType(VarCharType.MAX_LENGTH) : column.equals("is_delete") ? new BooleanType()
+                    : new IntType();
+        }
+
+        private static boolean isString(String column) {
+            return column.equals("v") || column.equals("v1") || column.equals("k1");
+        }
+
+        TypeInformation<Row> rowType() {
+            TypeInformation<?>[] types = new TypeInformation<?>[columns.length];
+            for (int i = 0; i < columns.length; i++) {
+                types[i] = isString(columns[i]) ? Types.STRING : columns[i].equals("is_delete") ? Types.BOOLEAN : Types.INT;
+            }
+            return Types.ROW_NAMED(columns, types);
+        }
+
+        /** Random histories, shuffled: every key's events arrive in a random order. */
+        List<Object[]> events(TargetType type, Random random) {
+            List<Object[]> events = new ArrayList<>();
+            for (int key = 0; key < KEYS; key++) {
+                int n = 1 + random.nextInt(25);
+                for (int i = 0; i < n; i++) {
+                    Object[] e = new Object[columns.length];
+                    for (int c = 0; c < columns.length; c++) {
+                        switch (columns[c]) {
+                            case "id", "k2" -> e[c] = key;
+                            case "k1" -> e[c] = "k" + (key % 7);
+                            case "seq" -> e[c] = random.nextInt(type == TargetType.BITEMPORAL ? 10 : 30);
+                            case "sys" -> e[c] = random.nextInt(30);
+                            case "is_delete" -> e[c] = random.nextInt(8) == 0;
+                            case "v2" -> e[c] = random.nextInt(5) == 0 ? null : random.nextInt(3);
+                            default -> e[c] = random.nextInt(6) == 0 ? null : "v" + random.nextInt(4);
+                        }
+                    }
+                    events.add(e);
+                }
+            }
+            Collections.shuffle(events, random);
+            return events;
+        }
+
+        void add(Map<String, List<String>> out, String kind, List<Object> values) {
+            StringBuilder text = new StringBuilder(kind).append(' ');
+            for (int i = 0; i < values.size(); i++) {
+                text.append(i == 0 ? "" : "/").append(values.get(i));
+            }
+            out.computeIfAbsent(values.subList(0, keyCount).toString(), k -> new ArrayList<>()).add(text.toString());
+        }
     }
 }

@@ -3,10 +3,19 @@ package dev.autocdc.udfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -136,12 +145,45 @@ class AutoCdcTableFunctionTest {
     }
 
     @Test
-    void typeOneUpsertsMaterializeToTheReferenceTable() throws Exception {
+    void stateTtlForgetsTypeOneKeysButNeverTearsAHistory() throws Exception {
+        // one key, two events 2.5 s apart, with a state TTL of 1 s for the session
+        assertThat(twoEventsAcrossTheTtl("SCD TYPE 1")).containsExactly(
+                "+I 1/x", "+I 1/y"); // the key was forgotten: the second event inserts again
+        assertThat(twoEventsAcrossTheTtl("SCD TYPE 2")).containsExactly(
+                "+I 1/x/1/null", "-U 1/x/1/null", "+U 1/x/1/2", "+I 1/y/2/null"); // the history is whole
+    }
+
+    private static List<String> twoEventsAcrossTheTtl(String storedAs) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment t = StreamTableEnvironment.create(env);
+        t.getConfig().set("table.exec.state.ttl", "1 s");
+        t.executeSql("CREATE FUNCTION AUTO_CDC AS 'dev.autocdc.udfs.AutoCdcTableFunction'");
+        TypeInformation<Row> type = Types.ROW_NAMED(new String[] {"id", "v", "seq"}, Types.INT, Types.STRING, Types.INT);
+        DataStream<Row> events = env.fromData(List.of(Row.of(1, "x", 1), Row.of(1, "y", 2)), type)
+                .map(AutoCdcTableFunctionTest::pauseBeforeTheSecond).returns(type);
+        t.createTemporaryView("events", events);
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql("SELECT * FROM AUTO_CDC(input => TABLE events PARTITION BY id,"
+                + " sequence_by => 'seq', stored_as => '" + storedAs + "', except_column_list => 'seq')").collect()) {
+            it.forEachRemaining(r -> out.add(r.getKind().shortString() + " " + Changelog.fields(r)));
+        }
+        return out;
+    }
+
+    private static Row pauseBeforeTheSecond(Row r) throws InterruptedException {
+        if ((Integer) r.getField(2) == 2) {
+            Thread.sleep(2500);
+        }
+        return r;
+    }
+
+    @Test
+    void aColumnNamedLikeAnEngineControlColumnIsRefused() {
         TableEnvironment t = session();
-        Changelog c = Changelog.of(t, "SELECT * FROM AUTO_CDC_UPSERT(input => TABLE users_cdf PARTITION BY userId,"
-                + " sequence_by => 'sequenceNum', apply_as_deletes => 'is_delete',"
-                + " except_column_list => 'operation, sequenceNum, is_delete')");
-        assertThat(c.table()).containsExactlyInAnyOrder("124/Raul/Oaxaca", "125/Mercedes/Guadalajara", "126/Lily/Cancun");
+        t.executeSql("CREATE TEMPORARY VIEW odd AS SELECT * FROM (VALUES (1, 'a', 1)) AS t(id, __seq, seq)");
+        assertThatThrownBy(() -> t.explainSql("SELECT * FROM AUTO_CDC(input => TABLE odd PARTITION BY id, sequence_by => 'seq')"))
+                .hasStackTraceContaining("AUTO_CDC: argument input has a column named __seq, a name the engine reserves");
     }
 
     @Test

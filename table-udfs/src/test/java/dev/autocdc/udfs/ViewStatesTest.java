@@ -1,0 +1,72 @@
+package dev.autocdc.udfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.api.dataview.MapView;
+import org.junit.jupiter.api.Test;
+
+/** The engine's states on a PTF's map views: exact round trips, separate names, and the layout fingerprint. */
+class ViewStatesTest {
+
+    @Test
+    void valuesAndMapEntriesRoundTripUnderTheirOwnNames() throws Exception {
+        MapView<String, byte[]> values = new MapView<>();
+        MapView<String, byte[]> maps = new MapView<>();
+        ViewStates states = new ViewStates(new UnregisteredMetricsGroup(), "layout A");
+        states.bind(values, maps);
+        ValueState<Long> a = states.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE));
+        ValueState<Long> b = states.getState(new ValueStateDescriptor<>("b", LongSerializer.INSTANCE));
+        a.update(7L);
+        assertThat(a.value()).isEqualTo(7L);
+        assertThat(b.value()).isNull();
+        a.clear();
+        assertThat(a.value()).isNull();
+
+        MapState<byte[], String> m = states.getMapState(
+                new MapStateDescriptor<>("m", BytePrimitiveArraySerializer.INSTANCE, StringSerializer.INSTANCE));
+        MapState<byte[], String> other = states.getMapState(
+                new MapStateDescriptor<>("m2", BytePrimitiveArraySerializer.INSTANCE, StringSerializer.INSTANCE));
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < 256; i++) {
+            byte[] key = {(byte) i, (byte) (255 - i)}; // every byte value, as a key
+            m.put(key, "v" + i);
+            expected.put(i + "," + (255 - i), "v" + i);
+        }
+        other.put(new byte[] {1}, "elsewhere");
+        Map<String, String> read = new HashMap<>();
+        for (Map.Entry<byte[], String> e : m.entries()) {
+            read.put((e.getKey()[0] & 0xFF) + "," + (e.getKey()[1] & 0xFF), e.getValue());
+        }
+        assertThat(read).isEqualTo(expected);
+        assertThat(m.get(new byte[] {(byte) 200, (byte) 55})).isEqualTo("v200");
+        m.clear();
+        assertThat(m.isEmpty()).isTrue();
+        assertThat(other.get(new byte[] {1})).isEqualTo("elsewhere");
+    }
+
+    @Test
+    void stateWrittenForAnotherLayoutFailsItsFirstReadSayingWhy() throws Exception {
+        MapView<String, byte[]> values = new MapView<>();
+        MapView<String, byte[]> maps = new MapView<>();
+        ViewStates before = new ViewStates(new UnregisteredMetricsGroup(), "SCD2, columns [id, v] [INT, STRING]");
+        before.bind(values, maps);
+        before.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE)).update(1L);
+
+        ViewStates after = new ViewStates(new UnregisteredMetricsGroup(), "SCD2, columns [id, v, w] [INT, STRING, INT]");
+        after.bind(values, maps);
+        assertThatThrownBy(() -> after.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE)).value())
+                .hasStackTraceContaining("The state restored for this AUTO_CDC call was written by another flow definition")
+                .hasStackTraceContaining("SCD2, columns [id, v, w] [INT, STRING, INT]");
+    }
+}
