@@ -163,9 +163,9 @@ class AsOfTest {
         TableEnvironment t = session();
         t.executeSql("CREATE FUNCTION VALID_AT AS 'dev.autocdc.udfs.ValidAt'");
         t.executeSql("CREATE FUNCTION BELIEVED_AT AS 'dev.autocdc.udfs.BelievedAt'");
-        assertThat(names(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT, DATE '2025-02-15')"
-                + " AND BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
-                .containsExactlyInAnyOrder("Chris/Owner", "Dana/Engineer");
+        // the example of docs/sql-functions.md
+        assertThat(names(t, DocSessions.statements(PointInTimeJoinTest.DOCS, "valid-at").get(0)))
+                .containsExactlyInAnyOrder("1/Owner", "2/Engineer");
         // a DATE column at a TIMESTAMP: the dates read as midnight
         assertThat(names(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT,"
                 + " TIMESTAMP '2025-02-15 12:00:00') AND BELIEVED_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))

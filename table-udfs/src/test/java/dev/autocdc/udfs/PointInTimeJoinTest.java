@@ -2,6 +2,7 @@ package dev.autocdc.udfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * users walkthrough: each order gets the city its user had when the order was placed.
  */
 class PointInTimeJoinTest {
+    static final Path DOCS = Path.of(System.getProperty("user.dir")).getParent().resolve("docs/sql-functions.md");
 
     @Test
     void eachOrderGetsTheAddressCurrentWhenItWasPlaced() throws Exception {
@@ -26,8 +28,8 @@ class PointInTimeJoinTest {
         t.executeSql("CREATE TEMPORARY VIEW orders AS SELECT * FROM (VALUES"
                 + " ('o1', 123, 2), ('o2', 123, 5), ('o3', 123, 7), ('o4', 125, 4), ('o5', 125, 6), ('o6', 126, 1))"
                 + " AS o(orderId, userId, placedAt)");
-        assertThat(AsOfTest.names(t, "SELECT o.orderId, u.city FROM orders AS o JOIN users_history AS u"
-                + " ON o.userId = u.userId AND VALID_AT(u.__START_AT, u.__END_AT, o.placedAt)"))
+        String join = DocSessions.statements(DOCS, "point-in-time-join").get(0); // the recipe as documented
+        assertThat(AsOfTest.names(t, join))
                 // o3: Isabel was deleted at 6; o6: Lily's history starts at 2
                 .containsExactlyInAnyOrder("o1/Monterrey", "o2/Chihuahua", "o4/Tijuana", "o5/Guadalajara");
     }

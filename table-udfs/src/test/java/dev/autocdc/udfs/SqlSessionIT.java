@@ -81,15 +81,17 @@ class SqlSessionIT {
         run(DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees"), EMPLOYEES_ANSWERS);
     }
 
-    /** The README's SQL-client example is part of the docs' employees session, which the test above runs. */
+    /** The README's SQL-client example and the docs' registration example are part of the employees session. */
     @Test
     void theReadmeSessionIsPartOfTheTestedSession() throws Exception {
         List<String> tested = DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees").stream()
                 .map(DocSessions::normalized).toList();
         List<String> readme = DocSessions.statements(REPO.resolve("README.md"), "readme");
         assertThat(readme).hasSizeGreaterThanOrEqualTo(5);
-        for (String statement : readme) {
-            assertThat(tested).as("README statement run by the employees session").contains(DocSessions.normalized(statement));
+        List<String> register = DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "register");
+        assertThat(register).hasSize(2);
+        for (String statement : java.util.stream.Stream.concat(readme.stream(), register.stream()).toList()) {
+            assertThat(tested).as("statement run by the employees session").contains(DocSessions.normalized(statement));
         }
     }
 
