@@ -125,6 +125,106 @@ class SqlSessionIT {
         assertThat(functions).contains("AUTO_CDC", "AUTO_CDC_UPSERT", "AS_OF", "VALID_AT", "BELIEVED_AT");
     }
 
+    /**
+     * AUTO_CDC's state survives a stop-with-savepoint and a restart under its uid, on RocksDB: the users
+     * feed's first five events, a savepoint, then the last three (late events that need the restored
+     * history: Mercedes's version 5 lands before 6, Isabel's 5 before her delete at 6). The first five
+     * records are deleted from the topic before the restart (as retention would), so a second job
+     * without the state would see only the last three events and open versions without closing the
+     * earlier ones (checked: the test fails when the restore is left out).
+     */
+    @Test
+    void stateIsRestoredFromASavepointUnderTheUid() throws Exception {
+        kafka.createTopic("sp_users_cdf", 1);
+        kafka.createTopic("sp_users_history", 1);
+        List<String> events = List.of(
+                "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"operation\":\"INSERT\",\"sequenceNum\":1}",
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"operation\":\"INSERT\",\"sequenceNum\":1}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"operation\":\"INSERT\",\"sequenceNum\":2}",
+                "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"operation\":\"INSERT\",\"sequenceNum\":2}",
+                "{\"userId\":123,\"name\":null,\"city\":null,\"operation\":\"DELETE\",\"sequenceNum\":6}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"operation\":\"UPDATE\",\"sequenceNum\":6}",
+                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"operation\":\"UPDATE\",\"sequenceNum\":5}",
+                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"operation\":\"UPDATE\",\"sequenceNum\":5}");
+        List<String> statements = List.of(
+                "ADD JAR '" + JAR + "'",
+                "CREATE FUNCTION AUTO_CDC AS 'dev.autocdc.udfs.AutoCdcTableFunction'",
+                "CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT) WITH ("
+                        + "'connector' = 'kafka', 'topic' = 'sp_users_cdf', 'properties.bootstrap.servers' = '"
+                        + kafka.bootstrapServers() + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')",
+                "CREATE TABLE users_history (userId INT, name STRING, city STRING, __START_AT INT, __END_AT INT,"
+                        + " PRIMARY KEY (userId, __START_AT) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',"
+                        + " 'topic' = 'sp_users_history', 'properties.bootstrap.servers' = '" + kafka.bootstrapServers()
+                        + "', 'key.format' = 'json', 'value.format' = 'json')",
+                "CREATE VIEW users_events AS SELECT *, operation = 'DELETE' AS is_delete FROM users_cdf");
+        String insert = "INSERT INTO users_history SELECT * FROM AUTO_CDC(input => TABLE users_events PARTITION BY userId,"
+                + " sequence_by => 'sequenceNum', stored_as => 'SCD TYPE 2', apply_as_deletes => 'is_delete',"
+                + " except_column_list => 'operation, sequenceNum, is_delete', uid => 'users-history')";
+        Path savepoints = Files.createTempDirectory("autocdc-savepoints");
+
+        produce("sp_users_cdf", events.subList(0, 5));
+        TableEnvironment first = session();
+        first.getConfig().set("state.backend.type", "rocksdb");
+        for (String s : statements) {
+            first.executeSql(s);
+        }
+        JobClient job = first.executeSql(insert).getJobClient().orElseThrow();
+        awaitRecords("sp_users_history", 4); // the first events went through the function before the savepoint
+        String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(),
+                org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get();
+
+        produce("sp_users_cdf", events.subList(5, 8));
+        kafka.admin().deleteRecords(java.util.Map.of(new org.apache.kafka.common.TopicPartition("sp_users_cdf", 0),
+                org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(5))).all().get();
+        TableEnvironment second = session();
+        second.getConfig().set("state.backend.type", "rocksdb");
+        second.getConfig().set("execution.state-recovery.path", savepoint);
+        for (String s : statements) {
+            second.executeSql(s);
+        }
+        JobClient restored = second.executeSql(insert).getJobClient().orElseThrow();
+        try {
+            TableEnvironment reader = session();
+            for (String s : statements.subList(2, 4)) {
+                reader.executeSql(s);
+            }
+            List<String> expected = List.of("123/Isabel/Monterrey/1/5", "123/Isabel/Chihuahua/5/6", "124/Raul/Oaxaca/1/null",
+                    "125/Mercedes/Tijuana/2/5", "125/Mercedes/Mexicali/5/6", "125/Mercedes/Guadalajara/6/null",
+                    "126/Lily/Cancun/2/null");
+            assertThat(settle(reader, "SELECT * FROM users_history", expected)).containsExactlyInAnyOrderElementsOf(expected);
+        } finally {
+            restored.cancel();
+        }
+    }
+
+    private static void produce(String topic, List<String> values) throws Exception {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                p, new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.StringSerializer())) {
+            for (String v : values) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, v)).get();
+            }
+        }
+    }
+
+    private static void awaitRecords(String topic, int count) throws Exception {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("auto.offset.reset", "earliest");
+        p.put("group.id", "await-" + topic + "-" + System.nanoTime());
+        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        int seen = 0;
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                p, new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (seen < count && System.currentTimeMillis() < deadline) {
+                seen += consumer.poll(java.time.Duration.ofMillis(200)).count();
+            }
+        }
+        assertThat(seen).as("records in " + topic).isGreaterThanOrEqualTo(count);
+    }
+
     private static TableEnvironment session() {
         Configuration conf = new Configuration();
         conf.setString("parallelism.default", "1");
