@@ -106,8 +106,12 @@ class SqlSessionIT {
 
     @Test
     void theInitFileRegistersEveryFunction() throws Exception {
+        // the init file names the jar relative to the repository root, where the client starts; this test
+        // runs in the module's directory, so the same relative form reads one level down
+        assertThat(Path.of(System.getProperty("user.dir")).resolve("target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar"))
+                .isEqualTo(Path.of(JAR));
         String init = Files.readString(REPO.resolve("deploy/sql-client-init.sql"))
-                .replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR);
+                .replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", "target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar");
         List<String> statements = new ArrayList<>(DocSessions.split(init));
         statements.add("CREATE TEMPORARY VIEW h AS SELECT * FROM (VALUES (1, 'a', 1, 5), (1, 'b', 5, CAST(NULL AS INT)))"
                 + " AS t(id, v, __START_AT, __END_AT)");
