@@ -37,7 +37,7 @@ final class FlinkTimeline implements Timeline {
      * Recent entries kept before they move into a block, and the size of a block. The recent entries are
      * read and written on every event, so they are the working set RocksDB's block cache must hold; late
      * events read one block per this many entries they land behind. Measured on RocksDB, full sizes, one
-     * session (docs/state.md): with 1M keys (W5) blocks of 8 ran at 26.4k events/s, of 4 at 39.6-42.2k,
+     * session (docs/state.md): with 1M keys (W5) blocks of 8 ran at 26.4k events/s, of 4 at 27.7-42.2k,
      * of 2 at 33.6-67.6k; with 10% of events 1-10 versions late (W3) blocks of 8 ran at 68.6-82.3k, of 4
      * at 64.5-65.9k, of 2 at 56.8-69.8k. Four keeps most of W5's gain for about 13% of W3's rate.
      */
