@@ -17,15 +17,7 @@ class ValidAtTest {
     void answersTheReferenceQueryOnTheEmployeesTableAfterStep5() throws Exception {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.executeSql("CREATE FUNCTION VALID_AT AS 'dev.autocdc.udfs.ValidAt'");
-        t.executeSql("CREATE TEMPORARY VIEW employees_bitemporal AS SELECT * FROM (VALUES"
-                + " (1, 'Chris', 'Owner', DATE '2025-01-01', CAST(NULL AS DATE), TIMESTAMP '2025-01-02 09:00:00', TIMESTAMP '2025-03-01 09:00:00'),"
-                + " (1, 'Chris', 'Owner', DATE '2025-01-01', DATE '2025-03-01', TIMESTAMP '2025-03-01 09:00:00', TIMESTAMP '2025-03-15 09:00:00'),"
-                + " (1, 'Chris', 'Owner', DATE '2025-01-01', DATE '2025-02-01', TIMESTAMP '2025-03-15 09:00:00', CAST(NULL AS TIMESTAMP)),"
-                + " (1, 'Chris', 'Team Lead', DATE '2025-02-01', DATE '2025-03-01', TIMESTAMP '2025-03-15 09:00:00', CAST(NULL AS TIMESTAMP)),"
-                + " (1, 'Chris', 'Manager', DATE '2025-03-01', CAST(NULL AS DATE), TIMESTAMP '2025-03-01 09:00:00', CAST(NULL AS TIMESTAMP)),"
-                + " (2, 'Dana', 'Engineer', DATE '2025-01-01', CAST(NULL AS DATE), TIMESTAMP '2025-01-02 09:00:00', TIMESTAMP '2025-04-01 09:00:00'),"
-                + " (2, 'Dana', 'Analyst', DATE '2025-01-01', CAST(NULL AS DATE), TIMESTAMP '2025-04-01 09:00:00', CAST(NULL AS TIMESTAMP)))"
-                + " AS t(employeeId, name, role, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT)");
+        t.executeSql("CREATE TEMPORARY VIEW employees_bitemporal AS " + AsOfTest.EMPLOYEES_AFTER_STEP5);
         assertThat(query(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT, DATE '2025-02-15')"
                 + " AND VALID_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
                 .containsExactlyInAnyOrder("Chris,Owner", "Dana,Engineer");
