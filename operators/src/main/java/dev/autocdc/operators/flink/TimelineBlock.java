@@ -18,7 +18,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *
  * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks for
  * it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on and see
- * the same value); an unchanged entry is written back as the same bytes. A block of eight entries costs
+ * the same value); an unchanged entry is written back as the same bytes. A block of four entries costs
  * one decode and one encode when one entry changes.
  */
 final class TimelineBlock {
