@@ -208,7 +208,10 @@ final class AutoCdcPlan implements Serializable {
 
     /** What the stored state's bytes depend on: the state format, the target type, the columns and their types. */
     String stateLayout() {
-        return "state format " + dev.autocdc.operators.core.StateCodec.FORMAT_VERSION + ", " + spec.flow().targetType()
+        // bitemporal layout 2: the belief kept as an SCD2 timeline (layout 1 kept every event in one map)
+        String target = spec.flow().targetType() == dev.autocdc.operators.core.TargetType.BITEMPORAL
+                ? "BITEMPORAL layout 2" : spec.flow().targetType().toString();
+        return "state format " + dev.autocdc.operators.core.StateCodec.FORMAT_VERSION + ", " + target
                 + ", columns " + spec.flow().columnNames() + " " + spec.flow().columnTypes();
     }
 

@@ -11,24 +11,34 @@ import java.util.TreeMap;
 /**
  * Bitemporal history (SPEC §5) for one key.
  *
- * <p>Fast path: an event after the key's greatest business sequence and not before its greatest system
- * sequence changes only the open version, so it costs O(1): the open row is closed in system time (or
- * replaced, when it was believed from this very system time) and the new belief's rows are added.
+ * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table believed at
+ * the greatest system time is the SCD2 history of all events), plus the system time each version of it
+ * is believed from.
  *
- * <p>Any other event (late in business time, a correction at the same business time, or late in system
- * time) recomputes the key's table from its stored events with {@link #table}, before and after the event,
- * and emits the difference: rows split, their system end moved, or removed (SPEC §13 D and G).
+ * <p>In-order path: an event after the key's greatest system sequence (late or not in business time)
+ * changes the belief as one SCD2 event does, at the same cost, and every version it changed is one row
+ * transition in system time: the believed row closes at the event's system time and the new version's
+ * row opens there; a version whose tracked columns and interval stay the same is updated in place. An
+ * event at the greatest system sequence takes this path too when it is after the greatest business
+ * sequence and only rows believed from that very system time can change (they are replaced).
+ *
+ * <p>Any other event (late in system time, or a tie with the greatest system sequence) recomputes the
+ * key's table from its events with {@link #table}, before and after the event, and emits the difference:
+ * rows split, their system end moved, or removed (SPEC §13 D and G).
  */
 public final class BitemporalEngine {
     private final Flow flow;
     private final Fold fold;
     private final EventOrder order;
+    /** Keeps the current belief; every event at a sequence is kept for the past beliefs. */
+    private final Scd2Engine belief;
     private final EngineCounters counters = new EngineCounters();
 
     public BitemporalEngine(Flow flow) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
+        this.belief = new Scd2Engine(flow, true);
     }
 
     public EngineCounters counters() {
@@ -38,10 +48,14 @@ public final class BitemporalEngine {
     /** Applies one event; appends changes of target rows (base, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT). */
     public void apply(BitemporalStore store, ChangeEvent event, List<TargetChange> out) {
         BitemporalHead head = store.head();
-        if (isNewest(head, event)) {
-            appendNewest(store, head, event, out);
+        TimelineEntry top = store.belief().head();
+        if (isInSystemOrder(head, top, event)) {
+            if (top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0) {
+                counters.late++;
+            }
+            applyInSystemOrder(store, head, event, out);
         } else {
-            if (SequenceCodec.compare(event.sequence(), head.latestSequence()) < 0
+            if ((top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0)
                     || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) < 0) {
                 counters.late++;
             }
@@ -50,70 +64,95 @@ public final class BitemporalEngine {
     }
 
     /**
-     * Whether the event is after the key's greatest business sequence and either after its greatest
-     * system sequence, or at that system sequence when no row believed before it can close: a row closed
-     * at the greatest system time would fall back to the untracked values of the belief before it,
-     * which the head does not hold.
+     * Whether the event is after the key's greatest system sequence, or at it, after the greatest business
+     * sequence, with no open version believed from before it: then only rows believed from that system
+     * time can change (they are replaced), and rows that stopped being believed at it stay as they are.
      */
-    private static boolean isNewest(BitemporalHead head, ChangeEvent event) {
+    private static boolean isInSystemOrder(BitemporalHead head, TimelineEntry top, ChangeEvent event) {
         if (head == null) {
             return true;
         }
-        if (SequenceCodec.compare(event.sequence(), head.latestSequence()) <= 0) {
-            return false;
-        }
         int system = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence());
-        return system > 0 || (system == 0 && (head.state() == null || Arrays.equals(head.openSystemStart(), event.systemSequence())));
+        if (system != 0) {
+            return system > 0;
+        }
+        return top == null || (SequenceCodec.compare(event.sequence(), top.sequence()) > 0
+                && (top.state() == null || Arrays.equals(head.openSystemStart(), event.systemSequence())));
     }
 
-    private void appendNewest(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
+    /**
+     * The event changes the belief as an SCD2 event; each changed version's believed row closes at the
+     * event's system time t (or is replaced, when believed from t) and the new version is believed from t.
+     */
+    private void applyInSystemOrder(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         byte[] t = event.systemSequence();
-        Object[] previous = head == null ? null : head.state();
-        Object[] state = fold.apply(previous, event);
-        byte[] openStart = null;
-        byte[] openSystemStart = null;
-        if (previous != null) {
-            BitemporalRow open = new BitemporalRow(new Version(head.openStart(), null, previous), head.openSystemStart(), null);
-            if (state != null && fold.sameTracked(previous, state)) {
-                // Same version, untracked columns change in place (they have no history).
-                openStart = head.openStart();
-                openSystemStart = head.openSystemStart();
-                if (!Values.sameRow(previous, state)) {
-                    emit(out, open, new BitemporalRow(open.version().withRow(state), openSystemStart, null));
+        List<VersionChange> changes = new ArrayList<>(3);
+        long duplicates = belief.counters().duplicates();
+        long ties = belief.counters().conflictingTies();
+        belief.apply(store.belief(), event, changes);
+        counters.duplicates += belief.counters().duplicates() - duplicates;
+        counters.conflictingTies += belief.counters().conflictingTies() - ties;
+
+        byte[] openSince = head == null ? null : head.openSystemStart();
+        boolean openSet = false;
+        for (VersionChange c : changes) {
+            Version before = c.before();
+            Version after = c.after();
+            BitemporalRow was = null;
+            if (before != null) {
+                byte[] since = before.isOpen() ? head.openSystemStart() : store.believedSince(c.start());
+                if (since == null) {
+                    throw new IllegalStateException("The key's state has no system start for a believed version");
                 }
+                was = new BitemporalRow(before, since, null);
+            }
+            if (was != null && after != null && sameIdentity(before, after)) {
+                // Same version, untracked columns change in place (they have no history).
+                if (!Values.sameRow(before.row(), after.row())) {
+                    emit(out, was, was.withVersion(after));
+                }
+                continue;
+            }
+            BitemporalRow now = after == null ? null : new BitemporalRow(after, t, null);
+            if (was != null && Arrays.equals(was.systemStart(), t)) {
+                emit(out, was, now); // believed only from t: it never was, replace it
             } else {
-                // The open version ends at the event: the old belief closes at t, the new one holds from t.
-                BitemporalRow closed = new BitemporalRow(open.version().withEnd(event.sequence()), t, null);
-                if (Arrays.equals(open.systemStart(), t)) {
-                    emit(out, open, closed); // believed only from t: it never was, replace it
-                } else {
-                    emit(out, open, open.closedAt(t));
-                    emit(out, null, closed);
+                if (was != null) {
+                    emit(out, was, was.closedAt(t));
+                }
+                if (now != null) {
+                    emit(out, null, now);
                 }
             }
+            if (after != null && after.isOpen()) {
+                openSince = t;
+                openSet = true;
+            } else if (after != null) {
+                store.setBelievedSince(c.start(), t);
+            }
+            if (before != null && !before.isOpen() && (after == null || after.isOpen())) {
+                store.setBelievedSince(c.start(), null);
+            }
+            if (before != null && before.isOpen() && !openSet) {
+                openSince = null;
+            }
         }
-        if (state != null && openStart == null) {
-            openStart = event.sequence();
-            openSystemStart = t;
-            emit(out, null, new BitemporalRow(new Version(openStart, null, state), t, null));
-        }
-        store.put(new TimelineEntry(event.sequence(), List.of(event), null, null));
-        store.setHead(new BitemporalHead(event.sequence(), t, state, openStart, openSystemStart,
-                head == null ? null : head.floorSequence(), head == null ? null : head.floorSystemSequence()));
+        byte[] latest = head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0 ? t : head.latestSystemSequence();
+        store.setHead(new BitemporalHead(latest, openSince, head == null ? null : head.floorSequence(),
+                head == null ? null : head.floorSystemSequence()));
     }
 
     private void recompute(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         List<ChangeEvent> events = new ArrayList<>();
         TimelineEntry at = null;
-        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
             TimelineEntry entry = it.next();
             events.addAll(entry.events());
             if (Arrays.equals(entry.sequence(), event.sequence())) {
                 at = entry;
             }
         }
-        List<ChangeEvent> atSequence = new ArrayList<>(at == null ? List.of() : at.events());
-        for (ChangeEvent e : atSequence) {
+        for (ChangeEvent e : at == null ? List.<ChangeEvent>of() : at.events()) {
             if (order.compareAtSameSequence(e, event) == 0) {
                 counters.duplicates++;
                 return; // exact duplicate
@@ -123,7 +162,8 @@ public final class BitemporalEngine {
             }
         }
         BitemporalSnapshot snapshot = store.snapshot();
-        Map<BitemporalRow.PrimaryKey, BitemporalRow> before = new Replay(snapshot).run(events);
+        Replay was = new Replay(snapshot);
+        Map<BitemporalRow.PrimaryKey, BitemporalRow> before = was.run(events);
         events.add(event);
         Replay replay = new Replay(snapshot);
         Map<BitemporalRow.PrimaryKey, BitemporalRow> after = replay.run(events);
@@ -137,14 +177,27 @@ public final class BitemporalEngine {
             }
         }
 
-        atSequence.add(event);
-        atSequence.sort(order::compareAtSameSequence);
-        store.put(new TimelineEntry(event.sequence(), atSequence, null, null));
-        BitemporalHead next = replay.head();
-        if (next.floorSequence() == null && head.floorSequence() != null) {
-            next = next.withFloors(head.floorSequence(), head.floorSystemSequence()); // floors of a forgotten past
+        // The belief is the SCD2 history of every event, whatever their order: the event joins it as one more.
+        belief.apply(store.belief(), event, new ArrayList<VersionChange>(2));
+        byte[] openSince = null;
+        for (Map.Entry<byte[], BitemporalRow> e : replay.believed.entrySet()) {
+            BitemporalRow row = e.getValue();
+            BitemporalRow old = was.believed.get(e.getKey());
+            if (row.version().isOpen()) {
+                openSince = row.systemStart();
+            } else if (old == null || old.version().isOpen() || !Arrays.equals(old.systemStart(), row.systemStart())) {
+                store.setBelievedSince(e.getKey(), row.systemStart());
+            }
         }
-        store.setHead(next);
+        for (Map.Entry<byte[], BitemporalRow> e : was.believed.entrySet()) {
+            BitemporalRow now = replay.believed.get(e.getKey());
+            if (!e.getValue().version().isOpen() && (now == null || now.version().isOpen())) {
+                store.setBelievedSince(e.getKey(), null);
+            }
+        }
+        byte[] latest = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) > 0
+                ? event.systemSequence() : head.latestSystemSequence();
+        store.setHead(new BitemporalHead(latest, openSince, head.floorSequence(), head.floorSystemSequence()));
     }
 
     /** The whole bitemporal table of one key's events (any order), by primary key. */
@@ -163,7 +216,7 @@ public final class BitemporalEngine {
         BitemporalSnapshot old = store.snapshot();
         List<ChangeEvent> events = new ArrayList<>();
         List<Long> written = new ArrayList<>();
-        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
             TimelineEntry entry = it.next();
             for (ChangeEvent e : entry.events()) {
                 events.add(e);
@@ -235,14 +288,15 @@ public final class BitemporalEngine {
                 believed.add(row);
             }
         }
-        List<byte[]> dropped = new ArrayList<>();
-        for (Iterator<TimelineEntry> it = store.entries(); it.hasNext(); ) {
+        // the versions of the belief that start before F end at or before it: they leave with their entries
+        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
             TimelineEntry entry = it.next();
-            if (SequenceCodec.compare(entry.sequence(), floor) < 0) {
-                dropped.add(entry.sequence());
+            if (SequenceCodec.compare(entry.sequence(), floor) < 0 && entry.state() != null
+                    && Arrays.equals(entry.versionStart(), entry.sequence())) {
+                store.setBelievedSince(entry.sequence(), null);
             }
         }
-        dropped.forEach(store::remove);
+        store.removeBefore(floor);
         store.setSnapshot(new BitemporalSnapshot(floor, floorSystem, seed, believed));
         BitemporalHead head = store.head();
         store.setHead(head.withFloors(floor, floorSystem));
@@ -274,8 +328,6 @@ public final class BitemporalEngine {
         private final Map<BitemporalRow.PrimaryKey, BitemporalRow> rows = new java.util.HashMap<>();
         /** The rows believed now, by version start. */
         private final TreeMap<byte[], BitemporalRow> believed = new TreeMap<>(SequenceCodec::compare);
-        private byte[] latestSequence;
-        private byte[] latestSystemSequence;
 
         Replay(BitemporalSnapshot snapshot) {
             this.snapshot = snapshot;
@@ -306,15 +358,11 @@ public final class BitemporalEngine {
                 List<VersionChange> ignored = new ArrayList<>();
                 for (ChangeEvent e : frozen) {
                     scd2.apply(timeline, e, ignored);
-                    if (latestSequence == null || SequenceCodec.compare(e.sequence(), latestSequence) > 0) {
-                        latestSequence = e.sequence();
-                    }
                 }
                 for (BitemporalRow row : snapshot.believed()) {
                     believed.put(row.version().start(), row);
                     rows.put(row.primaryKey(), row);
                 }
-                latestSystemSequence = snapshot.floorSystemSequence();
             }
             while (i < sorted.size()) {
                 byte[] t = sorted.get(i).systemSequence();
@@ -322,9 +370,6 @@ public final class BitemporalEngine {
                 TreeMap<byte[], Version> touched = new TreeMap<>(SequenceCodec::compare);
                 while (i < sorted.size() && Arrays.equals(sorted.get(i).systemSequence(), t)) {
                     ChangeEvent e = sorted.get(i++);
-                    if (latestSequence == null || SequenceCodec.compare(e.sequence(), latestSequence) > 0) {
-                        latestSequence = e.sequence();
-                    }
                     List<VersionChange> changes = new ArrayList<>();
                     scd2.apply(timeline, e, changes);
                     for (VersionChange c : changes) {
@@ -334,7 +379,6 @@ public final class BitemporalEngine {
                         current.put(c.start(), c.after());
                     }
                 }
-                latestSystemSequence = t;
                 for (byte[] start : touched.keySet()) {
                     Version now = current.get(start);
                     BitemporalRow open = believed.get(start);
@@ -365,21 +409,10 @@ public final class BitemporalEngine {
         /** The versions changed in this system time, by start, as they are now (null: removed). */
         private final TreeMap<byte[], Version> current = new TreeMap<>(SequenceCodec::compare);
 
-        BitemporalHead head() {
-            TimelineEntry last = timeline.head();
-            Object[] state = last == null ? null : last.state();
-            BitemporalRow open = believed.isEmpty() ? null : believed.lastEntry().getValue();
-            byte[] floor = snapshot == null ? null : snapshot.floorSequence();
-            byte[] floorSystem = snapshot == null ? null : snapshot.floorSystemSequence();
-            if (state == null || open == null || !open.version().isOpen()) {
-                return new BitemporalHead(latestSequence, latestSystemSequence, null, null, null, floor, floorSystem);
-            }
-            return new BitemporalHead(latestSequence, latestSystemSequence, state, open.version().start(), open.systemStart(),
-                    floor, floorSystem);
-        }
+    }
 
-        private boolean sameIdentity(Version a, Version b) {
-            return Arrays.equals(a.start(), b.start()) && Arrays.equals(a.end(), b.end()) && fold.sameTracked(a.row(), b.row());
-        }
+    /** Same interval and tracked columns: the same row of history, whose untracked columns may differ. */
+    private boolean sameIdentity(Version a, Version b) {
+        return Arrays.equals(a.start(), b.start()) && Arrays.equals(a.end(), b.end()) && fold.sameTracked(a.row(), b.row());
     }
 }

@@ -1,31 +1,20 @@
 package dev.autocdc.operators.core;
 
 /**
- * What the bitemporal fast path needs of a key, kept apart from its events: the greatest business and
- * system sequences seen, the current belief's state at the greatest business sequence (null = absent),
- * and, when that state is present, the open version's start and the system time it is believed from;
- * with a history retention, the floors below which history left state.
+ * What a bitemporal key keeps about system time, apart from its belief ({@link BitemporalStore#belief()}):
+ * the greatest system sequence seen, the system time the open version of the current belief is believed
+ * from (null when the belief has no open version), and, with a history retention or after a tombstone
+ * expired, the floors below which history left state.
  */
 public final class BitemporalHead {
-    private final byte[] latestSequence;
     private final byte[] latestSystemSequence;
-    private final Object[] state;
-    private final byte[] openStart;
     private final byte[] openSystemStart;
     private final byte[] floorSequence;
     private final byte[] floorSystemSequence;
 
-    public BitemporalHead(byte[] latestSequence, byte[] latestSystemSequence, Object[] state, byte[] openStart,
-                          byte[] openSystemStart) {
-        this(latestSequence, latestSystemSequence, state, openStart, openSystemStart, null, null);
-    }
-
-    public BitemporalHead(byte[] latestSequence, byte[] latestSystemSequence, Object[] state, byte[] openStart,
-                          byte[] openSystemStart, byte[] floorSequence, byte[] floorSystemSequence) {
-        this.latestSequence = latestSequence;
+    public BitemporalHead(byte[] latestSystemSequence, byte[] openSystemStart, byte[] floorSequence,
+                          byte[] floorSystemSequence) {
         this.latestSystemSequence = latestSystemSequence;
-        this.state = state;
-        this.openStart = openStart;
         this.openSystemStart = openSystemStart;
         this.floorSequence = floorSequence;
         this.floorSystemSequence = floorSystemSequence;
@@ -33,8 +22,7 @@ public final class BitemporalHead {
 
     /** The same head with the history retention's floors (see {@link BitemporalSnapshot}). */
     public BitemporalHead withFloors(byte[] sequence, byte[] systemSequence) {
-        return new BitemporalHead(latestSequence, latestSystemSequence, state, openStart, openSystemStart, sequence,
-                systemSequence);
+        return new BitemporalHead(latestSystemSequence, openSystemStart, sequence, systemSequence);
     }
 
     /** With a history retention: events must be after this business sequence; null when nothing was dropped. */
@@ -53,22 +41,11 @@ public final class BitemporalHead {
                 || SequenceCodec.compare(event.systemSequence(), floorSystemSequence) <= 0);
     }
 
-    public byte[] latestSequence() {
-        return latestSequence;
-    }
-
     public byte[] latestSystemSequence() {
         return latestSystemSequence;
     }
 
-    public Object[] state() {
-        return state;
-    }
-
-    public byte[] openStart() {
-        return openStart;
-    }
-
+    /** The system start of the believed row of the current belief's open version; null when there is none. */
     public byte[] openSystemStart() {
         return openSystemStart;
     }

@@ -1,27 +1,35 @@
 package dev.autocdc.operators.core;
 
-import java.util.Iterator;
-
 /**
- * The store of one key's bitemporal history: every event (grouped per business sequence in
- * {@link TimelineEntry}s whose state is not kept), the {@link BitemporalHead}, and, once the history
- * retention dropped some history, a {@link BitemporalSnapshot}. The rows themselves are not stored: they
- * are a function of the events (and the snapshot).
+ * The store of one key's bitemporal history. The rows themselves are not stored: they are a function of
+ * the events (and, once the history retention dropped some history, of the {@link BitemporalSnapshot}).
+ * What is stored is what lets an event in system order cost as much as an SCD2 event:
+ * <ul>
+ *   <li>the current belief: the SCD2 {@link Timeline} of every event of the key (every event at a business
+ *       sequence is kept, since past beliefs need them), with the state after each sequence;</li>
+ *   <li>for each closed version of the current belief, the system time its believed row starts at
+ *       ({@link #believedSince}); the open version's is in the {@link BitemporalHead};</li>
+ *   <li>the {@link BitemporalHead} and the snapshot.</li>
+ * </ul>
  */
 public interface BitemporalStore {
 
+    /** The current belief; its entries hold every event of the key. */
+    Timeline belief();
+
+    /** The key's system-time facts; null for a key never seen. */
     BitemporalHead head();
 
     void setHead(BitemporalHead head);
 
-    /** Every entry, in any order. */
-    Iterator<TimelineEntry> entries();
+    /** The system start of the believed row of the closed version starting at {@code versionStart}. */
+    byte[] believedSince(byte[] versionStart);
 
-    /** Stores the entry at its sequence, replacing any. */
-    void put(TimelineEntry entry);
+    /** Records (or, with null, forgets) the system start of a closed version's believed row. */
+    void setBelievedSince(byte[] versionStart, byte[] systemStart);
 
-    /** Removes the entry at a sequence (history retention). */
-    void remove(byte[] sequence);
+    /** Drops the belief's entries before {@code floor} (history retention; the floor is at or before the head). */
+    void removeBefore(byte[] floor);
 
     /** What the history retention kept of the dropped history; null when nothing was dropped. */
     BitemporalSnapshot snapshot();

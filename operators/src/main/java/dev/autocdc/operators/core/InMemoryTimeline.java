@@ -50,6 +50,11 @@ public final class InMemoryTimeline implements Timeline {
         return entries.size();
     }
 
+    /** Drops every entry before {@code floor}. */
+    public void removeBefore(byte[] floor) {
+        entries.headMap(floor, false).clear();
+    }
+
     /** All entries, ascending. */
     public Iterable<TimelineEntry> ascending() {
         return entries.values();

@@ -27,12 +27,20 @@ public final class Scd2Engine {
     private final EngineCounters counters = new EngineCounters();
 
     public Scd2Engine(Flow flow) {
+        this(flow, false);
+    }
+
+    /**
+     * @param keepEveryEvent keep every event at a sequence, even where only the greatest decides the state
+     *     (the bitemporal belief: past beliefs need the events a later system time superseded)
+     */
+    public Scd2Engine(Flow flow, boolean keepEveryEvent) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
         // With full rows the state after a sequence is the greatest event's row (or absent): the
         // other events at that sequence can never matter again.
-        this.keepOnlyGreatestEvent = flow.isFullRow();
+        this.keepOnlyGreatestEvent = flow.isFullRow() && !keepEveryEvent;
     }
 
     public EngineCounters counters() {

@@ -148,20 +148,14 @@ public final class StateCodec {
     }
 
     public void writeHead(BitemporalHead head, DataOutput out) throws IOException {
-        writeBytes(head.latestSequence(), out);
         writeBytes(head.latestSystemSequence(), out);
-        writeOptionalRow(head.state(), out);
-        writeBytes(head.openStart(), out);
         writeBytes(head.openSystemStart(), out);
         writeBytes(head.floorSequence(), out);
         writeBytes(head.floorSystemSequence(), out);
     }
 
     public BitemporalHead readHead(DataInput in) throws IOException {
-        byte[] latest = readBytes(in);
-        byte[] latestSystem = readBytes(in);
-        Object[] state = readOptionalRow(in);
-        return new BitemporalHead(latest, latestSystem, state, readBytes(in), readBytes(in), readBytes(in), readBytes(in));
+        return new BitemporalHead(readBytes(in), readBytes(in), readBytes(in), readBytes(in));
     }
 
     public void writeSnapshot(BitemporalSnapshot snapshot, DataOutput out) throws IOException {

@@ -1,37 +1,57 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.BitemporalHead;
+import dev.autocdc.operators.core.BitemporalSnapshot;
 import dev.autocdc.operators.core.BitemporalStore;
-import dev.autocdc.operators.core.TimelineEntry;
-import java.util.Iterator;
+import dev.autocdc.operators.core.Timeline;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 
-/** A {@link BitemporalStore} in keyed state: the head in a ValueState, the events in a MapState. */
+/**
+ * A {@link BitemporalStore} in keyed state: the belief in a {@link FlinkTimeline} (blocks of entries, as
+ * SCD2 keeps them), the head in a ValueState, the system starts of closed versions in a MapState keyed by
+ * version start, the snapshot in a ValueState. An event in system order reads the timeline's recent
+ * entries and the head, and writes them and at most one system start per version it changed.
+ */
 final class FlinkBitemporalStore implements BitemporalStore {
+    private final FlinkTimeline belief;
     private final ValueState<BitemporalHead> head;
-    private final MapState<SequenceKey, TimelineEntry> entries;
+    private final MapState<SequenceKey, byte[]> since;
+    private final ValueState<BitemporalSnapshot> snapshot;
     private final StateAccessCounter counter;
-    private final ValueState<dev.autocdc.operators.core.BitemporalSnapshot> snapshot;
-    /** The processing time stamped on written entries; set by the operator before each event. */
-    long now;
-    /** The head as last read or written for the current key. */
-    BitemporalHead lastHead;
 
-    FlinkBitemporalStore(ValueState<BitemporalHead> head, MapState<SequenceKey, TimelineEntry> entries,
-                         ValueState<dev.autocdc.operators.core.BitemporalSnapshot> snapshot, StateAccessCounter counter) {
+    private boolean headRead;
+    private BitemporalHead lastHead;
+
+    FlinkBitemporalStore(FlinkTimeline belief, ValueState<BitemporalHead> head, MapState<SequenceKey, byte[]> since,
+                         ValueState<BitemporalSnapshot> snapshot, StateAccessCounter counter) {
+        this.belief = belief;
         this.head = head;
-        this.entries = entries;
+        this.since = since;
         this.snapshot = snapshot;
         this.counter = counter;
     }
 
-    private boolean headRead;
-
-    /** Starts an event: the head is read from state at most once until the next call. */
+    /** Starts an event (or a timer) of the current key: state is read again, at most once. */
     void beginEvent(long time) {
-        now = time;
+        belief.beginEvent(time);
         headRead = false;
+        lastHead = null;
+    }
+
+    /** Writes what the current event changed in the belief (the head and system starts are written at once). */
+    void finishEvent() {
+        belief.finishEvent();
+    }
+
+    /** The belief's newest entry as last read or written (null: the key has none). */
+    dev.autocdc.operators.core.TimelineEntry beliefHead() {
+        return belief.head();
+    }
+
+    @Override
+    public Timeline belief() {
+        return belief;
     }
 
     @Override
@@ -54,6 +74,7 @@ final class FlinkBitemporalStore implements BitemporalStore {
         try {
             counter.valueWrites++;
             lastHead = h;
+            headRead = true;
             head.update(h);
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's bitemporal head", e);
@@ -61,47 +82,40 @@ final class FlinkBitemporalStore implements BitemporalStore {
     }
 
     @Override
-    public Iterator<TimelineEntry> entries() {
+    public byte[] believedSince(byte[] versionStart) {
         try {
-            Iterator<TimelineEntry> it = entries.values().iterator();
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public TimelineEntry next() {
-                    counter.iteratorSteps++;
-                    return it.next();
-                }
-            };
+            counter.iteratorSteps++; // a map point read
+            return since.get(new SequenceKey(versionStart));
         } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the key's events", e);
+            throw new IllegalStateException("Cannot read the key's system starts", e);
         }
     }
 
     @Override
-    public void put(TimelineEntry entry) {
+    public void setBelievedSince(byte[] versionStart, byte[] systemStart) {
         try {
             counter.mapWrites++;
-            entries.put(new SequenceKey(entry.sequence()), entry.stampedAt(now));
+            if (systemStart == null) {
+                since.remove(new SequenceKey(versionStart));
+            } else {
+                since.put(new SequenceKey(versionStart), systemStart);
+            }
         } catch (Exception e) {
-            throw new IllegalStateException("Cannot write the key's events", e);
+            throw new IllegalStateException("Cannot write the key's system starts", e);
         }
     }
 
     @Override
-    public void remove(byte[] sequence) {
+    public void removeBefore(byte[] floor) {
         try {
-            entries.remove(new SequenceKey(sequence));
+            belief.removeBefore(floor);
         } catch (Exception e) {
-            throw new IllegalStateException("Cannot drop the key's events", e);
+            throw new IllegalStateException("Cannot drop the key's history", e);
         }
     }
 
     @Override
-    public dev.autocdc.operators.core.BitemporalSnapshot snapshot() {
+    public BitemporalSnapshot snapshot() {
         try {
             return snapshot.value();
         } catch (Exception e) {
@@ -110,11 +124,18 @@ final class FlinkBitemporalStore implements BitemporalStore {
     }
 
     @Override
-    public void setSnapshot(dev.autocdc.operators.core.BitemporalSnapshot s) {
+    public void setSnapshot(BitemporalSnapshot s) {
         try {
             snapshot.update(s);
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's retained history", e);
         }
+    }
+
+    /** Forgets the key's whole history (a tombstone expired); the head is set by the caller. */
+    void clear() {
+        belief.clear();
+        since.clear();
+        snapshot.clear();
     }
 }

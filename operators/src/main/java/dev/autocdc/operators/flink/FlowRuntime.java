@@ -52,9 +52,6 @@ final class FlowRuntime implements Serializable {
     private transient Scd2Engine scd2;
     private transient BitemporalEngine bitemporal;
     private transient ValueState<List<ChangeEvent>> scd1Events;
-    private transient ValueState<BitemporalHead> bitemporalHead;
-    private transient MapState<SequenceKey, TimelineEntry> bitemporalEvents;
-    private transient ValueState<dev.autocdc.operators.core.BitemporalSnapshot> bitemporalSnapshot;
     private transient ValueState<Long> tombstoneExpiry;
     private transient ValueState<byte[]> historyFloor;
     private transient ValueState<Long> historyPruneAt;
@@ -125,12 +122,24 @@ final class FlowRuntime implements Serializable {
                 break;
             default:
                 bitemporal = new BitemporalEngine(flow);
-                bitemporalHead = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types)));
-                bitemporalEvents = context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_EVENTS,
-                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
-                bitemporalSnapshot = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
-                        StateSerializer.bitemporalSnapshot(types)));
-                bitemporalStore = new FlinkBitemporalStore(bitemporalHead, bitemporalEvents, bitemporalSnapshot, counter);
+                FlinkTimeline belief = new FlinkTimeline(
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT, StateSerializer.timelineBlock(types))),
+                        context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BLOCKS,
+                                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
+                        counter, new dev.autocdc.operators.core.StateCodec(types), scd2BlockSize);
+                bitemporalStore = new FlinkBitemporalStore(belief,
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types))),
+                        context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BELIEVED_SINCE,
+                                DescendingSequenceKeySerializer.INSTANCE,
+                                org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE)),
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
+                                StateSerializer.bitemporalSnapshot(types))),
+                        counter);
+                // Savepoints of pre-release builds hold every event in one map, and a head of another format:
+                // registering the map with another serializer makes such a restore fail (the head's serializer
+                // refuses the old format by itself) instead of starting every key without its history.
+                context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
+                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
                 engineCounters = bitemporal.counters();
                 historyPruneAt = context.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
         }
@@ -220,9 +229,10 @@ final class FlowRuntime implements Serializable {
                 scheduleHistoryPruning(ctx);
                 break;
             default:
-                wasTombstone = bitemporalStore.head() != null && bitemporalStore.head().state() == null; // cached
+                wasTombstone = bitemporalStore.beliefHead() != null && bitemporalStore.beliefHead().state() == null; // cached
                 bitemporal.apply(bitemporalStore, event, changes);
-                absent = bitemporalStore.lastHead.state() == null;
+                bitemporalStore.finishEvent();
+                absent = bitemporalStore.beliefHead() == null || bitemporalStore.beliefHead().state() == null;
                 scheduleHistoryPruning(ctx);
         }
         emit(changes, out);
@@ -343,8 +353,9 @@ final class FlowRuntime implements Serializable {
         if (flow.targetType() == TargetType.BITEMPORAL) {
             bitemporalStore.beginEvent(timestamp);
             bitemporal.compact(bitemporalStore, cutoff);
+            bitemporalStore.finishEvent();
             long next = -1;
-            for (java.util.Iterator<TimelineEntry> it = bitemporalStore.entries(); it.hasNext(); ) {
+            for (java.util.Iterator<TimelineEntry> it = bitemporalStore.belief().newestFirst(); it.hasNext(); ) {
                 long w = it.next().writtenAt();
                 if (w > cutoff && (next < 0 || w < next)) {
                     next = w;
@@ -415,15 +426,14 @@ final class FlowRuntime implements Serializable {
             default: {
                 // Both timelines are frozen: a later event must be newer in business and in system time
                 // (a correction recorded before the expiry would change beliefs the sink already holds).
-                BitemporalHead head = bitemporalHead.value();
-                bitemporalEvents.clear();
-                bitemporalSnapshot.clear();
+                bitemporalStore.beginEvent(timestamp);
+                BitemporalHead head = bitemporalStore.head();
+                TimelineEntry newest = bitemporalStore.beliefHead();
+                bitemporalStore.clear();
                 historyPruneAt.clear();
-                if (head == null) {
-                    bitemporalHead.clear();
-                } else {
-                    bitemporalHead.update(new BitemporalHead(head.latestSequence(), head.latestSystemSequence(), null, null,
-                            null, head.latestSequence(), head.latestSystemSequence()));
+                if (head != null && newest != null) {
+                    bitemporalStore.setHead(new BitemporalHead(head.latestSystemSequence(), null, newest.sequence(),
+                            head.latestSystemSequence()));
                 }
             }
         }

@@ -25,7 +25,11 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
 
     /** What a serializer stores. */
-    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK }
+    /**
+     * What a serializer writes. {@code BITEMPORAL_HEAD} is the pre-release bitemporal head (with the belief's
+     * state), kept as a name only so that restoring it is refused; {@code BITEMPORAL_SYSTEM_HEAD} is today's.
+     */
+    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK, BITEMPORAL_SYSTEM_HEAD }
 
     private final Content content;
     private final List<ColumnType> types;
@@ -50,7 +54,7 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
     }
 
     public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
-        return new StateSerializer<>(Content.BITEMPORAL_HEAD, types);
+        return new StateSerializer<>(Content.BITEMPORAL_SYSTEM_HEAD, types);
     }
 
     public static StateSerializer<dev.autocdc.operators.core.BitemporalSnapshot> bitemporalSnapshot(List<ColumnType> types) {
@@ -110,8 +114,11 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
             case TIMELINE_BLOCK:
                 ((TimelineBlock) record).write(target);
                 break;
-            default:
+            case BITEMPORAL_SYSTEM_HEAD:
                 codec().writeHead((BitemporalHead) record, target);
+                break;
+            default:
+                throw new IOException("The pre-release bitemporal head is not written any more");
         }
     }
 
@@ -127,8 +134,10 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return (T) codec().readSnapshot(source);
             case TIMELINE_BLOCK:
                 return (T) TimelineBlock.read(codec(), source);
-            default:
+            case BITEMPORAL_SYSTEM_HEAD:
                 return (T) codec().readHead(source);
+            default:
+                throw new IOException("The pre-release bitemporal head cannot be read: restore from a savepoint of this build");
         }
     }
 

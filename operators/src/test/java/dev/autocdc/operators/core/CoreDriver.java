@@ -60,6 +60,36 @@ public final class CoreDriver {
         return out;
     }
 
+    /**
+     * Checks every bitemporal key's bookkeeping against its belief: a system start is recorded for exactly
+     * the closed versions, and the head's open system start is set exactly when a version is open.
+     */
+    public void checkBitemporalBookkeeping() {
+        for (Map.Entry<List<Object>, MemoryBitemporalStore> e : bitemporalStores.entrySet()) {
+            MemoryBitemporalStore store = e.getValue();
+            TimelineEntry head = store.belief().head();
+            java.util.Set<String> closed = new java.util.TreeSet<>();
+            for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
+                TimelineEntry entry = it.next();
+                if (entry.state() != null && java.util.Arrays.equals(entry.versionStart(), entry.sequence())
+                        && !(head.state() != null && java.util.Arrays.equals(head.versionStart(), entry.sequence()))) {
+                    closed.add(java.util.Arrays.toString(entry.sequence()));
+                }
+            }
+            java.util.Set<String> recorded = new java.util.TreeSet<>();
+            store.since.keySet().forEach(k -> recorded.add(java.util.Arrays.toString(k)));
+            if (!closed.equals(recorded)) {
+                throw new AssertionError("key " + e.getKey() + ": system starts recorded for " + recorded
+                        + " but the closed versions start at " + closed);
+            }
+            boolean open = head != null && head.state() != null;
+            if (open != (store.head().openSystemStart() != null)) {
+                throw new AssertionError("key " + e.getKey() + ": open version " + open + " but open system start "
+                        + java.util.Arrays.toString(store.head().openSystemStart()));
+            }
+        }
+    }
+
     public InMemoryTimeline timeline(List<Object> key) {
         return timelines.get(key);
     }
@@ -87,16 +117,57 @@ public final class CoreDriver {
         return pk;
     }
 
-    /** A bitemporal store in memory. */
+    /** A bitemporal store in memory; entries are stamped with {@link #now} when written. */
     static final class MemoryBitemporalStore implements BitemporalStore {
-        private final TreeMap<byte[], TimelineEntry> entries = new TreeMap<>(SequenceCodec::compare);
+        private final InMemoryTimeline entries = new InMemoryTimeline();
+        private final TreeMap<byte[], byte[]> since = new TreeMap<>(SequenceCodec::compare);
         private BitemporalHead head;
         private BitemporalSnapshot snapshot;
         long now;
+        private final Timeline belief = new Timeline() {
+            @Override
+            public TimelineEntry head() {
+                return entries.head();
+            }
+
+            @Override
+            public Iterator<TimelineEntry> newestFirst() {
+                return entries.newestFirst();
+            }
+
+            @Override
+            public void put(TimelineEntry entry) {
+                entries.put(entry.stampedAt(now));
+            }
+
+            @Override
+            public void setHead(TimelineEntry entry) {
+                entries.setHead(entry.stampedAt(now));
+            }
+        };
 
         @Override
-        public void remove(byte[] sequence) {
-            entries.remove(sequence);
+        public Timeline belief() {
+            return belief;
+        }
+
+        @Override
+        public byte[] believedSince(byte[] versionStart) {
+            return since.get(versionStart);
+        }
+
+        @Override
+        public void setBelievedSince(byte[] versionStart, byte[] systemStart) {
+            if (systemStart == null) {
+                since.remove(versionStart);
+            } else {
+                since.put(versionStart, systemStart);
+            }
+        }
+
+        @Override
+        public void removeBefore(byte[] floor) {
+            entries.removeBefore(floor);
         }
 
         @Override
@@ -117,16 +188,6 @@ public final class CoreDriver {
         @Override
         public void setHead(BitemporalHead h) {
             head = h;
-        }
-
-        @Override
-        public Iterator<TimelineEntry> entries() {
-            return entries.values().iterator();
-        }
-
-        @Override
-        public void put(TimelineEntry entry) {
-            entries.put(entry.sequence(), entry.stampedAt(now));
         }
     }
 }

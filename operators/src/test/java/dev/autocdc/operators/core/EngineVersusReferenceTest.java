@@ -54,7 +54,7 @@ class EngineVersusReferenceTest {
                 "scd2.late_split", "scd2.untracked_only_change", "scd2.late_changes_later_rows",
                 "bitemporal.conflicting_tie", "bitemporal.exact_duplicate", "bitemporal.delete_then_reinsert",
                 "bitemporal.correction_same_business_time", "bitemporal.late_in_system_time",
-                "bitemporal.shared_system_time", "bitemporal.untracked_only_change", "bitemporal.late_merge",
+                "bitemporal.shared_system_time", "bitemporal.late_business_time_in_system_order", "bitemporal.untracked_only_change", "bitemporal.late_merge",
                 "bitemporal.late_split")) {
             assertThat(COVERAGE.getOrDefault(hardCase, 0)).as("coverage of " + hardCase).isGreaterThan(20);
         }
@@ -83,7 +83,16 @@ class EngineVersusReferenceTest {
                 CoreDriver driver = new CoreDriver(setup.flow);
                 MaterializedTable table = new MaterializedTable(driver.primaryKey());
                 Map<Object, Integer> newestSeq = new TreeMap<>();
+                Map<Object, Integer> newestSys = new TreeMap<>();
                 for (ReferenceModel.Event e : arrival) {
+                    if (type == TargetType.BITEMPORAL && e.key() != null && e.sys() != null) {
+                        Integer seq = newestSeq.get(e.key());
+                        Integer sys = newestSys.get(e.key());
+                        if (seq != null && e.seq() < seq && sys != null && e.sys() > sys) {
+                            bump("bitemporal.late_business_time_in_system_order"); // the in-order path's late case
+                        }
+                        newestSys.merge(e.key(), e.sys(), Math::max);
+                    }
                     List<TargetChange> changes;
                     try {
                         changes = driver.apply(setup.toChangeEvent(e));
@@ -101,6 +110,9 @@ class EngineVersusReferenceTest {
                     countChanges(type, changes);
                 }
                 assertThat(table.rows()).as(context + " arrival " + arrival).isEqualTo(expected);
+                if (type == TargetType.BITEMPORAL) {
+                    driver.checkBitemporalBookkeeping();
+                }
             }
         }
     }
