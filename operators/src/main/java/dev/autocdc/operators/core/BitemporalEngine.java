@@ -13,7 +13,7 @@ import java.util.TreeMap;
  *
  * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table believed at
  * the greatest system time is the SCD2 history of all events), plus the system time each version of it
- * is believed from.
+ * is believed from: on the entry where a closed version starts, and in the head for the open version.
  *
  * <p>In-order path: an event after the key's greatest system sequence (late or not in business time)
  * changes the belief as one SCD2 event does, at the same cost, and every version it changed is one row
@@ -100,7 +100,7 @@ public final class BitemporalEngine {
             Version after = c.after();
             BitemporalRow was = null;
             if (before != null) {
-                byte[] since = before.isOpen() ? head.openSystemStart() : store.believedSince(c.start());
+                byte[] since = before.isOpen() ? head.openSystemStart() : entryAt(store.belief(), c.start()).believedSince();
                 if (since == null) {
                     throw new IllegalStateException("The key's state has no system start for a believed version");
                 }
@@ -128,10 +128,10 @@ public final class BitemporalEngine {
                 openSince = t;
                 openSet = true;
             } else if (after != null) {
-                store.setBelievedSince(c.start(), t);
+                recordSince(store.belief(), c.start(), t);
             }
             if (before != null && !before.isOpen() && (after == null || after.isOpen())) {
-                store.setBelievedSince(c.start(), null);
+                recordSince(store.belief(), c.start(), null);
             }
             if (before != null && before.isOpen() && !openSet) {
                 openSince = null;
@@ -140,6 +140,34 @@ public final class BitemporalEngine {
         byte[] latest = head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0 ? t : head.latestSystemSequence();
         store.setHead(new BitemporalHead(latest, openSince, head == null ? null : head.floorSequence(),
                 head == null ? null : head.floorSystemSequence()));
+    }
+
+    /** The belief's entry at a sequence (a version start: it exists). */
+    private static TimelineEntry entryAt(Timeline belief, byte[] sequence) {
+        for (Iterator<TimelineEntry> it = belief.newestFirst(); it.hasNext(); ) {
+            TimelineEntry entry = it.next();
+            int c = SequenceCodec.compare(entry.sequence(), sequence);
+            if (c == 0) {
+                return entry;
+            }
+            if (c < 0) {
+                break;
+            }
+        }
+        throw new IllegalStateException("The key's belief has no entry where one of its versions starts");
+    }
+
+    /** Records on the entry at a version start the system start of that closed version's believed row (null: none). */
+    private static void recordSince(Timeline belief, byte[] start, byte[] since) {
+        TimelineEntry entry = entryAt(belief, start);
+        if (Arrays.equals(entry.believedSince(), since)) {
+            return;
+        }
+        TimelineEntry recorded = entry.withBelievedSince(since);
+        belief.put(recorded);
+        if (Arrays.equals(belief.head().sequence(), start)) {
+            belief.setHead(recorded);
+        }
     }
 
     private void recompute(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
@@ -186,13 +214,13 @@ public final class BitemporalEngine {
             if (row.version().isOpen()) {
                 openSince = row.systemStart();
             } else if (old == null || old.version().isOpen() || !Arrays.equals(old.systemStart(), row.systemStart())) {
-                store.setBelievedSince(e.getKey(), row.systemStart());
+                recordSince(store.belief(), e.getKey(), row.systemStart());
             }
         }
         for (Map.Entry<byte[], BitemporalRow> e : was.believed.entrySet()) {
             BitemporalRow now = replay.believed.get(e.getKey());
             if (!e.getValue().version().isOpen() && (now == null || now.version().isOpen())) {
-                store.setBelievedSince(e.getKey(), null);
+                recordSince(store.belief(), e.getKey(), null);
             }
         }
         byte[] latest = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) > 0
@@ -289,13 +317,6 @@ public final class BitemporalEngine {
             }
         }
         // the versions of the belief that start before F end at or before it: they leave with their entries
-        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
-            TimelineEntry entry = it.next();
-            if (SequenceCodec.compare(entry.sequence(), floor) < 0 && entry.state() != null
-                    && Arrays.equals(entry.versionStart(), entry.sequence())) {
-                store.setBelievedSince(entry.sequence(), null);
-            }
-        }
         store.removeBefore(floor);
         store.setSnapshot(new BitemporalSnapshot(floor, floorSystem, seed, believed));
         BitemporalHead head = store.head();

@@ -7,8 +7,9 @@ package dev.autocdc.operators.core;
  * <ul>
  *   <li>the current belief: the SCD2 {@link Timeline} of every event of the key (every event at a business
  *       sequence is kept, since past beliefs need them), with the state after each sequence;</li>
- *   <li>for each closed version of the current belief, the system time its believed row starts at
- *       ({@link #believedSince}); the open version's is in the {@link BitemporalHead};</li>
+ *   <li>for each closed version of the current belief, the system time its believed row starts at, on
+ *       the entry where it starts ({@link TimelineEntry#believedSince()}); the open version's is in the
+ *       {@link BitemporalHead};</li>
  *   <li>the {@link BitemporalHead} and the snapshot.</li>
  * </ul>
  */
@@ -21,12 +22,6 @@ public interface BitemporalStore {
     BitemporalHead head();
 
     void setHead(BitemporalHead head);
-
-    /** The system start of the believed row of the closed version starting at {@code versionStart}. */
-    byte[] believedSince(byte[] versionStart);
-
-    /** Records (or, with null, forgets) the system start of a closed version's believed row. */
-    void setBelievedSince(byte[] versionStart, byte[] systemStart);
 
     /** Drops the belief's entries before {@code floor} (history retention; the floor is at or before the head). */
     void removeBefore(byte[] floor);

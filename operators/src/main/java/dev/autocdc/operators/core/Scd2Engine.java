@@ -116,7 +116,9 @@ public final class Scd2Engine {
         if (events == null) {
             return; // a duplicate, or an event that can change nothing
         }
-        changed.add(new TimelineEntry(event.sequence(), events, null, null));
+        // an entry keeps what a bitemporal belief recorded on it (its system start) through the refold
+        changed.add(at == null ? new TimelineEntry(event.sequence(), events, null, null)
+                : new TimelineEntry(event.sequence(), events, null, null, 0L, at.believedSince()));
         changed.addAll(at == null ? suffix : suffix.subList(1, suffix.size()));
 
         // Refold the suffix from the state before it.
@@ -136,7 +138,7 @@ public final class Scd2Engine {
             } else {
                 nextStart = entry.sequence();
             }
-            refolded.add(new TimelineEntry(entry.sequence(), entry.events(), next, nextStart));
+            refolded.add(entry.withState(next, nextStart));
             state = next;
             start = nextStart;
         }

@@ -126,7 +126,8 @@ public final class StateCodec {
         int stateKind = entry.state() == null ? 0 : entry.stateIsLastEventRow() ? 1 : 2;
         byte[] start = entry.versionStart();
         int startKind = start == null ? 0 : java.util.Arrays.equals(start, sequence) ? 1 : 2;
-        out.writeByte(stateKind | startKind << 2);
+        byte[] since = entry.believedSince();
+        out.writeByte(stateKind | startKind << 2 | (since == null ? 0 : 16));
         if (stateKind == 2) {
             writeRow(entry.state(), out); // the common case with full rows does not store the row twice
         }
@@ -134,6 +135,9 @@ public final class StateCodec {
             writeBytes(start, out);
         }
         writeVarLong(entry.writtenAt(), out);
+        if (since != null) {
+            writeBytes(since, out); // bitemporal beliefs only: SCD2 entries never carry it
+        }
     }
 
     public TimelineEntry readEntry(DataInput in) throws IOException {
@@ -144,7 +148,9 @@ public final class StateCodec {
         int startKind = flags >> 2 & 3;
         Object[] state = stateKind == 0 ? null : stateKind == 1 ? events.get(events.size() - 1).row() : readRow(in);
         byte[] start = startKind == 0 ? null : startKind == 1 ? sequence : readBytes(in);
-        return new TimelineEntry(sequence, events, state, start, readVarLong(in));
+        long writtenAt = readVarLong(in);
+        byte[] since = (flags & 16) == 0 ? null : readBytes(in);
+        return new TimelineEntry(sequence, events, state, start, writtenAt, since);
     }
 
     public void writeHead(BitemporalHead head, DataOutput out) throws IOException {

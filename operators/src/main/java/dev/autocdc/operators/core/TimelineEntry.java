@@ -6,7 +6,8 @@ import java.util.List;
  * What a key's history holds at one business sequence: the events at that sequence (ascending, without
  * duplicates; for full-row SCD2 flows only the greatest, the only one that matters), the state after
  * them (null = absent), and the start of the version (run of equal tracked columns) that state belongs
- * to. Immutable.
+ * to. Bitemporal beliefs also record, on the entry where a closed version starts, the system time its
+ * believed row starts at ({@link #believedSince()}). Immutable.
  */
 public final class TimelineEntry {
     private final byte[] sequence;
@@ -14,22 +15,43 @@ public final class TimelineEntry {
     private final Object[] state;
     private final byte[] versionStart;
     private final long writtenAt;
+    private final byte[] believedSince;
 
     public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart) {
-        this(sequence, events, state, versionStart, 0L);
+        this(sequence, events, state, versionStart, 0L, null);
     }
 
-    public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart, long writtenAt) {
+    public TimelineEntry(byte[] sequence, List<ChangeEvent> events, Object[] state, byte[] versionStart, long writtenAt,
+                         byte[] believedSince) {
         this.sequence = sequence;
         this.events = List.copyOf(events);
         this.state = state;
         this.versionStart = versionStart;
         this.writtenAt = writtenAt;
+        this.believedSince = believedSince;
     }
 
     /** The same entry, stamped with the (processing) time it is stored at. */
     public TimelineEntry stampedAt(long time) {
-        return new TimelineEntry(sequence, events, state, versionStart, time);
+        return new TimelineEntry(sequence, events, state, versionStart, time, believedSince);
+    }
+
+    /** The same sequence and events (and system start) with another state and version start, not stamped. */
+    public TimelineEntry withState(Object[] newState, byte[] newVersionStart) {
+        return new TimelineEntry(sequence, events, newState, newVersionStart, 0L, believedSince);
+    }
+
+    /** The same entry recording another system start (null: none), not stamped. */
+    public TimelineEntry withBelievedSince(byte[] since) {
+        return new TimelineEntry(sequence, events, state, versionStart, 0L, since);
+    }
+
+    /**
+     * Bitemporal beliefs only: when this entry starts a closed version of the current belief, the system
+     * sequence that version's believed row starts at; otherwise null or stale (read only at such starts).
+     */
+    public byte[] believedSince() {
+        return believedSince;
     }
 
     /** When the store last wrote this entry (processing time, ms), 0 if never stamped. */

@@ -26,8 +26,8 @@ import org.apache.flink.util.OutputTag;
  *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value #SCD2_BLOCKS}
  *       (the older entries in blocks of consecutive entries, newest first in RocksDB);</li>
  *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included
- *       ({@value #BITEMPORAL_RECENT} and {@value #BITEMPORAL_BLOCKS}), {@value #BITEMPORAL_HEAD} (system-time
- *       facts), {@value #BITEMPORAL_BELIEVED_SINCE} (the system start of each closed version's believed row)
+ *       ({@value #BITEMPORAL_RECENT} and {@value #BITEMPORAL_BLOCKS}; the entry where a closed version starts
+ *       records when its believed row starts in system time), {@value #BITEMPORAL_HEAD} (system-time facts)
  *       and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
  *   <li>SCD2 and bitemporal: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history
@@ -50,7 +50,6 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_RECENT = "auto-cdc-bitemporal-recent";
     public static final String BITEMPORAL_BLOCKS = "auto-cdc-bitemporal-blocks";
-    public static final String BITEMPORAL_BELIEVED_SINCE = "auto-cdc-bitemporal-believed-since";
     /** Pre-release bitemporal layout (every event in one map), registered only so that restoring it fails. */
     static final String LEGACY_BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";

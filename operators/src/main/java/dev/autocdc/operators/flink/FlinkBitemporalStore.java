@@ -4,30 +4,25 @@ import dev.autocdc.operators.core.BitemporalHead;
 import dev.autocdc.operators.core.BitemporalSnapshot;
 import dev.autocdc.operators.core.BitemporalStore;
 import dev.autocdc.operators.core.Timeline;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 
 /**
  * A {@link BitemporalStore} in keyed state: the belief in a {@link FlinkTimeline} (blocks of entries, as
- * SCD2 keeps them), the head in a ValueState, the system starts of closed versions in a MapState keyed by
- * version start, the snapshot in a ValueState. An event in system order reads the timeline's recent
- * entries and the head, and writes them and at most one system start per version it changed.
+ * SCD2 keeps them, with the system starts of closed versions on their entries), the head and the snapshot
+ * in ValueStates. An event in system order reads and writes the timeline's recent entries and the head.
  */
 final class FlinkBitemporalStore implements BitemporalStore {
     private final FlinkTimeline belief;
     private final ValueState<BitemporalHead> head;
-    private final MapState<SequenceKey, byte[]> since;
     private final ValueState<BitemporalSnapshot> snapshot;
     private final StateAccessCounter counter;
 
     private boolean headRead;
     private BitemporalHead lastHead;
 
-    FlinkBitemporalStore(FlinkTimeline belief, ValueState<BitemporalHead> head, MapState<SequenceKey, byte[]> since,
-                         ValueState<BitemporalSnapshot> snapshot, StateAccessCounter counter) {
+    FlinkBitemporalStore(FlinkTimeline belief, ValueState<BitemporalHead> head, ValueState<BitemporalSnapshot> snapshot, StateAccessCounter counter) {
         this.belief = belief;
         this.head = head;
-        this.since = since;
         this.snapshot = snapshot;
         this.counter = counter;
     }
@@ -82,30 +77,6 @@ final class FlinkBitemporalStore implements BitemporalStore {
     }
 
     @Override
-    public byte[] believedSince(byte[] versionStart) {
-        try {
-            counter.iteratorSteps++; // a map point read
-            return since.get(new SequenceKey(versionStart));
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the key's system starts", e);
-        }
-    }
-
-    @Override
-    public void setBelievedSince(byte[] versionStart, byte[] systemStart) {
-        try {
-            counter.mapWrites++;
-            if (systemStart == null) {
-                since.remove(new SequenceKey(versionStart));
-            } else {
-                since.put(new SequenceKey(versionStart), systemStart);
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot write the key's system starts", e);
-        }
-    }
-
-    @Override
     public void removeBefore(byte[] floor) {
         try {
             belief.removeBefore(floor);
@@ -135,7 +106,6 @@ final class FlinkBitemporalStore implements BitemporalStore {
     /** Forgets the key's whole history (a tombstone expired); the head is set by the caller. */
     void clear() {
         belief.clear();
-        since.clear();
         snapshot.clear();
     }
 }

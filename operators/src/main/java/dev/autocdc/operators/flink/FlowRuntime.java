@@ -129,9 +129,6 @@ final class FlowRuntime implements Serializable {
                         counter, new dev.autocdc.operators.core.StateCodec(types), scd2BlockSize);
                 bitemporalStore = new FlinkBitemporalStore(belief,
                         context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types))),
-                        context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BELIEVED_SINCE,
-                                DescendingSequenceKeySerializer.INSTANCE,
-                                org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer.INSTANCE)),
                         context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
                                 StateSerializer.bitemporalSnapshot(types))),
                         counter);

@@ -69,15 +69,17 @@ public final class CoreDriver {
             MemoryBitemporalStore store = e.getValue();
             TimelineEntry head = store.belief().head();
             java.util.Set<String> closed = new java.util.TreeSet<>();
+            java.util.Set<String> recorded = new java.util.TreeSet<>();
             for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
                 TimelineEntry entry = it.next();
                 if (entry.state() != null && java.util.Arrays.equals(entry.versionStart(), entry.sequence())
                         && !(head.state() != null && java.util.Arrays.equals(head.versionStart(), entry.sequence()))) {
                     closed.add(java.util.Arrays.toString(entry.sequence()));
                 }
+                if (entry.believedSince() != null) {
+                    recorded.add(java.util.Arrays.toString(entry.sequence()));
+                }
             }
-            java.util.Set<String> recorded = new java.util.TreeSet<>();
-            store.since.keySet().forEach(k -> recorded.add(java.util.Arrays.toString(k)));
             if (!closed.equals(recorded)) {
                 throw new AssertionError("key " + e.getKey() + ": system starts recorded for " + recorded
                         + " but the closed versions start at " + closed);
@@ -120,7 +122,6 @@ public final class CoreDriver {
     /** A bitemporal store in memory; entries are stamped with {@link #now} when written. */
     static final class MemoryBitemporalStore implements BitemporalStore {
         private final InMemoryTimeline entries = new InMemoryTimeline();
-        private final TreeMap<byte[], byte[]> since = new TreeMap<>(SequenceCodec::compare);
         private BitemporalHead head;
         private BitemporalSnapshot snapshot;
         long now;
@@ -149,20 +150,6 @@ public final class CoreDriver {
         @Override
         public Timeline belief() {
             return belief;
-        }
-
-        @Override
-        public byte[] believedSince(byte[] versionStart) {
-            return since.get(versionStart);
-        }
-
-        @Override
-        public void setBelievedSince(byte[] versionStart, byte[] systemStart) {
-            if (systemStart == null) {
-                since.remove(versionStart);
-            } else {
-                since.put(versionStart, systemStart);
-            }
         }
 
         @Override

@@ -98,12 +98,14 @@ class StateCodecTest {
             Object[] state = r.nextInt(3) == 0 ? null : r.nextBoolean() && last.isUpsert() ? last.row()
                     : r.nextBoolean() && last.isUpsert() ? sameButNegativeZero(last.row()) : row(types, r);
             byte[] start = state == null ? null : r.nextBoolean() ? seq : new byte[] {9};
-            TimelineEntry entry = new TimelineEntry(seq, events, state, start, r.nextBoolean() ? 0 : r.nextLong() >>> 1);
+            byte[] since = r.nextBoolean() ? null : new byte[] {(byte) r.nextInt(), 7};
+            TimelineEntry entry = new TimelineEntry(seq, events, state, start, r.nextBoolean() ? 0 : r.nextLong() >>> 1, since);
 
             TimelineEntry back = codec.readEntry(new DataInputStream(new ByteArrayInputStream(bytes(codec, entry))));
             assertThat(back.sequence()).isEqualTo(entry.sequence());
             assertThat(back.versionStart()).isEqualTo(entry.versionStart());
             assertThat(back.writtenAt()).isEqualTo(entry.writtenAt());
+            assertThat(back.believedSince()).isEqualTo(entry.believedSince());
             // exactly: -0.0 stays -0.0, 1.00 keeps its scale
             assertThat(Arrays.deepEquals(back.state(), entry.state())).as("state").isTrue();
             assertThat(back.events()).hasSameSizeAs(entry.events());

@@ -216,7 +216,7 @@ final class OperatorRun implements AutoCloseable {
         long n = 0;
         for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_RECENT, AutoCdcFunction.SCD2_BLOCKS,
                 AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_RECENT, AutoCdcFunction.BITEMPORAL_BLOCKS,
-                AutoCdcFunction.BITEMPORAL_BELIEVED_SINCE, AutoCdcFunction.BITEMPORAL_SNAPSHOT, AutoCdcFunction.TOMBSTONE_EXPIRY,
+                AutoCdcFunction.BITEMPORAL_SNAPSHOT, AutoCdcFunction.TOMBSTONE_EXPIRY,
                 AutoCdcFunction.HISTORY_FLOOR, AutoCdcFunction.HISTORY_PRUNE_AT)) {
             try (var keys = backend.getKeys(state, org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
                 n += keys.count();
