@@ -26,9 +26,9 @@ import org.apache.flink.util.OutputTag;
  *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value #SCD2_BLOCKS}
  *       (the older entries in blocks of consecutive entries, newest first in RocksDB);</li>
  *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included
- *       ({@value #BITEMPORAL_RECENT} and {@value #BITEMPORAL_BLOCKS}; the entry where a closed version starts
- *       records when its believed row starts in system time), {@value #BITEMPORAL_HEAD} (system-time facts)
- *       and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
+ *       ({@value #BITEMPORAL_RECENT}, which also holds the key's system-time facts, and {@value #BITEMPORAL_BLOCKS};
+ *       the entry where a closed version starts records when its believed row starts in system time),
+ *       {@value #BITEMPORAL_HEAD} (those facts for a key whose expired tombstone left no entries) and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
  *   <li>SCD2 and bitemporal: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history
  *       retention pass or a tombstone expiry) and {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>

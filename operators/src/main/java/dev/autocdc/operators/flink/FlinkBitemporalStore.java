@@ -8,17 +8,22 @@ import org.apache.flink.api.common.state.ValueState;
 
 /**
  * A {@link BitemporalStore} in keyed state: the belief in a {@link FlinkTimeline} (blocks of entries, as
- * SCD2 keeps them, with the system starts of closed versions on their entries), the head and the snapshot
- * in ValueStates. An event in system order reads and writes the timeline's recent entries and the head.
+ * SCD2 keeps them, with the system starts of closed versions on their entries), the head stored with the
+ * timeline's recent entries, and the snapshot in a ValueState. An event in system order reads and writes
+ * one value, the recent entries, as an SCD2 event does. A key whose history was forgotten (its tombstone
+ * expired) keeps its head, with the floors, in a ValueState of its own until it has entries again.
  */
 final class FlinkBitemporalStore implements BitemporalStore {
     private final FlinkTimeline belief;
+    /** The head of a key without entries (null otherwise). */
     private final ValueState<BitemporalHead> head;
     private final ValueState<BitemporalSnapshot> snapshot;
     private final StateAccessCounter counter;
 
     private boolean headRead;
     private BitemporalHead lastHead;
+    /** Whether the current key's head came from {@link #head} (so it is cleared once stored with entries). */
+    private boolean headWasKeptApart;
 
     FlinkBitemporalStore(FlinkTimeline belief, ValueState<BitemporalHead> head, ValueState<BitemporalSnapshot> snapshot, StateAccessCounter counter) {
         this.belief = belief;
@@ -32,6 +37,7 @@ final class FlinkBitemporalStore implements BitemporalStore {
         belief.beginEvent(time);
         headRead = false;
         lastHead = null;
+        headWasKeptApart = false;
     }
 
     /** Writes what the current event changed in the belief (the head and system starts are written at once). */
@@ -54,23 +60,35 @@ final class FlinkBitemporalStore implements BitemporalStore {
         if (headRead) {
             return lastHead;
         }
-        try {
-            counter.valueReads++;
-            lastHead = head.value();
-            headRead = true;
-            return lastHead;
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the key's bitemporal head", e);
+        lastHead = belief.recentHead();
+        if (lastHead == null && belief.head() == null) {
+            try {
+                counter.valueReads++;
+                lastHead = head.value();
+                headWasKeptApart = lastHead != null;
+            } catch (Exception e) {
+                throw new IllegalStateException("Cannot read the key's bitemporal head", e);
+            }
         }
+        headRead = true;
+        return lastHead;
     }
 
     @Override
     public void setHead(BitemporalHead h) {
+        lastHead = h;
+        headRead = true;
         try {
-            counter.valueWrites++;
-            lastHead = h;
-            headRead = true;
-            head.update(h);
+            if (belief.setRecentHead(h)) {
+                if (headWasKeptApart) {
+                    head.clear();
+                    headWasKeptApart = false;
+                }
+            } else {
+                counter.valueWrites++;
+                head.update(h);
+                headWasKeptApart = true;
+            }
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's bitemporal head", e);
         }

@@ -104,6 +104,26 @@ final class FlinkTimeline implements Timeline {
         return lastHead;
     }
 
+    /** The bitemporal head stored with the recent entries; null when none (or the key has no entries). */
+    dev.autocdc.operators.core.BitemporalHead recentHead() {
+        TimelineBlock r = recent();
+        return r == null ? null : r.head();
+    }
+
+    /**
+     * Stores a bitemporal head with the recent entries (written by {@link #finishEvent()}); returns false,
+     * storing nothing, when the key has no entries to store it with.
+     */
+    boolean setRecentHead(dev.autocdc.operators.core.BitemporalHead head) {
+        TimelineBlock r = recent();
+        if (r == null) {
+            return false;
+        }
+        recent = r.withHead(head);
+        recentChanged = true;
+        return true;
+    }
+
     @Override
     public Iterator<TimelineEntry> newestFirst() {
         TimelineBlock first = recent();

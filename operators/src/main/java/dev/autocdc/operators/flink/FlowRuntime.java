@@ -123,7 +123,7 @@ final class FlowRuntime implements Serializable {
             default:
                 bitemporal = new BitemporalEngine(flow);
                 FlinkTimeline belief = new FlinkTimeline(
-                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT, StateSerializer.timelineBlock(types))),
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT, StateSerializer.bitemporalRecent(types))),
                         context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BLOCKS,
                                 DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
                         counter, new dev.autocdc.operators.core.StateCodec(types), scd2BlockSize);

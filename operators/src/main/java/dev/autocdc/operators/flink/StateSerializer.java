@@ -29,7 +29,8 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
      * What a serializer writes. {@code BITEMPORAL_HEAD} is the pre-release bitemporal head (with the belief's
      * state), kept as a name only so that restoring it is refused; {@code BITEMPORAL_SYSTEM_HEAD} is today's.
      */
-    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK, BITEMPORAL_SYSTEM_HEAD }
+    public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK, BITEMPORAL_SYSTEM_HEAD,
+        BITEMPORAL_RECENT }
 
     private final Content content;
     private final List<ColumnType> types;
@@ -51,6 +52,11 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
     /** Consecutive SCD2 timeline entries of a key (see {@link FlinkTimeline}). */
     public static StateSerializer<TimelineBlock> timelineBlock(List<ColumnType> types) {
         return new StateSerializer<>(Content.TIMELINE_BLOCK, types);
+    }
+
+    /** The recent entries of a bitemporal belief with the key's head ({@link TimelineBlock#head()}). */
+    static StateSerializer<TimelineBlock> bitemporalRecent(List<ColumnType> types) {
+        return new StateSerializer<>(Content.BITEMPORAL_RECENT, types);
     }
 
     public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
@@ -114,6 +120,9 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
             case TIMELINE_BLOCK:
                 ((TimelineBlock) record).write(target);
                 break;
+            case BITEMPORAL_RECENT:
+                ((TimelineBlock) record).writeWithHead(target);
+                break;
             case BITEMPORAL_SYSTEM_HEAD:
                 codec().writeHead((BitemporalHead) record, target);
                 break;
@@ -134,6 +143,8 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return (T) codec().readSnapshot(source);
             case TIMELINE_BLOCK:
                 return (T) TimelineBlock.read(codec(), source);
+            case BITEMPORAL_RECENT:
+                return (T) TimelineBlock.readWithHead(codec(), source);
             case BITEMPORAL_SYSTEM_HEAD:
                 return (T) codec().readHead(source);
             default:

@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.core.BitemporalHead;
 import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TimelineEntry;
@@ -26,15 +27,35 @@ final class TimelineBlock {
     private final Slot[] slots;
     /** The key of the next older block of the key (its newest sequence); null when this is the oldest. */
     private final byte[] older;
+    /**
+     * Small per-key facts stored with the recent entries, so that reading them costs no state access of its
+     * own (the bitemporal head); null when none. Only the recent entries' serializer writes it.
+     */
+    private final BitemporalHead head;
 
-    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older) {
+    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older, BitemporalHead head) {
         this.codec = codec;
         this.slots = slots;
         this.older = older;
+        this.head = head;
+    }
+
+    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older) {
+        this(codec, slots, older, null);
     }
 
     static TimelineBlock of(StateCodec codec, TimelineEntry entry) {
         return new TimelineBlock(codec, new Slot[] {new Slot(null, entry)}, null);
+    }
+
+    /** The bitemporal head stored with these (recent) entries; null when none. */
+    BitemporalHead head() {
+        return head;
+    }
+
+    /** This block with another bitemporal head. */
+    TimelineBlock withHead(BitemporalHead h) {
+        return new TimelineBlock(codec, slots, older, h);
     }
 
     /** The key of the next older block; null when there is none. */
@@ -44,7 +65,7 @@ final class TimelineBlock {
 
     /** This block linked to another next older block (null: none). */
     TimelineBlock withOlder(byte[] key) {
-        return new TimelineBlock(codec, slots, key);
+        return new TimelineBlock(codec, slots, key, head);
     }
 
     int size() {
@@ -77,7 +98,7 @@ final class TimelineBlock {
             // the in-order case: append without decoding the other entries
             Slot[] copy = Arrays.copyOf(slots, slots.length + 1);
             copy[slots.length] = new Slot(null, entry);
-            return new TimelineBlock(codec, copy, older);
+            return new TimelineBlock(codec, copy, older, head);
         }
         int lo = 0;
         int hi = slots.length - 1;
@@ -87,7 +108,7 @@ final class TimelineBlock {
             if (c == 0) {
                 Slot[] copy = slots.clone();
                 copy[mid] = new Slot(null, entry);
-                return new TimelineBlock(codec, copy, older);
+                return new TimelineBlock(codec, copy, older, head);
             } else if (c < 0) {
                 lo = mid + 1;
             } else {
@@ -98,12 +119,12 @@ final class TimelineBlock {
         System.arraycopy(slots, 0, copy, 0, lo);
         copy[lo] = new Slot(null, entry);
         System.arraycopy(slots, lo, copy, lo + 1, slots.length - lo);
-        return new TimelineBlock(codec, copy, older);
+        return new TimelineBlock(codec, copy, older, head);
     }
 
     /** The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to {@code older}. */
     TimelineBlock range(int from, int to, byte[] older) {
-        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older);
+        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older, head);
     }
 
     /** This block without the entries before {@code floor}; null when none is left. */
@@ -142,6 +163,20 @@ final class TimelineBlock {
                 out.write(one.getSharedBuffer(), 0, one.length());
             }
         }
+    }
+
+    /** The recent entries of a bitemporal belief: the head (present or not), then the block. */
+    void writeWithHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        out.writeBoolean(head != null);
+        if (head != null) {
+            codec.writeHead(head, out);
+        }
+        write(out);
+    }
+
+    static TimelineBlock readWithHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
+        return read(codec, in).withHead(h);
     }
 
     static TimelineBlock read(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {

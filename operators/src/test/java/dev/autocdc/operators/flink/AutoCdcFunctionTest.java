@@ -227,6 +227,8 @@ class AutoCdcFunctionTest {
                 run.process(run.input(ev.apply(new Object[] {1, "x", 1, false}))); // redelivered: older than the history
                 assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
                 run.process(run.input(ev.apply(new Object[] {1, "y", 7, false}))); // newer: a new history
+                // type 2: the recent entries and the floor; bitemporal: the recent entries, which hold the floors now
+                assertThat(run.keysWithState()).as(type + " after the key returned").isEqualTo(type == TargetType.SCD2 ? 2 : 1);
                 table.apply(run.newOutput()); // well formed: no +I for a primary key the sink holds
                 assertThat(table.rows()).as(type.toString()).anyMatch(r -> r.get(1).equals("y") && r.get(2).equals(7));
             }
