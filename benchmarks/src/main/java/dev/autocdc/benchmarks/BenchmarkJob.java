@@ -71,6 +71,12 @@ public final class BenchmarkJob {
         conf.setString("parallelism.default", "1");
         conf.setString("execution.checkpointing.storage", "filesystem"); // the savepoint's files, not the JobManager's heap
         conf.setString("execution.checkpointing.dir", savepoints.toUri().toString());
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--conf")) { // any Flink option, key=value, for experiments (run.sh passes none)
+                String[] kv = args[i + 1].split("=", 2);
+                conf.setString(kv[0], kv[1]);
+            }
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         boolean bitemporal = variant.equals("bitemporal");
