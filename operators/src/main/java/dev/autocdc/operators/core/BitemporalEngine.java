@@ -13,7 +13,7 @@ import java.util.TreeMap;
  *
  * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table believed at
  * the greatest system time is the SCD2 history of all events), plus the system time each version of it
- * is believed from: on the entry where a closed version starts, and in the head for the open version.
+ * is believed from: on the entry where a closed version ends, and in the head for the open version.
  *
  * <p>In-order path: an event after the key's greatest system sequence (late or not in business time)
  * changes the belief as one SCD2 event does, at the same cost, and every version it changed is one row
@@ -93,19 +93,26 @@ public final class BitemporalEngine {
         counters.duplicates += belief.counters().duplicates() - duplicates;
         counters.conflictingTies += belief.counters().conflictingTies() - ties;
 
-        byte[] openSince = head == null ? null : head.openSystemStart();
-        boolean openSet = false;
+        // Read first: each changed version's believed row, its system start from the head (open) or from
+        // the entry where it ends (closed), which the SCD2 step has just read or written.
+        List<BitemporalRow> believed = new ArrayList<>(changes.size());
         for (VersionChange c : changes) {
             Version before = c.before();
-            Version after = c.after();
-            BitemporalRow was = null;
-            if (before != null) {
-                byte[] since = before.isOpen() ? head.openSystemStart() : entryAt(store.belief(), c.start()).believedSince();
-                if (since == null) {
-                    throw new IllegalStateException("The key's state has no system start for a believed version");
-                }
-                was = new BitemporalRow(before, since, null);
+            byte[] since = before == null ? null
+                    : before.isOpen() ? head.openSystemStart() : entryAt(store.belief(), before.end()).believedSince();
+            if (before != null && since == null) {
+                throw new IllegalStateException("The key's state has no system start for a believed version");
             }
+            believed.add(before == null ? null : new BitemporalRow(before, since, null));
+        }
+        byte[] openSince = head == null ? null : head.openSystemStart();
+        boolean openSet = false;
+        // where closed versions end now, and the system start of each (null: no version ends there any more)
+        TreeMap<byte[], byte[]> ends = new TreeMap<>(SequenceCodec::compare);
+        for (int i = 0; i < changes.size(); i++) {
+            Version before = changes.get(i).before();
+            Version after = changes.get(i).after();
+            BitemporalRow was = believed.get(i);
             if (was != null && after != null && sameIdentity(before, after)) {
                 // Same version, untracked columns change in place (they have no history).
                 if (!Values.sameRow(before.row(), after.row())) {
@@ -124,25 +131,26 @@ public final class BitemporalEngine {
                     emit(out, null, now);
                 }
             }
+            if (before != null && !before.isOpen()) {
+                ends.putIfAbsent(before.end(), null);
+            }
             if (after != null && after.isOpen()) {
                 openSince = t;
                 openSet = true;
             } else if (after != null) {
-                recordSince(store.belief(), c.start(), t);
-            }
-            if (before != null && !before.isOpen() && (after == null || after.isOpen())) {
-                recordSince(store.belief(), c.start(), null);
+                ends.put(after.end(), t);
             }
             if (before != null && before.isOpen() && !openSet) {
                 openSince = null;
             }
         }
+        ends.forEach((end, since) -> recordSince(store.belief(), end, since));
         byte[] latest = head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0 ? t : head.latestSystemSequence();
         store.setHead(new BitemporalHead(latest, openSince, head == null ? null : head.floorSequence(),
                 head == null ? null : head.floorSystemSequence()));
     }
 
-    /** The belief's entry at a sequence (a version start: it exists). */
+    /** The belief's entry at a sequence (where a version ends: it exists). */
     private static TimelineEntry entryAt(Timeline belief, byte[] sequence) {
         for (Iterator<TimelineEntry> it = belief.newestFirst(); it.hasNext(); ) {
             TimelineEntry entry = it.next();
@@ -157,15 +165,19 @@ public final class BitemporalEngine {
         throw new IllegalStateException("The key's belief has no entry where one of its versions starts");
     }
 
-    /** Records on the entry at a version start the system start of that closed version's believed row (null: none). */
-    private static void recordSince(Timeline belief, byte[] start, byte[] since) {
-        TimelineEntry entry = entryAt(belief, start);
+    /**
+     * Records on the entry where a closed version ends the system start of that version's believed row
+     * (null: no version ends there). At most one version ends at an entry, and that entry is among those
+     * the SCD2 step read or wrote, so recording costs no state access of its own.
+     */
+    private static void recordSince(Timeline belief, byte[] end, byte[] since) {
+        TimelineEntry entry = entryAt(belief, end);
         if (Arrays.equals(entry.believedSince(), since)) {
             return;
         }
         TimelineEntry recorded = entry.withBelievedSince(since);
         belief.put(recorded);
-        if (Arrays.equals(belief.head().sequence(), start)) {
+        if (Arrays.equals(belief.head().sequence(), end)) {
             belief.setHead(recorded);
         }
     }
@@ -208,21 +220,20 @@ public final class BitemporalEngine {
         // The belief is the SCD2 history of every event, whatever their order: the event joins it as one more.
         belief.apply(store.belief(), event, new ArrayList<VersionChange>(2));
         byte[] openSince = null;
-        for (Map.Entry<byte[], BitemporalRow> e : replay.believed.entrySet()) {
-            BitemporalRow row = e.getValue();
-            BitemporalRow old = was.believed.get(e.getKey());
+        TreeMap<byte[], byte[]> ends = new TreeMap<>(SequenceCodec::compare);
+        for (BitemporalRow row : was.believed.values()) {
+            if (!row.version().isOpen()) {
+                ends.put(row.version().end(), null);
+            }
+        }
+        for (BitemporalRow row : replay.believed.values()) {
             if (row.version().isOpen()) {
                 openSince = row.systemStart();
-            } else if (old == null || old.version().isOpen() || !Arrays.equals(old.systemStart(), row.systemStart())) {
-                recordSince(store.belief(), e.getKey(), row.systemStart());
+            } else {
+                ends.put(row.version().end(), row.systemStart());
             }
         }
-        for (Map.Entry<byte[], BitemporalRow> e : was.believed.entrySet()) {
-            BitemporalRow now = replay.believed.get(e.getKey());
-            if (!e.getValue().version().isOpen() && (now == null || now.version().isOpen())) {
-                recordSince(store.belief(), e.getKey(), null);
-            }
-        }
+        ends.forEach((end, since) -> recordSince(store.belief(), end, since));
         byte[] latest = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) > 0
                 ? event.systemSequence() : head.latestSystemSequence();
         store.setHead(new BitemporalHead(latest, openSince, head.floorSequence(), head.floorSystemSequence()));

@@ -8,7 +8,7 @@ package dev.autocdc.operators.core;
  *   <li>the current belief: the SCD2 {@link Timeline} of every event of the key (every event at a business
  *       sequence is kept, since past beliefs need them), with the state after each sequence;</li>
  *   <li>for each closed version of the current belief, the system time its believed row starts at, on
- *       the entry where it starts ({@link TimelineEntry#believedSince()}); the open version's is in the
+ *       the entry where it ends ({@link TimelineEntry#believedSince()}); the open version's is in the
  *       {@link BitemporalHead};</li>
  *   <li>the {@link BitemporalHead} and the snapshot.</li>
  * </ul>

@@ -6,7 +6,7 @@ import java.util.List;
  * What a key's history holds at one business sequence: the events at that sequence (ascending, without
  * duplicates; for full-row SCD2 flows only the greatest, the only one that matters), the state after
  * them (null = absent), and the start of the version (run of equal tracked columns) that state belongs
- * to. Bitemporal beliefs also record, on the entry where a closed version starts, the system time its
+ * to. Bitemporal beliefs also record, on the entry where a closed version ends, the system time its
  * believed row starts at ({@link #believedSince()}). Immutable.
  */
 public final class TimelineEntry {
@@ -47,8 +47,9 @@ public final class TimelineEntry {
     }
 
     /**
-     * Bitemporal beliefs only: when this entry starts a closed version of the current belief, the system
-     * sequence that version's believed row starts at; otherwise null or stale (read only at such starts).
+     * Bitemporal beliefs only: when a closed version of the current belief ends at this entry (the next
+     * version starts here, or the key is absent here), the system sequence that version's believed row
+     * starts at; otherwise null.
      */
     public byte[] believedSince() {
         return believedSince;

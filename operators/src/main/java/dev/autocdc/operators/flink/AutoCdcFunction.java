@@ -27,7 +27,7 @@ import org.apache.flink.util.OutputTag;
  *       (the older entries in blocks of consecutive entries, newest first in RocksDB);</li>
  *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included
  *       ({@value #BITEMPORAL_RECENT}, which also holds the key's system-time facts, and {@value #BITEMPORAL_BLOCKS};
- *       the entry where a closed version starts records when its believed row starts in system time),
+ *       the entry where a closed version ends records when its believed row starts in system time),
  *       {@value #BITEMPORAL_HEAD} (those facts for a key whose expired tombstone left no entries) and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
  *   <li>SCD2 and bitemporal: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history

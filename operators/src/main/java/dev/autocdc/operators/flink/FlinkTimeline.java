@@ -240,7 +240,7 @@ final class FlinkTimeline implements Timeline {
             if (recentChanged) {
                 if (recent.size() > blockSize) {
                     // the older entries move into a block; the newest stays, linked to it
-                    TimelineBlock older = recent.range(0, recent.size() - 1, recent.older());
+                    TimelineBlock older = recent.range(0, recent.size() - 1, recent.older()).withHead(null);
                     byte[] key = older.newest().sequence();
                     writeBlock(key, older);
                     recent = recent.range(recent.size() - 1, recent.size(), key);
@@ -286,6 +286,8 @@ final class FlinkTimeline implements Timeline {
 
     /** Drops every entry before {@code floor} (at or before the head) and writes the result. */
     void removeBefore(byte[] floor) throws Exception {
+        walked.clear(); // the blocks below are written here, not through the current event's cache
+        walkedAll = false;
         TimelineBlock r = recent();
         if (r == null) {
             return;

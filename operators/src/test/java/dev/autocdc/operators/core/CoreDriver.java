@@ -61,33 +61,40 @@ public final class CoreDriver {
     }
 
     /**
-     * Checks every bitemporal key's bookkeeping against its belief: a system start is recorded for exactly
-     * the closed versions, and the head's open system start is set exactly when a version is open.
+     * Checks every bitemporal key's bookkeeping against its table computed from scratch: the entry where a
+     * closed version ends records the system start of that version's believed row, no other entry records
+     * one, and the head holds the open version's.
      */
     public void checkBitemporalBookkeeping() {
         for (Map.Entry<List<Object>, MemoryBitemporalStore> e : bitemporalStores.entrySet()) {
             MemoryBitemporalStore store = e.getValue();
-            TimelineEntry head = store.belief().head();
-            java.util.Set<String> closed = new java.util.TreeSet<>();
-            java.util.Set<String> recorded = new java.util.TreeSet<>();
+            List<ChangeEvent> events = new ArrayList<>();
+            Map<String, String> recorded = new TreeMap<>();
             for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
                 TimelineEntry entry = it.next();
-                if (entry.state() != null && java.util.Arrays.equals(entry.versionStart(), entry.sequence())
-                        && !(head.state() != null && java.util.Arrays.equals(head.versionStart(), entry.sequence()))) {
-                    closed.add(java.util.Arrays.toString(entry.sequence()));
-                }
+                events.addAll(entry.events());
                 if (entry.believedSince() != null) {
-                    recorded.add(java.util.Arrays.toString(entry.sequence()));
+                    recorded.put(java.util.Arrays.toString(entry.sequence()), java.util.Arrays.toString(entry.believedSince()));
                 }
             }
-            if (!closed.equals(recorded)) {
-                throw new AssertionError("key " + e.getKey() + ": system starts recorded for " + recorded
-                        + " but the closed versions start at " + closed);
+            Map<String, String> expected = new TreeMap<>();
+            String expectedOpen = java.util.Arrays.toString((byte[]) null);
+            for (BitemporalRow row : bitemporal.table(events).values()) {
+                if (row.systemEnd() != null) {
+                    continue;
+                }
+                if (row.version().isOpen()) {
+                    expectedOpen = java.util.Arrays.toString(row.systemStart());
+                } else {
+                    expected.put(java.util.Arrays.toString(row.version().end()), java.util.Arrays.toString(row.systemStart()));
+                }
             }
-            boolean open = head != null && head.state() != null;
-            if (open != (store.head().openSystemStart() != null)) {
-                throw new AssertionError("key " + e.getKey() + ": open version " + open + " but open system start "
-                        + java.util.Arrays.toString(store.head().openSystemStart()));
+            if (!expected.equals(recorded)) {
+                throw new AssertionError("key " + e.getKey() + ": system starts recorded " + recorded + ", expected " + expected);
+            }
+            String open = java.util.Arrays.toString(store.head().openSystemStart());
+            if (!expectedOpen.equals(open)) {
+                throw new AssertionError("key " + e.getKey() + ": open system start " + open + ", expected " + expectedOpen);
             }
         }
     }

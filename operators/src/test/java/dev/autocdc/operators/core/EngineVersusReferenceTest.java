@@ -108,11 +108,15 @@ class EngineVersusReferenceTest {
                         newestSeq.merge(e.key(), e.seq(), Math::max);
                     }
                     countChanges(type, changes);
+                    if (type == TargetType.BITEMPORAL) {
+                        try {
+                            driver.checkBitemporalBookkeeping();
+                        } catch (AssertionError failure) {
+                            throw new AssertionError(context + " arrival " + arrival + " after " + e + ": " + failure, failure);
+                        }
+                    }
                 }
                 assertThat(table.rows()).as(context + " arrival " + arrival).isEqualTo(expected);
-                if (type == TargetType.BITEMPORAL) {
-                    driver.checkBitemporalBookkeeping();
-                }
             }
         }
     }

@@ -95,4 +95,29 @@ class StateScaleTest {
             System.out.println(report);
         }
     }
+
+    /**
+     * A bitemporal version that lasted 10,000 events (the same row again and again) and then closes: the
+     * close records its believed row's system start on the entry where it ends, the new one, so it reads
+     * no block, as in SCD2.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void closingALongBitemporalVersionReadsNoBlock(Backend backend) throws Exception {
+        try (OperatorRun run = OperatorRun.start(spec(TargetType.BITEMPORAL), backend)) {
+            for (int i = 0; i < HISTORY; i++) {
+                run.process(run.input(event(TargetType.BITEMPORAL, 1, "same", i)));
+            }
+            StateAccessCounter counter = run.function().stateAccesses();
+            counter.reset();
+            run.process(run.input(event(TargetType.BITEMPORAL, 1, "other", HISTORY)));
+            System.out.println("closing a bitemporal version of " + HISTORY + " entries on " + backend + ": " + counter);
+            assertThat(counter.iteratorSteps()).as("blocks read").isZero();
+            assertThat(counter.valueReads()).as("value reads").isEqualTo(1);
+            // and a correction inside it, at a later system time, reads only the blocks back to where it lands
+            counter.reset();
+            run.process(run.input(new Object[] {1, "fix", HISTORY - 3, HISTORY + 1, false}));
+            assertThat(counter.iteratorSteps()).as("blocks read by a correction 3 entries back").isLessThanOrEqualTo(2);
+        }
+    }
 }

@@ -139,21 +139,24 @@ class TimelineBlocksPropertyTest {
     }
 
     /**
-     * Two keys, 20-120 events each; system time is the arrival index, except for one event in 15 that
-     * arrives up to 30 positions after its system time; one in 5 is a correction 1-12 versions back.
+     * Two keys, 40-240 events in all; system time is the arrival index (one event in 10 shares the previous
+     * one's), except for one event in 15 that arrives up to 30 positions after its system time; one in 5 is
+     * a correction 1-12 versions back.
      */
     private static List<ReferenceModel.Event> bitemporalEvents(Random random) {
         String[] domain = {"a", "b", "c", null};
         List<ReferenceModel.Event> events = new ArrayList<>();
         int[] newest = new int[3];
         int total = 40 + random.nextInt(200);
+        int sys = 0;
         for (int i = 0; i < total; i++) {
+            sys = i > 0 && random.nextInt(10) == 0 ? sys : i + 1; // one in 10 shares the previous system time
             int key = 1 + random.nextInt(2);
             int seq = random.nextInt(5) == 0 && newest[key] > 0 ? Math.max(1, newest[key] - random.nextInt(12))
                     : newest[key] + 1 + random.nextInt(2);
             newest[key] = Math.max(newest[key], seq);
             List<Object> values = Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
-            events.add(new ReferenceModel.Event(key, seq, i + 1,
+            events.add(new ReferenceModel.Event(key, seq, sys,
                     random.nextInt(12) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
         }
         for (int i = events.size() - 1; i >= 0; i--) {
