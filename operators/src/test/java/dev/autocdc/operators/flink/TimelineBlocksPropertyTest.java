@@ -66,23 +66,9 @@ class TimelineBlocksPropertyTest {
                     .isEqualTo(expected);
 
             int cut = random.nextInt(events.size() + 1);
-            ChangelogTable resumed = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-            OperatorSubtaskState state;
-            try (OperatorRun first = OperatorRun.start(spec, backend)) {
-                for (ReferenceModel.Event e : events.subList(0, cut)) {
-                    first.process(first.input(row(e)));
-                }
-                resumed.apply(first.newOutput());
-                state = first.snapshot();
-            }
-            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
-            try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
-                for (ReferenceModel.Event e : events.subList(cut, events.size())) {
-                    second.process(second.input(row(e)));
-                }
-                resumed.apply(second.newOutput());
-            }
-            assertThat(resumed.rows()).as(context + " cut at " + cut).isEqualTo(expected);
+            Set<List<Object>> resumed = runRestoredAt(spec, backend, rows(events, TimelineBlocksPropertyTest::row), cut,
+                    sizes[random.nextInt(sizes.length)]);
+            assertThat(resumed).as(context + " cut at " + cut).isEqualTo(expected);
         }
         System.out.println("timeline blocks on " + backend + ": " + rounds + " runs, " + late + " late events");
         assertThat(late).isGreaterThan(rounds * 5L);
@@ -114,24 +100,10 @@ class TimelineBlocksPropertyTest {
             int cut = random.nextInt(events.size() + 1);
             String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " cut at " + cut;
 
-            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-            OperatorSubtaskState state;
             FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
-            try (OperatorRun first = OperatorRun.start(spec, backend)) {
-                for (ReferenceModel.Event e : events.subList(0, cut)) {
-                    first.process(first.input(bitemporalRow(e)));
-                }
-                table.apply(first.newOutput());
-                state = first.snapshot();
-            }
-            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
-            try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
-                for (ReferenceModel.Event e : events.subList(cut, events.size())) {
-                    second.process(second.input(bitemporalRow(e)));
-                }
-                table.apply(second.newOutput());
-            }
-            assertThat(table.rows()).as(context + " " + events).isEqualTo(expected);
+            Set<List<Object>> table = runRestoredAt(spec, backend, rows(events, TimelineBlocksPropertyTest::bitemporalRow), cut,
+                    sizes[random.nextInt(sizes.length)]);
+            assertThat(table).as(context + " " + events).isEqualTo(expected);
         }
         System.out.println("bitemporal blocks on " + backend + ": " + rounds + " runs, " + corrections
                 + " corrections in system order");
@@ -199,6 +171,35 @@ class TimelineBlocksPropertyTest {
             b.trackHistoryOn(List.of("v1"));
         }
         return b.build();
+    }
+
+    /**
+     * The table after running the first {@code cut} input rows with the current block size, a snapshot,
+     * and the rest restored with {@code restoredBlockSize}.
+     */
+    private static Set<List<Object>> runRestoredAt(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
+                                                   int restoredBlockSize) throws Exception {
+        ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+        OperatorSubtaskState state;
+        try (OperatorRun first = OperatorRun.start(spec, backend)) {
+            for (Object[] r : rows.subList(0, cut)) {
+                first.process(first.input(r));
+            }
+            table.apply(first.newOutput());
+            state = first.snapshot();
+        }
+        FlowRuntime.scd2BlockSize = restoredBlockSize;
+        try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
+            for (Object[] r : rows.subList(cut, rows.size())) {
+                second.process(second.input(r));
+            }
+            table.apply(second.newOutput());
+        }
+        return table.rows();
+    }
+
+    private static List<Object[]> rows(List<ReferenceModel.Event> events, java.util.function.Function<ReferenceModel.Event, Object[]> row) {
+        return events.stream().map(row).collect(Collectors.toList());
     }
 
     /** Two keys, mostly in order; a fifth of the events moved up to 40 positions later. */
