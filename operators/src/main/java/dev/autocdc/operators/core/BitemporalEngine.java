@@ -162,7 +162,7 @@ public final class BitemporalEngine {
                 break;
             }
         }
-        throw new IllegalStateException("The key's belief has no entry where one of its versions starts");
+        throw new IllegalStateException("The key's belief has no entry where one of its versions ends");
     }
 
     /**
