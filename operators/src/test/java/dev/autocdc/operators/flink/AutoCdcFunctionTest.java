@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -307,27 +306,14 @@ class AutoCdcFunctionTest {
                 assertThat(straight.rows()).as(context).isEqualTo(expected);
 
                 int cut = random.nextInt(rows.size() + 1);
-                ChangelogTable resumed = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-                OperatorSubtaskState state;
-                try (OperatorRun first = OperatorRun.start(spec, backend)) {
-                    for (Object[] r : rows.subList(0, cut)) {
-                        first.process(first.input(r));
-                    }
-                    resumed.apply(first.newOutput());
-                    state = first.snapshot();
-                }
-                try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
-                    for (Object[] r : rows.subList(cut, rows.size())) {
-                        second.process(second.input(r));
-                    }
-                    resumed.apply(second.newOutput());
-                }
-                assertThat(resumed.rows()).as(context + " cut at " + cut).isEqualTo(straight.rows());
+                assertThat(OperatorRun.runRestoredAt(spec, backend, rows, cut, () -> { }))
+                        .as(context + " cut at " + cut).isEqualTo(straight.rows());
             }
         }
     }
 
-    private static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1) {
+    /** Input id, v1, v2, __seq, [__sys,] __delete; key id. */
+    static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1) {
         List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
                 new IntType(false)));
         List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
@@ -348,7 +334,8 @@ class AutoCdcFunctionTest {
         return b.build();
     }
 
-    private static Object[] inputValues(TargetType type, ReferenceModel.Event e) {
+    /** An event as an input row of {@link #randomSpec}. */
+    static Object[] inputValues(TargetType type, ReferenceModel.Event e) {
         List<Object> v = new ArrayList<>(Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
         if (type == TargetType.BITEMPORAL) {
             v.add(e.sys());

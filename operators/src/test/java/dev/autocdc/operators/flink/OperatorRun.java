@@ -55,6 +55,31 @@ final class OperatorRun implements AutoCloseable {
         return new OperatorRun(spec, backend, state);
     }
 
+    /**
+     * The materialized table after running the first {@code cut} input rows, a snapshot, {@code beforeRestore}
+     * (say, another block size), and the rest of the rows in a run restored from the snapshot.
+     */
+    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
+                                                     Runnable beforeRestore) throws Exception {
+        ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+        OperatorSubtaskState state;
+        try (OperatorRun first = start(spec, backend)) {
+            for (Object[] r : rows.subList(0, cut)) {
+                first.process(first.input(r));
+            }
+            table.apply(first.newOutput());
+            state = first.snapshot();
+        }
+        beforeRestore.run();
+        try (OperatorRun second = restore(spec, backend, state)) {
+            for (Object[] r : rows.subList(cut, rows.size())) {
+                second.process(second.input(r));
+            }
+            table.apply(second.newOutput());
+        }
+        return table.rows();
+    }
+
     /** Builds an input row from Java values, in the spec's input order. */
     RowData inputOfKind(RowKind kind, Object... values) {
         RowType type = spec.inputType();

@@ -12,12 +12,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.table.types.logical.BooleanType;
-import org.apache.flink.table.types.logical.IntType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -47,7 +41,7 @@ class TimelineBlocksPropertyTest {
         for (int round = 0; round < rounds; round++) {
             boolean ignoreNull = round % 2 == 1;
             boolean trackV1 = round % 3 == 2;
-            EngineSpec spec = spec(ignoreNull, trackV1);
+            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1);
             List<ReferenceModel.Event> events = events(random);
             late += lateCount(events);
             Set<List<Object>> expected = reference(events, ignoreNull, trackV1);
@@ -57,7 +51,7 @@ class TimelineBlocksPropertyTest {
             ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
                 for (ReferenceModel.Event e : events) {
-                    run.process(run.input(row(e)));
+                    run.process(run.input(AutoCdcFunctionTest.inputValues(TargetType.SCD2, e)));
                     run.checkTimelineLayout(e.key(), FlowRuntime.scd2BlockSize);
                 }
                 straight.apply(run.newOutput());
@@ -66,8 +60,7 @@ class TimelineBlocksPropertyTest {
                     .isEqualTo(expected);
 
             int cut = random.nextInt(events.size() + 1);
-            Set<List<Object>> resumed = runRestoredAt(spec, backend, rows(events, TimelineBlocksPropertyTest::row), cut,
-                    sizes[random.nextInt(sizes.length)]);
+            Set<List<Object>> resumed = restoredWithBlockSize(spec, backend, rows(events, TargetType.SCD2), cut, sizes[random.nextInt(sizes.length)]);
             assertThat(resumed).as(context + " cut at " + cut).isEqualTo(expected);
         }
         System.out.println("timeline blocks on " + backend + ": " + rounds + " runs, " + late + " late events");
@@ -90,7 +83,7 @@ class TimelineBlocksPropertyTest {
         for (int round = 0; round < rounds; round++) {
             boolean ignoreNull = round % 2 == 1;
             boolean trackV1 = round % 3 == 2;
-            EngineSpec spec = bitemporalSpec(ignoreNull, trackV1);
+            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1);
             List<ReferenceModel.Event> events = bitemporalEvents(random);
             corrections += correctionsInSystemOrder(events);
             ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
@@ -101,7 +94,7 @@ class TimelineBlocksPropertyTest {
             String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " cut at " + cut;
 
             FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
-            Set<List<Object>> table = runRestoredAt(spec, backend, rows(events, TimelineBlocksPropertyTest::bitemporalRow), cut,
+            Set<List<Object>> table = restoredWithBlockSize(spec, backend, rows(events, TargetType.BITEMPORAL), cut,
                     sizes[random.nextInt(sizes.length)]);
             assertThat(table).as(context + " " + events).isEqualTo(expected);
         }
@@ -155,51 +148,14 @@ class TimelineBlocksPropertyTest {
         return n;
     }
 
-    private static Object[] bitemporalRow(ReferenceModel.Event e) {
-        return new Object[] {e.key(), e.values().get(0), e.values().get(1), e.seq(), e.sys(), e.kind() == ReferenceModel.Kind.DELETE};
+    /** The run restored at {@code cut} with another block size (see {@link OperatorRun#runRestoredAt}). */
+    private static Set<List<Object>> restoredWithBlockSize(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
+                                                           int blockSize) throws Exception {
+        return OperatorRun.runRestoredAt(spec, backend, rows, cut, () -> FlowRuntime.scd2BlockSize = blockSize);
     }
 
-    private static EngineSpec bitemporalSpec(boolean ignoreNull, boolean trackV1) {
-        List<LogicalType> types = List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE, new IntType(false),
-                new IntType(false), new BooleanType());
-        EngineSpec.Builder b = EngineSpec.builder("blocks", TargetType.BITEMPORAL, RowType.of(types.toArray(new LogicalType[0]),
-                new String[] {"id", "v1", "v2", "__seq", "__sys", "__delete"})).keys("id");
-        if (ignoreNull) {
-            b.ignoreNullUpdates();
-        }
-        if (trackV1) {
-            b.trackHistoryOn(List.of("v1"));
-        }
-        return b.build();
-    }
-
-    /**
-     * The table after running the first {@code cut} input rows with the current block size, a snapshot,
-     * and the rest restored with {@code restoredBlockSize}.
-     */
-    private static Set<List<Object>> runRestoredAt(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
-                                                   int restoredBlockSize) throws Exception {
-        ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-        OperatorSubtaskState state;
-        try (OperatorRun first = OperatorRun.start(spec, backend)) {
-            for (Object[] r : rows.subList(0, cut)) {
-                first.process(first.input(r));
-            }
-            table.apply(first.newOutput());
-            state = first.snapshot();
-        }
-        FlowRuntime.scd2BlockSize = restoredBlockSize;
-        try (OperatorRun second = OperatorRun.restore(spec, backend, state)) {
-            for (Object[] r : rows.subList(cut, rows.size())) {
-                second.process(second.input(r));
-            }
-            table.apply(second.newOutput());
-        }
-        return table.rows();
-    }
-
-    private static List<Object[]> rows(List<ReferenceModel.Event> events, java.util.function.Function<ReferenceModel.Event, Object[]> row) {
-        return events.stream().map(row).collect(Collectors.toList());
+    private static List<Object[]> rows(List<ReferenceModel.Event> events, TargetType type) {
+        return events.stream().map(e -> AutoCdcFunctionTest.inputValues(type, e)).collect(Collectors.toList());
     }
 
     /** Two keys, mostly in order; a fifth of the events moved up to 40 positions later. */
@@ -236,24 +192,6 @@ class TimelineBlocksPropertyTest {
             newest[key] = Math.max(newest[key], e.seq());
         }
         return late;
-    }
-
-    private static Object[] row(ReferenceModel.Event e) {
-        return new Object[] {e.key(), e.values().get(0), e.values().get(1), e.seq(), e.kind() == ReferenceModel.Kind.DELETE};
-    }
-
-    private static EngineSpec spec(boolean ignoreNull, boolean trackV1) {
-        List<LogicalType> types = List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE, new IntType(false),
-                new BooleanType());
-        EngineSpec.Builder b = EngineSpec.builder("blocks", TargetType.SCD2, RowType.of(types.toArray(new LogicalType[0]),
-                new String[] {"id", "v1", "v2", "__seq", "__delete"})).keys("id");
-        if (ignoreNull) {
-            b.ignoreNullUpdates();
-        }
-        if (trackV1) {
-            b.trackHistoryOn(List.of("v1"));
-        }
-        return b.build();
     }
 
     private static Set<List<Object>> reference(List<ReferenceModel.Event> events, boolean ignoreNull, boolean trackV1) {
