@@ -152,17 +152,11 @@ public final class BitemporalEngine {
 
     /** The belief's entry at a sequence (where a version ends: it exists). */
     private static TimelineEntry entryAt(Timeline belief, byte[] sequence) {
-        for (Iterator<TimelineEntry> it = belief.newestFirst(); it.hasNext(); ) {
-            TimelineEntry entry = it.next();
-            int c = SequenceCodec.compare(entry.sequence(), sequence);
-            if (c == 0) {
-                return entry;
-            }
-            if (c < 0) {
-                break;
-            }
+        TimelineEntry entry = belief.entryAt(sequence);
+        if (entry == null) {
+            throw new IllegalStateException("The key's belief has no entry where one of its versions ends");
         }
-        throw new IllegalStateException("The key's belief has no entry where one of its versions ends");
+        return entry;
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.autocdc.operators.core;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
@@ -13,10 +12,11 @@ import java.util.TreeMap;
  *
  * <p>An event after the key's newest sequence reads only the head and writes one entry and the head: it
  * closes and opens a version, updates untracked columns in place, or closes on delete. Any other event
- * (late, or a tie with the newest sequence) walks the timeline from the newest entry back to the last
- * entry before its sequence, refolds that suffix from the state before it, rebuilds the versions that
- * overlap the suffix, and emits the difference. Its cost grows with how far back it lands, not with
- * the length of the history. Versions are never stored: they are the run-length encoding of the
+ * (late, or a tie with the newest sequence) reads the timeline from the last entry before its sequence
+ * ({@link Timeline#ascendingFrom}), refolds from the state there until an entry refolds to what it
+ * stores (all later ones are then unchanged: with full rows, the end of the version run it lands in),
+ * rebuilds the versions over that window, and emits the difference. Its cost grows with how far its
+ * change reaches, not with how far back it lands or with the length of the history. Versions are never stored: they are the run-length encoding of the
  * entries' states, and each entry remembers where its run starts.
  */
 public final class Scd2Engine {
@@ -97,64 +97,80 @@ public final class Scd2Engine {
     }
 
     private void applyBehindHead(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
-        List<TimelineEntry> suffix = new ArrayList<>();
+        Iterator<TimelineEntry> it = timeline.ascendingFrom(event.sequence());
+        TimelineEntry next = it.hasNext() ? it.next() : null;
         TimelineEntry before = null;
-        for (Iterator<TimelineEntry> it = timeline.newestFirst(); it.hasNext(); ) {
-            TimelineEntry entry = it.next();
-            if (SequenceCodec.compare(entry.sequence(), event.sequence()) >= 0) {
-                suffix.add(entry);
-            } else {
-                before = entry;
-                break;
-            }
+        if (next != null && SequenceCodec.compare(next.sequence(), event.sequence()) < 0) {
+            before = next;
+            next = it.hasNext() ? it.next() : null;
         }
-        Collections.reverse(suffix);
-
-        List<TimelineEntry> changed = new ArrayList<>(suffix.size() + 1);
-        TimelineEntry at = !suffix.isEmpty() && Arrays.equals(suffix.get(0).sequence(), event.sequence()) ? suffix.get(0) : null;
+        TimelineEntry at = next != null && Arrays.equals(next.sequence(), event.sequence()) ? next : null;
+        if (at != null) {
+            next = it.hasNext() ? it.next() : null;
+        }
         List<ChangeEvent> events = at == null ? List.of(event) : merge(at.events(), event);
         if (events == null) {
             return; // a duplicate, or an event that can change nothing
         }
         // an entry keeps what a bitemporal belief recorded on it (its system start) through the refold
-        changed.add(at == null ? new TimelineEntry(event.sequence(), events, null, null)
-                : new TimelineEntry(event.sequence(), events, null, null, 0L, at.believedSince()));
-        changed.addAll(at == null ? suffix : suffix.subList(1, suffix.size()));
+        TimelineEntry first = at == null ? new TimelineEntry(event.sequence(), events, null, null)
+                : new TimelineEntry(event.sequence(), events, null, null, 0L, at.believedSince());
 
-        // Refold the suffix from the state before it.
-        Object[] state = before == null ? null : before.state();
-        byte[] start = before == null ? null : before.versionStart();
-        List<TimelineEntry> refolded = new ArrayList<>(changed.size());
-        for (TimelineEntry entry : changed) {
-            Object[] next = state;
-            for (ChangeEvent e : entry.events()) {
-                next = fold.apply(next, e);
+        // Refold from the state before the event: its entry, then each later one until an entry refolds to
+        // what it stores. The fold of an entry depends only on the state and version start before it, so
+        // every entry after that one is unchanged too, and the versions that changed all lie before it.
+        List<TimelineEntry> was = new ArrayList<>(); // the stored entries from the event's sequence on
+        List<TimelineEntry> now = new ArrayList<>(); // the same, refolded (and the event's entry)
+        if (at != null) {
+            was.add(at);
+        }
+        TimelineEntry refolded = refold(first, before == null ? null : before.state(),
+                before == null ? null : before.versionStart());
+        now.add(refolded);
+        boolean converged = false;
+        while (next != null) {
+            TimelineEntry again = refold(next, refolded.state(), refolded.versionStart());
+            was.add(next);
+            now.add(again);
+            if (Values.sameRow(next.state(), again.state()) && Arrays.equals(next.versionStart(), again.versionStart())) {
+                converged = true;
+                break;
             }
-            byte[] nextStart;
-            if (next == null) {
-                nextStart = null;
-            } else if (state != null && fold.sameTracked(state, next)) {
-                nextStart = start;
-            } else {
-                nextStart = entry.sequence();
-            }
-            refolded.add(entry.withState(next, nextStart));
-            state = next;
-            start = nextStart;
+            refolded = again;
+            next = it.hasNext() ? it.next() : null;
         }
 
-        diff(versions(before, suffix), versions(before, refolded), out);
+        diff(versions(before, was), versions(before, now), out);
 
-        int offset = at == null ? 0 : 1;
-        for (int i = 0; i < refolded.size(); i++) {
-            TimelineEntry now = refolded.get(i);
-            TimelineEntry was = i == 0 ? at : suffix.get(i - 1 + offset);
-            if (was == null || i == 0 || !Values.sameRow(was.state(), now.state())
-                    || !Arrays.equals(was.versionStart(), now.versionStart())) {
-                timeline.put(now);
+        int offset = at == null ? 1 : 0; // now.get(i) is was.get(i - offset)
+        for (int i = 0; i < now.size(); i++) {
+            TimelineEntry stored = i - offset < 0 ? null : was.get(i - offset);
+            TimelineEntry entry = now.get(i);
+            if (i == 0 || !Values.sameRow(stored.state(), entry.state())
+                    || !Arrays.equals(stored.versionStart(), entry.versionStart())) {
+                timeline.put(entry);
             }
         }
-        timeline.setHead(refolded.get(refolded.size() - 1));
+        if (!converged) {
+            timeline.setHead(now.get(now.size() - 1)); // the refold reached the head
+        }
+    }
+
+    /** An entry with the state and version start its events give after {@code state}, which starts at {@code start}. */
+    private TimelineEntry refold(TimelineEntry entry, Object[] state, byte[] start) {
+        Object[] next = state;
+        for (ChangeEvent e : entry.events()) {
+            next = fold.apply(next, e);
+        }
+        byte[] nextStart;
+        if (next == null) {
+            nextStart = null;
+        } else if (state != null && fold.sameTracked(state, next)) {
+            nextStart = start;
+        } else {
+            nextStart = entry.sequence();
+        }
+        return entry.withState(next, nextStart);
     }
 
     /** The events at one sequence with {@code event} added, or null when that changes nothing. */

@@ -42,6 +42,12 @@ final class FlinkTimeline implements Timeline {
      * at 64.5-65.9k, of 2 at 56.8-69.8k. Four keeps most of W5's gain for about 13% of W3's rate.
      */
     static final int DEFAULT_BLOCK_SIZE = 4;
+    /**
+     * How many keys of the newest blocks the recent entries keep (the first is their link to the next
+     * older block), so that a late event reads the block it lands in without the newer ones: with blocks
+     * of 4, events up to about 16 entries back. Each key after the first costs a few bytes (prefix-coded).
+     */
+    static final int CHAIN_KEYS = 4;
 
     private final ValueState<TimelineBlock> recentState;
     private final MapState<SequenceKey, TimelineBlock> blockState;
@@ -60,8 +66,6 @@ final class FlinkTimeline implements Timeline {
     /** The blocks the current event read, by key (ascending), as changed by it. */
     private final TreeMap<byte[], TimelineBlock> walked = new TreeMap<>(SequenceCodec::compare);
     private final List<byte[]> changedBlocks = new ArrayList<>();
-    /** Whether the walk read every block of the key. */
-    private boolean walkedAll;
 
     FlinkTimeline(ValueState<TimelineBlock> recentState, MapState<SequenceKey, TimelineBlock> blockState,
                   StateAccessCounter counter, StateCodec codec, int blockSize) {
@@ -80,7 +84,6 @@ final class FlinkTimeline implements Timeline {
         recentChanged = false;
         walked.clear();
         changedBlocks.clear();
-        walkedAll = false;
         lastHead = null;
     }
 
@@ -136,14 +139,9 @@ final class FlinkTimeline implements Timeline {
                 while (index < 0) {
                     byte[] key = block == null ? null : block.older();
                     if (key == null) {
-                        walkedAll = true;
                         return false;
                     }
-                    block = walked.get(key); // as changed by this event, if it was
-                    if (block == null) {
-                        block = readBlock(key);
-                        walked.put(key, block);
-                    }
+                    block = block(key);
                     index = block.size() - 1;
                 }
                 return true;
@@ -157,6 +155,94 @@ final class FlinkTimeline implements Timeline {
                 return block.entry(index--);
             }
         };
+    }
+
+    @Override
+    public Iterator<TimelineEntry> ascendingFrom(byte[] sequence) {
+        TimelineBlock r = recent();
+        if (r == null) {
+            return java.util.Collections.emptyIterator();
+        }
+        // The blocks to go through, newest first, down to the one holding the last entry before the sequence
+        // (or the oldest): the chain keys name the newer ones, so only that one is read (and the one below
+        // it when the sequence lands before its oldest entry).
+        List<byte[]> keys = new ArrayList<>();
+        int first; // the index to start at in the oldest block to go through (or in the recent entries)
+        if (SequenceCodec.compare(r.oldest().sequence(), sequence) < 0 || r.older() == null) {
+            first = Math.max(0, r.lastBefore(sequence));
+        } else {
+            List<byte[]> listed = r.chainKeys();
+            byte[] key = listed.get(0);
+            keys.add(key);
+            for (int i = 0; ; i++) {
+                byte[] olderKey = i + 1 < listed.size() ? listed.get(i + 1) : null;
+                if (olderKey != null && SequenceCodec.compare(olderKey, sequence) >= 0) {
+                    key = olderKey; // the block holds nothing before the sequence: skip it unread
+                    keys.add(key);
+                    continue;
+                }
+                TimelineBlock b = block(key);
+                if (SequenceCodec.compare(b.oldest().sequence(), sequence) < 0 || b.older() == null) {
+                    first = Math.max(0, b.lastBefore(sequence));
+                    break;
+                }
+                key = b.older();
+                keys.add(key);
+                if (SequenceCodec.compare(key, sequence) < 0) {
+                    first = block(key).size() - 1; // its newest entry is the last one before the sequence
+                    break;
+                }
+            }
+        }
+        return new Iterator<>() {
+            private int next = keys.size() - 1; // the block to go through next; -1 = the recent entries
+            private TimelineBlock block = next < 0 ? r : block(keys.get(next));
+            private int index = first;
+
+            @Override
+            public boolean hasNext() {
+                while (index >= block.size()) {
+                    if (next < 0) {
+                        return false;
+                    }
+                    next--;
+                    block = next < 0 ? r : block(keys.get(next)); // read only when the engine goes this far
+                    index = 0;
+                }
+                return true;
+            }
+
+            @Override
+            public TimelineEntry next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return block.entry(index++);
+            }
+        };
+    }
+
+    @Override
+    public TimelineEntry entryAt(byte[] sequence) {
+        TimelineBlock r = recent();
+        if (r == null) {
+            return null;
+        }
+        if (SequenceCodec.compare(sequence, r.oldest().sequence()) >= 0) {
+            return r.entryAt(sequence);
+        }
+        byte[] key = blockKeyFor(sequence);
+        return key == null ? null : walked.get(key).entryAt(sequence);
+    }
+
+    /** A block of the current key as this event has it (read once, then as changed). */
+    private TimelineBlock block(byte[] key) {
+        TimelineBlock block = walked.get(key);
+        if (block == null) {
+            block = readBlock(key);
+            walked.put(key, block);
+        }
+        return block;
     }
 
     private TimelineBlock readBlock(byte[] key) {
@@ -204,18 +290,31 @@ final class FlinkTimeline implements Timeline {
         lastHead = recent.newest();
     }
 
-    /** The key of the block that holds {@code sequence}; null when the recent entries do. */
+    /**
+     * The key of the block that holds {@code sequence} (one before the recent entries' oldest), read into
+     * the event's blocks: the smallest block key at or after it; null when the recent entries do (it lies
+     * after the newest block's key). The chain keys name the newest blocks, so only that block is read.
+     */
     private byte[] blockKeyFor(byte[] sequence) {
-        // every block whose key is at or after the sequence must have been read: walk on if needed
-        if (!walkedAll && (walked.isEmpty() || SequenceCodec.compare(walked.firstEntry().getValue().oldest().sequence(),
-                sequence) >= 0)) {
-            for (Iterator<TimelineEntry> it = newestFirst(); it.hasNext(); ) {
-                if (SequenceCodec.compare(it.next().sequence(), sequence) < 0) {
-                    break;
-                }
-            }
+        List<byte[]> listed = recent().chainKeys();
+        byte[] found = null;
+        int i = 0;
+        while (i < listed.size() && SequenceCodec.compare(listed.get(i), sequence) >= 0) {
+            found = listed.get(i++);
         }
-        return walked.ceilingKey(sequence);
+        if (found == null) {
+            return null;
+        }
+        // every listed key at or after the sequence: the block may lie further back, follow the links
+        while (i == listed.size()) {
+            byte[] older = block(found).older();
+            if (older == null || SequenceCodec.compare(older, sequence) < 0) {
+                break;
+            }
+            found = older;
+        }
+        block(found);
+        return found;
     }
 
     @Override
@@ -233,8 +332,11 @@ final class FlinkTimeline implements Timeline {
                 if (block == null) {
                     continue; // written already (a key is listed once per change)
                 }
-                writeBlock(key, block);
+                List<byte[]> parts = writeBlock(key, block);
                 walked.remove(key);
+                if (parts.size() > 1) {
+                    addSplitKeys(key, parts);
+                }
             }
             changedBlocks.clear();
             if (recentChanged) {
@@ -242,32 +344,57 @@ final class FlinkTimeline implements Timeline {
                     // the older entries move into a block; the newest stays, linked to it
                     TimelineBlock older = recent.range(0, recent.size() - 1, recent.older()).withHead(null);
                     byte[] key = older.newest().sequence();
-                    writeBlock(key, older);
-                    recent = recent.range(recent.size() - 1, recent.size(), key);
+                    // (split, when a smaller block size than the one that wrote them is restored)
+                    List<byte[]> chain = new ArrayList<>(writeBlock(key, older));
+                    chain.addAll(recent.chainKeys());
+                    chain = chain.subList(0, Math.min(chain.size(), CHAIN_KEYS));
+                    recent = recent.range(recent.size() - 1, recent.size(), key).withChainKeys(chain);
                 }
                 counter.valueWrites++;
                 recentState.update(recent);
                 recentChanged = false;
             }
+            assert chainKeysAreTheChain() : "the recent entries' chain keys are not the first keys of the key's chain";
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's history", e);
         }
     }
 
-    /** Writes a block under its key, split in blocks of {@link #blockSize} when late entries grew it past twice that. */
-    private void writeBlock(byte[] key, TimelineBlock block) throws Exception {
+    /**
+     * Writes a block under its key, split in blocks of {@link #blockSize} when late entries grew it past
+     * twice that; returns the keys written, newest first (the first is {@code key}).
+     */
+    private List<byte[]> writeBlock(byte[] key, TimelineBlock block) throws Exception {
         if (block.size() <= 2 * blockSize) {
             counter.mapWrites++;
             blockState.put(new SequenceKey(key), block);
-            return;
+            return List.of(key);
         }
         // parts of blockSize from the top (which keeps the block's key), each linked to the next one down
+        List<byte[]> keys = new ArrayList<>();
         for (int end = block.size(); end > 0; end -= blockSize) {
             int start = Math.max(0, end - blockSize);
             byte[] older = start == 0 ? block.older() : block.entry(start - 1).sequence();
             TimelineBlock part = block.range(start, end, older);
             counter.mapWrites++;
             blockState.put(new SequenceKey(part.newest().sequence()), part);
+            keys.add(part.newest().sequence());
+        }
+        return keys;
+    }
+
+    /** The recent entries' chain keys after the block {@code key} was split into {@code parts} (newest first). */
+    private void addSplitKeys(byte[] key, List<byte[]> parts) {
+        List<byte[]> chain = recent().chainKeys();
+        for (int i = 0; i < chain.size(); i++) {
+            if (java.util.Arrays.equals(chain.get(i), key)) {
+                List<byte[]> updated = new ArrayList<>(chain.subList(0, i));
+                updated.addAll(parts);
+                updated.addAll(chain.subList(i + 1, chain.size()));
+                recent = recent.withChainKeys(updated.subList(0, Math.min(updated.size(), CHAIN_KEYS)));
+                recentChanged = true;
+                return;
+            }
         }
     }
 
@@ -287,7 +414,6 @@ final class FlinkTimeline implements Timeline {
     /** Drops every entry before {@code floor} (at or before the head) and writes the result. */
     void removeBefore(byte[] floor) throws Exception {
         walked.clear(); // the blocks below are written here, not through the current event's cache
-        walkedAll = false;
         TimelineBlock r = recent();
         if (r == null) {
             return;
@@ -316,20 +442,47 @@ final class FlinkTimeline implements Timeline {
         }
         TimelineBlock kept = chain.get(cut).getValue().from(floor);
         counter.mapWrites++;
+        int survivors; // blocks left, newest first
         if (kept != null) {
             blockState.put(new SequenceKey(chain.get(cut).getKey()), kept.withOlder(null));
-            return;
+            survivors = cut + 1;
+        } else {
+            blockState.remove(new SequenceKey(chain.get(cut).getKey()));
+            survivors = cut;
+            if (cut > 0) {
+                Map.Entry<byte[], TimelineBlock> newer = chain.get(cut - 1);
+                counter.mapWrites++;
+                blockState.put(new SequenceKey(newer.getKey()), newer.getValue().withOlder(null));
+            }
         }
-        blockState.remove(new SequenceKey(chain.get(cut).getKey()));
-        if (cut == 0) {
-            recent = r.withOlder(null);
+        // the recent entries may name removed blocks among their chain keys
+        List<byte[]> listed = r.chainKeys();
+        if (listed.size() > survivors) {
+            recent = r.withChainKeys(listed.subList(0, survivors));
             counter.valueWrites++;
             recentState.update(recent);
-        } else {
-            Map.Entry<byte[], TimelineBlock> newer = chain.get(cut - 1);
-            counter.mapWrites++;
-            blockState.put(new SequenceKey(newer.getKey()), newer.getValue().withOlder(null));
         }
+        assert chainKeysAreTheChain() : "the recent entries' chain keys are not the first keys of the key's chain after pruning";
+    }
+
+    /** Checked in test builds (-ea): the recent entries' chain keys are the first keys of the chain, in state. */
+    private boolean chainKeysAreTheChain() throws Exception {
+        if (!recentRead || recent == null) {
+            return true;
+        }
+        List<byte[]> listed = recent.chainKeys();
+        byte[] key = recent.older();
+        for (int i = 0; i < listed.size(); i++) {
+            if (key == null || !java.util.Arrays.equals(listed.get(i), key)) {
+                return false;
+            }
+            TimelineBlock block = blockState.get(new SequenceKey(key)); // not counted: a check, not the engine's work
+            if (block == null) {
+                return false;
+            }
+            key = block.older();
+        }
+        return true;
     }
 
     /** Forgets the key's whole history. */

@@ -41,6 +41,11 @@ import org.apache.flink.util.OutputTag;
 final class FlowRuntime implements Serializable {
     /** The SCD2 timeline's block size; tests lower it to stress blocks (any size restores any other). */
     static volatile int scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
+    /**
+     * Tests of the migration set this to write the recent entries as builds before the chain keys did (with
+     * their old serializers), then restore into today's.
+     */
+    static volatile boolean recentWithoutChainKeys = false;
 
     private static final long serialVersionUID = 1L;
 
@@ -104,7 +109,8 @@ final class FlowRuntime implements Serializable {
             case SCD2:
                 scd2 = new Scd2Engine(flow);
                 timeline = new FlinkTimeline(
-                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT, StateSerializer.timelineBlock(types))),
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT, recentWithoutChainKeys
+                                ? StateSerializer.recentEntriesWithoutChainKeys(false, types) : StateSerializer.recentEntries(types))),
                         context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
                                 DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
                         counter, new dev.autocdc.operators.core.StateCodec(types),
@@ -123,7 +129,8 @@ final class FlowRuntime implements Serializable {
             default:
                 bitemporal = new BitemporalEngine(flow);
                 FlinkTimeline belief = new FlinkTimeline(
-                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT, StateSerializer.bitemporalRecent(types))),
+                        context.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT, recentWithoutChainKeys
+                                ? StateSerializer.recentEntriesWithoutChainKeys(true, types) : StateSerializer.bitemporalRecent(types))),
                         context.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BLOCKS,
                                 DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
                         counter, new dev.autocdc.operators.core.StateCodec(types), scd2BlockSize);

@@ -24,13 +24,15 @@ import org.apache.flink.core.memory.DataOutputView;
 public final class StateSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
 
-    /** What a serializer stores. */
     /**
      * What a serializer writes. {@code BITEMPORAL_HEAD} is the pre-release bitemporal head (with the belief's
      * state), kept as a name only so that restoring it is refused; {@code BITEMPORAL_SYSTEM_HEAD} is today's.
+     * The recent entries were written as {@code TIMELINE_BLOCK} (SCD2) and {@code BITEMPORAL_RECENT} before
+     * they kept the keys of the newest blocks; those are read once more on restore, to migrate them to
+     * {@code RECENT_ENTRIES} and {@code BITEMPORAL_RECENT_ENTRIES}.
      */
     public enum Content { DECISIVE_EVENTS, TIMELINE_ENTRY, BITEMPORAL_HEAD, BITEMPORAL_SNAPSHOT, TIMELINE_BLOCK, BITEMPORAL_SYSTEM_HEAD,
-        BITEMPORAL_RECENT }
+        BITEMPORAL_RECENT, RECENT_ENTRIES, BITEMPORAL_RECENT_ENTRIES }
 
     private final Content content;
     private final List<ColumnType> types;
@@ -54,9 +56,19 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
         return new StateSerializer<>(Content.TIMELINE_BLOCK, types);
     }
 
+    /** The recent entries of an SCD2 timeline, with the keys of its newest blocks (see {@link FlinkTimeline}). */
+    static StateSerializer<TimelineBlock> recentEntries(List<ColumnType> types) {
+        return new StateSerializer<>(Content.RECENT_ENTRIES, types);
+    }
+
     /** The recent entries of a bitemporal belief with the key's head ({@link TimelineBlock#head()}). */
     static StateSerializer<TimelineBlock> bitemporalRecent(List<ColumnType> types) {
-        return new StateSerializer<>(Content.BITEMPORAL_RECENT, types);
+        return new StateSerializer<>(Content.BITEMPORAL_RECENT_ENTRIES, types);
+    }
+
+    /** As the recent entries were written before they kept the keys of the newest blocks (tests of the migration). */
+    static StateSerializer<TimelineBlock> recentEntriesWithoutChainKeys(boolean bitemporal, List<ColumnType> types) {
+        return new StateSerializer<>(bitemporal ? Content.BITEMPORAL_RECENT : Content.TIMELINE_BLOCK, types);
     }
 
     public static StateSerializer<BitemporalHead> bitemporalHead(List<ColumnType> types) {
@@ -120,8 +132,18 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
             case TIMELINE_BLOCK:
                 ((TimelineBlock) record).write(target);
                 break;
-            case BITEMPORAL_RECENT:
+            case RECENT_ENTRIES:
+                ((TimelineBlock) record).writeRecent(target);
+                break;
+            case BITEMPORAL_RECENT_ENTRIES:
                 ((TimelineBlock) record).writeWithHead(target);
+                break;
+            case BITEMPORAL_RECENT: // the layout before the chain keys: a recent value with only its older link is valid
+                target.writeBoolean(((TimelineBlock) record).head() != null);
+                if (((TimelineBlock) record).head() != null) {
+                    codec().writeHead(((TimelineBlock) record).head(), target);
+                }
+                ((TimelineBlock) record).write(target);
                 break;
             case BITEMPORAL_SYSTEM_HEAD:
                 codec().writeHead((BitemporalHead) record, target);
@@ -143,8 +165,12 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return (T) codec().readSnapshot(source);
             case TIMELINE_BLOCK:
                 return (T) TimelineBlock.read(codec(), source);
-            case BITEMPORAL_RECENT:
+            case RECENT_ENTRIES:
+                return (T) TimelineBlock.readRecent(codec(), source);
+            case BITEMPORAL_RECENT_ENTRIES:
                 return (T) TimelineBlock.readWithHead(codec(), source);
+            case BITEMPORAL_RECENT:
+                return (T) TimelineBlock.readWithHeadWithoutChainKeys(codec(), source);
             case BITEMPORAL_SYSTEM_HEAD:
                 return (T) codec().readHead(source);
             default:
@@ -230,8 +256,17 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
             Snapshot<T> old = (Snapshot<T>) oldSnapshot;
-            if (old.content == content && old.types.equals(types) && old.format == format) {
+            if (!old.types.equals(types) || old.format != format) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            if (old.content == content) {
                 return TypeSerializerSchemaCompatibility.compatibleAsIs();
+            }
+            // recent entries written before they kept the keys of the newest blocks: Flink reads them with the
+            // old serializer and writes them with this one (they then know only their next older block)
+            if (old.content == Content.TIMELINE_BLOCK && content == Content.RECENT_ENTRIES
+                    || old.content == Content.BITEMPORAL_RECENT && content == Content.BITEMPORAL_RECENT_ENTRIES) {
+                return TypeSerializerSchemaCompatibility.compatibleAfterMigration();
             }
             return TypeSerializerSchemaCompatibility.incompatible();
         }

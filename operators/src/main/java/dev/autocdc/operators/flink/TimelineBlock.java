@@ -28,20 +28,29 @@ final class TimelineBlock {
     /** The key of the next older block of the key (its newest sequence); null when this is the oldest. */
     private final byte[] older;
     /**
+     * The recent entries only: the keys of the blocks after {@link #older} in the chain, newest first (at
+     * most {@link FlinkTimeline#CHAIN_KEYS} - 1), so a late event can read the block it lands in without
+     * reading the newer ones. Always a prefix of the chain; empty for a block in the map.
+     */
+    private final byte[][] further;
+    /**
      * Small per-key facts stored with the recent entries, so that reading them costs no state access of its
      * own (the bitemporal head); null when none. Only the recent entries' serializer writes it.
      */
     private final BitemporalHead head;
 
-    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older, BitemporalHead head) {
+    private static final byte[][] NONE = new byte[0][];
+
+    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older, byte[][] further, BitemporalHead head) {
         this.codec = codec;
         this.slots = slots;
         this.older = older;
+        this.further = older == null ? NONE : further;
         this.head = head;
     }
 
     private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older) {
-        this(codec, slots, older, null);
+        this(codec, slots, older, NONE, null);
     }
 
     static TimelineBlock of(StateCodec codec, TimelineEntry entry) {
@@ -55,7 +64,7 @@ final class TimelineBlock {
 
     /** This block with another bitemporal head. */
     TimelineBlock withHead(BitemporalHead h) {
-        return new TimelineBlock(codec, slots, older, h);
+        return new TimelineBlock(codec, slots, older, further, h);
     }
 
     /** The key of the next older block; null when there is none. */
@@ -63,9 +72,46 @@ final class TimelineBlock {
         return older;
     }
 
-    /** This block linked to another next older block (null: none). */
+    /** This block linked to another next older block (null: none), with no further chain keys. */
     TimelineBlock withOlder(byte[] key) {
-        return new TimelineBlock(codec, slots, key, head);
+        return new TimelineBlock(codec, slots, key, NONE, head);
+    }
+
+    /** The keys of the next older blocks that this (recent) block knows, newest first: {@link #older()}, then the further ones. */
+    List<byte[]> chainKeys() {
+        List<byte[]> keys = new ArrayList<>(1 + further.length);
+        if (older != null) {
+            keys.add(older);
+            keys.addAll(Arrays.asList(further));
+        }
+        return keys;
+    }
+
+    /** This block with the keys of the next older blocks, newest first (the first is {@link #older()}). */
+    TimelineBlock withChainKeys(List<byte[]> keys) {
+        return keys.isEmpty() ? withOlder(null)
+                : new TimelineBlock(codec, slots, keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][]), head);
+    }
+
+    /** The index of the last entry before {@code sequence}; -1 when none is. */
+    int lastBefore(byte[] sequence) {
+        int lo = 0;
+        int hi = slots.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (SequenceCodec.compare(entry(mid).sequence(), sequence) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo - 1;
+    }
+
+    /** The entry at {@code sequence}; null when none is. */
+    TimelineEntry entryAt(byte[] sequence) {
+        int i = lastBefore(sequence) + 1;
+        return i < slots.length && Arrays.equals(entry(i).sequence(), sequence) ? entry(i) : null;
     }
 
     int size() {
@@ -98,7 +144,7 @@ final class TimelineBlock {
             // the in-order case: append without decoding the other entries
             Slot[] copy = Arrays.copyOf(slots, slots.length + 1);
             copy[slots.length] = new Slot(null, entry);
-            return new TimelineBlock(codec, copy, older, head);
+            return new TimelineBlock(codec, copy, older, further, head);
         }
         int lo = 0;
         int hi = slots.length - 1;
@@ -108,7 +154,7 @@ final class TimelineBlock {
             if (c == 0) {
                 Slot[] copy = slots.clone();
                 copy[mid] = new Slot(null, entry);
-                return new TimelineBlock(codec, copy, older, head);
+                return new TimelineBlock(codec, copy, older, further, head);
             } else if (c < 0) {
                 lo = mid + 1;
             } else {
@@ -119,12 +165,15 @@ final class TimelineBlock {
         System.arraycopy(slots, 0, copy, 0, lo);
         copy[lo] = new Slot(null, entry);
         System.arraycopy(slots, lo, copy, lo + 1, slots.length - lo);
-        return new TimelineBlock(codec, copy, older, head);
+        return new TimelineBlock(codec, copy, older, further, head);
     }
 
-    /** The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to {@code older}. */
+    /**
+     * The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to {@code older}
+     * (no further chain keys).
+     */
     TimelineBlock range(int from, int to, byte[] older) {
-        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older, head);
+        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older, NONE, head);
     }
 
     /** This block without the entries before {@code floor}; null when none is left. */
@@ -133,7 +182,8 @@ final class TimelineBlock {
         while (first < slots.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
             first++;
         }
-        return first == slots.length ? null : first == 0 ? this : range(first, slots.length, older);
+        return first == slots.length ? null : first == 0 ? this
+                : new TimelineBlock(codec, Arrays.copyOfRange(slots, first, slots.length), older, further, head);
     }
 
     List<TimelineEntry> entries() {
@@ -165,16 +215,60 @@ final class TimelineBlock {
         }
     }
 
-    /** The recent entries of a bitemporal belief: the head (present or not), then the block. */
+    /**
+     * The recent entries: the block, then the further chain keys, each as the length of the prefix it
+     * shares with the key before it and the rest (the keys of one key's blocks differ in their last bytes).
+     */
+    void writeRecent(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        write(out);
+        StateCodec.writeVarInt(further.length, out);
+        byte[] previous = older;
+        for (byte[] key : further) {
+            int shared = 0;
+            while (shared < key.length && shared < previous.length && key[shared] == previous[shared]) {
+                shared++;
+            }
+            StateCodec.writeVarInt(shared, out);
+            StateCodec.writeBytes(Arrays.copyOfRange(key, shared, key.length), out);
+            previous = key;
+        }
+    }
+
+    static TimelineBlock readRecent(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        TimelineBlock block = read(codec, in);
+        int n = StateCodec.readVarInt(in);
+        if (n == 0) {
+            return block;
+        }
+        byte[][] further = new byte[n][];
+        byte[] previous = block.older;
+        for (int i = 0; i < n; i++) {
+            int shared = StateCodec.readVarInt(in);
+            byte[] rest = StateCodec.readBytes(in);
+            byte[] key = Arrays.copyOf(previous, shared + rest.length);
+            System.arraycopy(rest, 0, key, shared, rest.length);
+            further[i] = key;
+            previous = key;
+        }
+        return new TimelineBlock(codec, block.slots, block.older, further, null);
+    }
+
+    /** The recent entries of a bitemporal belief: the head (present or not), then the recent entries. */
     void writeWithHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
         out.writeBoolean(head != null);
         if (head != null) {
             codec.writeHead(head, out);
         }
-        write(out);
+        writeRecent(out);
     }
 
     static TimelineBlock readWithHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
+        return readRecent(codec, in).withHead(h);
+    }
+
+    /** As {@link #readWithHead}, for the layout before the further chain keys (read once, to migrate it). */
+    static TimelineBlock readWithHeadWithoutChainKeys(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
         BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
         return read(codec, in).withHead(h);
     }
