@@ -22,15 +22,17 @@ import org.apache.flink.api.common.state.ValueState;
  *       {@code i} holds the entries after block {@code i+1}'s key up to its own key; {@code recent}
  *       holds those after the newest block's key.</li>
  * </ul>
- * {@code recent} and every block carry the key of the next older block, so the walk back is a chain of
- * point reads (no map iterator: a RocksDB seek costs tens of point reads, and the heap backend would
- * have to sort the whole map).
+ * Every block carries the key of the next older block, and {@code recent} the keys of the
+ * {@link #CHAIN_KEYS} newest blocks (a prefix of that chain), so finding a block is point reads, never a
+ * map iterator (a RocksDB seek costs tens of point reads, and the heap backend would have to sort the
+ * whole map).
  *
  * <p>Why blocks: an in-order event costs one value read and one value write, plus one map write every
  * {@code blockSize} events when the recent entries move into a block, instead of a value read, a value
- * write and a map write per event. A late event reads the blocks from the newest back to the one it
- * lands in, and rewrites the blocks it changed. Changes are buffered for the current event and written
- * by {@link #finishEvent()}.
+ * write and a map write per event. A late event reads the block it lands in ({@link #ascendingFrom}: one
+ * point read among the newest blocks, a walk back from the last named one beyond them), then the newer
+ * blocks only as far as the engine's refold goes, and rewrites the blocks it changed. Changes are
+ * buffered for the current event and written by {@link #finishEvent()}.
  */
 final class FlinkTimeline implements Timeline {
     /**

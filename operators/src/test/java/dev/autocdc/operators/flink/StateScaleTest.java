@@ -16,8 +16,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The scale of the state, counted rather than timed (issue item 5): in-order events cost the same
- * state accesses for a key with 1 version as for one with 10,000; a late event reads the timeline
- * blocks back to where it lands, not the length of the history, on every backend.
+ * state accesses for a key with 1 version as for one with 10,000; a late event reads the block it lands
+ * in (a walk back only beyond the blocks the recent entries name), not the length of the history, on
+ * every backend.
  */
 class StateScaleTest {
     private static final int HISTORY = 10_000;
@@ -100,6 +101,65 @@ class StateScaleTest {
                 assertThat(counter.mapWrites()).as("one block changed").isLessThanOrEqualTo(2);
             }
             System.out.println(report);
+        }
+    }
+
+    /**
+     * The benchmark's W3 on one key: versions every 16 sequences, and one event in 10 landing between two
+     * versions 1-10 back. Each reads the block it lands in by its key (and the one before it when it lands
+     * before that block's oldest entry), and refolds no further than the next version: 0.87 blocks per late
+     * event here, where walking back from the newest block read 1.12 (the build before the chain keys).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void lateEventsOneToTenBackReadAboutOneBlock(Backend backend) throws Exception {
+        try (OperatorRun run = OperatorRun.start(spec(TargetType.SCD2), backend)) {
+            java.util.Random random = new java.util.Random(3);
+            StateAccessCounter counter = run.function().stateAccesses();
+            long lateEvents = 0;
+            long blocksRead = 0;
+            for (int v = 0; v < 4_000; v++) {
+                if (v > 20 && random.nextInt(10) == 0) {
+                    counter.reset();
+                    run.process(run.input(1, "late" + v, (v - 1 - random.nextInt(10)) * 16 + 8, false));
+                    lateEvents++;
+                    blocksRead += counter.iteratorSteps();
+                }
+                run.process(run.input(1, "v" + v, v * 16, false));
+            }
+            double perLateEvent = (double) blocksRead / lateEvents;
+            System.out.printf("W3 on one key, %s: %d late events read %.2f blocks each%n", backend, lateEvents, perLateEvent);
+            assertThat(perLateEvent).isBetween(0.5, 1.0);
+        }
+    }
+
+    /**
+     * The benchmark's W4 on one key: system time in arrival order, and one event in 20 a correction of one
+     * of the 10 latest business times (a new value at that sequence): 1.15 blocks per correction here (a
+     * correction at a block's oldest entry also reads the block before it), where walking back from the
+     * newest block read 1.39 (the build before the chain keys).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void correctionsOneToTenBackReadAboutOneBlock(Backend backend) throws Exception {
+        try (OperatorRun run = OperatorRun.start(spec(TargetType.BITEMPORAL), backend)) {
+            java.util.Random random = new java.util.Random(4);
+            StateAccessCounter counter = run.function().stateAccesses();
+            long corrections = 0;
+            long blocksRead = 0;
+            int system = 0;
+            for (int v = 0; v < 4_000; v++) {
+                if (v > 20 && random.nextInt(20) == 0) {
+                    counter.reset();
+                    run.process(run.input(new Object[] {1, "fix" + v, (v - 1 - random.nextInt(10)) * 16, ++system, false}));
+                    corrections++;
+                    blocksRead += counter.iteratorSteps();
+                }
+                run.process(run.input(new Object[] {1, "v" + v, v * 16, ++system, false}));
+            }
+            double perCorrection = (double) blocksRead / corrections;
+            System.out.printf("W4 on one key, %s: %d corrections read %.2f blocks each%n", backend, corrections, perCorrection);
+            assertThat(perCorrection).isBetween(0.5, 1.25);
         }
     }
 
