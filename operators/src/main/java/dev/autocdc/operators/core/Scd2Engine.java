@@ -15,8 +15,12 @@ import java.util.TreeMap;
  * (late, or a tie with the newest sequence) reads the timeline from the last entry before its sequence
  * ({@link Timeline#ascendingFrom}), refolds from the state there until an entry refolds to what it
  * stores (all later ones are then unchanged: with full rows, the end of the version run it lands in),
- * rebuilds the versions over that window, and emits the difference. Its cost grows with how far its
- * change reaches, not with how far back it lands or with the length of the history. Versions are never stored: they are the run-length encoding of the
+ * rebuilds the versions over that window, and emits the difference. Its refold and writes grow with how
+ * far its change reaches; its reads with how far back it lands beyond what the store can find directly
+ * (in {@code FlinkTimeline}, the blocks the recent entries name); neither with the length of the history.
+ *
+ * <p>The early stop relies on every stored entry being the refold of the one before it. A change to what
+ * {@link Fold} computes is therefore a change of the state format (see {@link StateCodec}). Versions are never stored: they are the run-length encoding of the
  * entries' states, and each entry remembers where its run starts.
  */
 public final class Scd2Engine {

@@ -18,7 +18,9 @@ import java.util.Map;
  * The binary form of the engine's per-key state, over plain {@link DataOutput} / {@link DataInput} so
  * Flink's state serializers can wrap it. It is part of the savepoint format: change a layout only with
  * a new {@link #FORMAT_VERSION} (the serializer snapshot records it, and a restore with another
- * version is refused as incompatible) and a reader for the old one.
+ * version is refused as incompatible) and a reader for the old one. The stored states of SCD2 entries
+ * are what {@link Fold} computes, and a late event's refold stops where they match it again
+ * ({@link Scd2Engine}): a change to what the fold computes needs a new format version too.
  *
  * <p>Format 2 is compact, since state size and RocksDB write volume follow it directly. Counts and
  * lengths are unsigned varints; byte strings are {@code varint(length + 1)} then the bytes, 0 meaning

@@ -139,11 +139,7 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
                 ((TimelineBlock) record).writeWithHead(target);
                 break;
             case BITEMPORAL_RECENT: // the layout before the chain keys: a recent value with only its older link is valid
-                target.writeBoolean(((TimelineBlock) record).head() != null);
-                if (((TimelineBlock) record).head() != null) {
-                    codec().writeHead(((TimelineBlock) record).head(), target);
-                }
-                ((TimelineBlock) record).write(target);
+                ((TimelineBlock) record).writeWithHeadWithoutChainKeys(target);
                 break;
             case BITEMPORAL_SYSTEM_HEAD:
                 codec().writeHead((BitemporalHead) record, target);

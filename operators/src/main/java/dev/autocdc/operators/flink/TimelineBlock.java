@@ -240,6 +240,10 @@ final class TimelineBlock {
         if (n == 0) {
             return block;
         }
+        if (block.older == null || n >= FlinkTimeline.CHAIN_KEYS) {
+            throw new IOException("Corrupt recent entries: " + n + " further chain keys"
+                    + (block.older == null ? " without a link to an older block" : ", at most " + (FlinkTimeline.CHAIN_KEYS - 1)));
+        }
         byte[][] further = new byte[n][];
         byte[] previous = block.older;
         for (int i = 0; i < n; i++) {
@@ -265,6 +269,15 @@ final class TimelineBlock {
     static TimelineBlock readWithHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
         BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
         return readRecent(codec, in).withHead(h);
+    }
+
+    /** As {@link #writeWithHead}, in the layout before the further chain keys (tests of the migration write it). */
+    void writeWithHeadWithoutChainKeys(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        out.writeBoolean(head != null);
+        if (head != null) {
+            codec.writeHead(head, out);
+        }
+        write(out);
     }
 
     /** As {@link #readWithHead}, for the layout before the further chain keys (read once, to migrate it). */
