@@ -259,31 +259,36 @@ final class TimelineBlock {
 
     /** The recent entries of a bitemporal belief: the head (present or not), then the recent entries. */
     void writeWithHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        out.writeBoolean(head != null);
-        if (head != null) {
-            codec.writeHead(head, out);
-        }
+        writeHead(out);
         writeRecent(out);
     }
 
     static TimelineBlock readWithHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
+        BitemporalHead h = readHead(codec, in);
         return readRecent(codec, in).withHead(h);
     }
 
     /** As {@link #writeWithHead}, in the layout before the further chain keys (tests of the migration write it). */
     void writeWithHeadWithoutChainKeys(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        out.writeBoolean(head != null);
-        if (head != null) {
-            codec.writeHead(head, out);
-        }
+        writeHead(out);
         write(out);
     }
 
     /** As {@link #readWithHead}, for the layout before the further chain keys (read once, to migrate it). */
     static TimelineBlock readWithHeadWithoutChainKeys(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        BitemporalHead h = in.readBoolean() ? codec.readHead(in) : null;
+        BitemporalHead h = readHead(codec, in);
         return read(codec, in).withHead(h);
+    }
+
+    private void writeHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
+        out.writeBoolean(head != null);
+        if (head != null) {
+            codec.writeHead(head, out);
+        }
+    }
+
+    private static BitemporalHead readHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
+        return in.readBoolean() ? codec.readHead(in) : null;
     }
 
     static TimelineBlock read(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
