@@ -204,7 +204,8 @@ final class FlowRuntime implements Serializable {
             case SCD1: {
                 List<ChangeEvent> state = scd1Events.value();
                 counter.valueReads++;
-                wasTombstone = Scd1Engine.isTombstone(state);
+                // a key without state may be one a truncate cleared while its tombstone timer was pending
+                wasTombstone = Scd1Engine.isTombstone(state) || state == null && spec.truncateField() >= 0;
                 List<ChangeEvent> next = state;
                 if (floor != null && !coveredByDelete(next, floor)) {
                     next = scd1.apply(next, floor, changes); // a key first seen after the truncate

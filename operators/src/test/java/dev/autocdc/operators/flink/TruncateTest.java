@@ -82,6 +82,32 @@ class TruncateTest {
         }
     }
 
+    /**
+     * A deleted key's tombstone timer must not outlive the truncate that cleared the key: once an event
+     * brings the key back, the stale timer forgets nothing (the old timer would drop the present row's
+     * state, and an older event would then insert the row a second time).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aTruncatedTombstonesTimerDoesNotForgetTheKeyItCameBack(Backend backend) throws Exception {
+        EngineSpec spec = EngineSpec.builder("truncating", TargetType.SCD1, INPUT).keys("id")
+                .tombstoneRetention(java.time.Duration.ofMillis(300)).build();
+        ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+        try (var harness = harness(spec, backend)) {
+            harness.setProcessingTime(0);
+            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "a", 1, false, false}), 0L));
+            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, null, 5, true, false}), 0L));
+            harness.setProcessingTime(50);
+            harness.processBroadcastElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {null, null, 10, false, true}), 0L));
+            harness.setProcessingTime(100);
+            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "b", 12, false, false}), 0L));
+            harness.setProcessingTime(400); // the delete's tombstone would have expired here
+            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "c", 3, false, false}), 0L));
+            table.apply(changes(spec, harness.extractOutputValues()));
+        }
+        assertThat(table.rows()).containsExactly(Arrays.asList(1, "b"));
+    }
+
     /** The wiring of {@link AutoCdc#apply} on a local cluster at parallelism 2. */
     @Test
     void truncateReachesEveryParallelInstance() throws Exception {
