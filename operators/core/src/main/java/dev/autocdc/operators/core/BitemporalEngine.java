@@ -30,19 +30,35 @@ public final class BitemporalEngine {
     private final Flow flow;
     private final Fold fold;
     private final EventOrder order;
-    /** Keeps the current belief; every event at a sequence is kept for the past beliefs. */
+    private final EngineCounters counters;
+    /**
+     * Keeps the current belief (every event at a sequence is kept for the past beliefs) for an event in
+     * system order, counting its duplicates and ties; whether it is late is decided here, in both timelines.
+     */
     private final Scd2Engine belief;
-    private final EngineCounters counters = new EngineCounters();
+    /** The same, counting nothing: a recomputed event's duplicates and ties are counted here. */
+    private final Scd2Engine beliefUncounted;
 
-    public BitemporalEngine(Flow flow) {
+    public BitemporalEngine(Flow flow, EngineCounters counters) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
-        this.belief = new Scd2Engine(flow, true);
-    }
+        this.counters = counters;
+        this.belief = new Scd2Engine(flow, true, new EngineCounters() {
+            @Override
+            public void countLate() {}
 
-    public EngineCounters counters() {
-        return counters;
+            @Override
+            public void countConflictingTie() {
+                counters.countConflictingTie();
+            }
+
+            @Override
+            public void countDuplicate() {
+                counters.countDuplicate();
+            }
+        });
+        this.beliefUncounted = new Scd2Engine(flow, true, EngineCounters.NONE);
     }
 
     /** Applies one event; appends changes of target rows (base, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT). */
@@ -51,13 +67,13 @@ public final class BitemporalEngine {
         TimelineEntry top = store.belief().head();
         if (isInSystemOrder(head, top, event)) {
             if (top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0) {
-                counters.late++;
+                counters.countLate();
             }
             applyInSystemOrder(store, head, event, out);
         } else {
             if ((top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0)
                     || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) < 0) {
-                counters.late++;
+                counters.countLate();
             }
             recompute(store, head, event, out);
         }
@@ -87,11 +103,7 @@ public final class BitemporalEngine {
     private void applyInSystemOrder(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         byte[] t = event.systemSequence();
         List<VersionChange> changes = new ArrayList<>(3);
-        long duplicates = belief.counters().duplicates();
-        long ties = belief.counters().conflictingTies();
-        belief.apply(store.belief(), event, changes);
-        counters.duplicates += belief.counters().duplicates() - duplicates;
-        counters.conflictingTies += belief.counters().conflictingTies() - ties;
+        belief.applyVersions(store.belief(), event, changes);
 
         // Read first: each changed version's believed row, its system start from the head (open) or from
         // the entry where it ends (closed), which the SCD2 step has just read or written.
@@ -113,7 +125,7 @@ public final class BitemporalEngine {
             Version before = changes.get(i).before();
             Version after = changes.get(i).after();
             BitemporalRow was = believed.get(i);
-            if (was != null && after != null && sameIdentity(before, after)) {
+            if (was != null && after != null && BitemporalReplay.sameIdentity(fold, before, after)) {
                 // Same version, untracked columns change in place (they have no history).
                 if (!Values.sameRow(before.row(), after.row())) {
                     emit(out, was, was.withVersion(after));
@@ -188,18 +200,18 @@ public final class BitemporalEngine {
         }
         for (ChangeEvent e : at == null ? List.<ChangeEvent>of() : at.events()) {
             if (order.compareAtSameSequence(e, event) == 0) {
-                counters.duplicates++;
+                counters.countDuplicate();
                 return; // exact duplicate
             }
             if (Arrays.equals(e.systemSequence(), event.systemSequence())) {
-                counters.conflictingTies++;
+                counters.countConflictingTie();
             }
         }
         BitemporalSnapshot snapshot = store.snapshot();
-        Replay was = new Replay(snapshot);
+        BitemporalReplay was = new BitemporalReplay(flow, fold, order, snapshot);
         Map<BitemporalRow.PrimaryKey, BitemporalRow> before = was.run(events);
         events.add(event);
-        Replay replay = new Replay(snapshot);
+        BitemporalReplay replay = new BitemporalReplay(flow, fold, order, snapshot);
         Map<BitemporalRow.PrimaryKey, BitemporalRow> after = replay.run(events);
 
         TreeMap<BitemporalRow.PrimaryKey, BitemporalRow[]> pairs = new TreeMap<>();
@@ -212,15 +224,15 @@ public final class BitemporalEngine {
         }
 
         // The belief is the SCD2 history of every event, whatever their order: the event joins it as one more.
-        belief.apply(store.belief(), event, new ArrayList<VersionChange>(2));
+        beliefUncounted.applyVersions(store.belief(), event, new ArrayList<>(2));
         byte[] openSince = null;
         TreeMap<byte[], byte[]> ends = new TreeMap<>(SequenceCodec::compare);
-        for (BitemporalRow row : was.believed.values()) {
+        for (BitemporalRow row : was.believed().values()) {
             if (!row.version().isOpen()) {
                 ends.put(row.version().end(), null);
             }
         }
-        for (BitemporalRow row : replay.believed.values()) {
+        for (BitemporalRow row : replay.believed().values()) {
             if (row.version().isOpen()) {
                 openSince = row.systemStart();
             } else {
@@ -235,98 +247,7 @@ public final class BitemporalEngine {
 
     /** The whole bitemporal table of one key's events (any order), by primary key. */
     public Map<BitemporalRow.PrimaryKey, BitemporalRow> table(Collection<ChangeEvent> events) {
-        return new Replay(null).run(events);
-    }
-
-    /**
-     * History retention (SPEC §7): drops the history that is frozen and older than {@code cutoff}, keeping
-     * a {@link BitemporalSnapshot}. The system floor T becomes the newest system sequence whose events
-     * (and all before it) were written at or before the cutoff; the business floor F the newest version
-     * boundary of the belief at T that no event recorded after T precedes. Entries before F leave the
-     * store. Returns whether anything was dropped.
-     */
-    public boolean compact(BitemporalStore store, long cutoff) {
-        BitemporalSnapshot old = store.snapshot();
-        List<ChangeEvent> events = new ArrayList<>();
-        List<Long> written = new ArrayList<>();
-        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
-            TimelineEntry entry = it.next();
-            for (ChangeEvent e : entry.events()) {
-                events.add(e);
-                written.add(entry.writtenAt());
-            }
-        }
-        // T: the newest system sequence up to which every event is old enough
-        Integer[] bySystem = new Integer[events.size()];
-        for (int i = 0; i < bySystem.length; i++) {
-            bySystem[i] = i;
-        }
-        Arrays.sort(bySystem, (a, b) -> SequenceCodec.compare(events.get(a).systemSequence(), events.get(b).systemSequence()));
-        byte[] floorSystem = null;
-        for (int i = 0; i < bySystem.length; ) {
-            byte[] t = events.get(bySystem[i]).systemSequence();
-            boolean allOld = true;
-            int j = i;
-            while (j < bySystem.length && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
-                allOld &= written.get(bySystem[j]) <= cutoff;
-                j++;
-            }
-            if (!allOld) {
-                break;
-            }
-            floorSystem = t;
-            i = j;
-        }
-        if (floorSystem == null || (old != null && SequenceCodec.compare(floorSystem, old.floorSystemSequence()) <= 0)) {
-            return false;
-        }
-        byte[] firstAfter = null; // the smallest business sequence recorded after T
-        List<ChangeEvent> upToT = new ArrayList<>();
-        for (ChangeEvent e : events) {
-            if (SequenceCodec.compare(e.systemSequence(), floorSystem) <= 0) {
-                upToT.add(e);
-            } else if (firstAfter == null || SequenceCodec.compare(e.sequence(), firstAfter) < 0) {
-                firstAfter = e.sequence();
-            }
-        }
-        Replay atT = new Replay(old);
-        atT.run(upToT);
-        // F: the newest boundary of the belief at T before firstAfter (and after the old floor)
-        byte[] floor = null;
-        Object[] seed = null;
-        Object[] previousState = null;
-        boolean hasPrevious = false;
-        for (TimelineEntry entry : atT.timeline.ascending()) {
-            if (entry.sequence().length == 0) {
-                previousState = entry.state(); // the old snapshot's seed
-                continue;
-            }
-            if (firstAfter != null && SequenceCodec.compare(entry.sequence(), firstAfter) >= 0) {
-                break;
-            }
-            if (hasPrevious && entry.isVersionBoundary()
-                    && (old == null || SequenceCodec.compare(entry.sequence(), old.floorSequence()) > 0)) {
-                floor = entry.sequence();
-                seed = previousState;
-            }
-            previousState = entry.state();
-            hasPrevious = true;
-        }
-        if (floor == null) {
-            return false;
-        }
-        List<BitemporalRow> believed = new ArrayList<>();
-        for (BitemporalRow row : atT.believed.values()) {
-            if (SequenceCodec.compare(row.version().start(), floor) >= 0) {
-                believed.add(row);
-            }
-        }
-        // the versions of the belief that start before F end at or before it: they leave with their entries
-        store.removeBefore(floor);
-        store.setSnapshot(new BitemporalSnapshot(floor, floorSystem, seed, believed));
-        BitemporalHead head = store.head();
-        store.setHead(head.withFloors(floor, floorSystem));
-        return true;
+        return new BitemporalReplay(flow, fold, order, null).run(events);
     }
 
     private void emit(List<TargetChange> out, BitemporalRow before, BitemporalRow after) {
@@ -339,106 +260,5 @@ public final class BitemporalEngine {
         } else {
             out.add(TargetChange.update(before.toTargetRow(b, s), after.toTargetRow(b, s)));
         }
-    }
-
-    /**
-     * Builds the table by replaying events in system-time order through an SCD2 history of the business
-     * timeline: after each system time's events, a version that left the belief (or changed its
-     * interval or tracked columns) closes at that system time, a new one opens, and a version that only
-     * changed untracked columns is updated in place.
-     */
-    private final class Replay {
-        private final BitemporalSnapshot snapshot;
-        private final Scd2Engine scd2 = new Scd2Engine(flow);
-        private final InMemoryTimeline timeline = new InMemoryTimeline();
-        private final Map<BitemporalRow.PrimaryKey, BitemporalRow> rows = new java.util.HashMap<>();
-        /** The rows believed now, by version start. */
-        private final TreeMap<byte[], BitemporalRow> believed = new TreeMap<>(SequenceCodec::compare);
-
-        Replay(BitemporalSnapshot snapshot) {
-            this.snapshot = snapshot;
-        }
-
-        /**
-         * The table of the events. With a snapshot, only the part that can still change: the events up to
-         * its system floor rebuild the business timeline as believed then (from the seed state, placed
-         * before every sequence), its believed rows are the belief then, and the later events replay on top.
-         */
-        Map<BitemporalRow.PrimaryKey, BitemporalRow> run(Collection<ChangeEvent> events) {
-            List<ChangeEvent> sorted = new ArrayList<>(events);
-            sorted.sort((a, b) -> {
-                int c = SequenceCodec.compare(a.systemSequence(), b.systemSequence());
-                return c != 0 ? c : order.compare(a, b);
-            });
-            int i = 0;
-            if (snapshot != null) {
-                Object[] seed = snapshot.seedState();
-                TimelineEntry seedEntry = new TimelineEntry(new byte[0], List.of(), seed, seed == null ? null : new byte[0]);
-                timeline.put(seedEntry);
-                timeline.setHead(seedEntry);
-                List<ChangeEvent> frozen = new ArrayList<>();
-                while (i < sorted.size() && SequenceCodec.compare(sorted.get(i).systemSequence(), snapshot.floorSystemSequence()) <= 0) {
-                    frozen.add(sorted.get(i++));
-                }
-                frozen.sort(order);
-                List<VersionChange> ignored = new ArrayList<>();
-                for (ChangeEvent e : frozen) {
-                    scd2.apply(timeline, e, ignored);
-                }
-                for (BitemporalRow row : snapshot.believed()) {
-                    believed.put(row.version().start(), row);
-                    rows.put(row.primaryKey(), row);
-                }
-            }
-            while (i < sorted.size()) {
-                byte[] t = sorted.get(i).systemSequence();
-                // the versions touched in this system time, as they were before it (null: did not exist)
-                TreeMap<byte[], Version> touched = new TreeMap<>(SequenceCodec::compare);
-                while (i < sorted.size() && Arrays.equals(sorted.get(i).systemSequence(), t)) {
-                    ChangeEvent e = sorted.get(i++);
-                    List<VersionChange> changes = new ArrayList<>();
-                    scd2.apply(timeline, e, changes);
-                    for (VersionChange c : changes) {
-                        if (!touched.containsKey(c.start())) {
-                            touched.put(c.start(), c.before());
-                        }
-                        current.put(c.start(), c.after());
-                    }
-                }
-                for (byte[] start : touched.keySet()) {
-                    Version now = current.get(start);
-                    BitemporalRow open = believed.get(start);
-                    if (open != null && now != null && sameIdentity(open.version(), now)) {
-                        if (!Values.sameRow(open.version().row(), now.row())) {
-                            BitemporalRow updated = open.withVersion(now);
-                            believed.put(start, updated);
-                            rows.put(updated.primaryKey(), updated);
-                        }
-                        continue;
-                    }
-                    if (open != null) {
-                        believed.remove(start);
-                        BitemporalRow closed = open.closedAt(t);
-                        rows.put(closed.primaryKey(), closed);
-                    }
-                    if (now != null) {
-                        BitemporalRow opened = new BitemporalRow(now, t, null);
-                        believed.put(start, opened);
-                        rows.put(opened.primaryKey(), opened);
-                    }
-                }
-                current.clear();
-            }
-            return rows;
-        }
-
-        /** The versions changed in this system time, by start, as they are now (null: removed). */
-        private final TreeMap<byte[], Version> current = new TreeMap<>(SequenceCodec::compare);
-
-    }
-
-    /** Same interval and tracked columns: the same row of history, whose untracked columns may differ. */
-    private boolean sameIdentity(Version a, Version b) {
-        return Arrays.equals(a.start(), b.start()) && Arrays.equals(a.end(), b.end()) && fold.sameTracked(a.row(), b.row());
     }
 }

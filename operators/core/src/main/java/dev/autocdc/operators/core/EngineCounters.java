@@ -1,25 +1,34 @@
 package dev.autocdc.operators.core;
 
 /**
- * What an engine has seen, for the metrics of SPEC §8: events that arrived behind their key's newest
- * sequence (late; bitemporal: or behind its newest system sequence), conflicting ties (an event at the same sequence, and system sequence, as another
- * of the key's events, but not a duplicate of it; counted against the events the key still holds),
- * and exact duplicates (which have no effect).
+ * Where an engine counts what it sees, for the metrics of SPEC §8. The engine is given one when it is
+ * built and calls it as it applies events:
+ * <ul>
+ *   <li>{@link #countLate()}: an event arrived behind its key's newest sequence (bitemporal: or behind its
+ *       newest system sequence);</li>
+ *   <li>{@link #countConflictingTie()}: an event at the same sequence (and system sequence) as another of
+ *       the key's events, but not a duplicate of it; counted against the events the key still holds;</li>
+ *   <li>{@link #countDuplicate()}: an exact duplicate, which has no effect.</li>
+ * </ul>
+ * The Flink operator backs it with metric counters; {@link #NONE} counts nothing.
  */
-public final class EngineCounters {
-    long late;
-    long conflictingTies;
-    long duplicates;
+public interface EngineCounters {
 
-    public long late() {
-        return late;
-    }
+    /** Counts nothing: for replays and for applications that are not events (a truncate's floor). */
+    EngineCounters NONE = new EngineCounters() {
+        @Override
+        public void countLate() {}
 
-    public long conflictingTies() {
-        return conflictingTies;
-    }
+        @Override
+        public void countConflictingTie() {}
 
-    public long duplicates() {
-        return duplicates;
-    }
+        @Override
+        public void countDuplicate() {}
+    };
+
+    void countLate();
+
+    void countConflictingTie();
+
+    void countDuplicate();
 }

@@ -15,9 +15,10 @@ public final class Scd1Engine {
     private final Fold fold;
     private final EventOrder order;
     private final int columns;
-    private final EngineCounters counters = new EngineCounters();
+    private final EngineCounters counters;
 
-    public Scd1Engine(Flow flow) {
+    public Scd1Engine(Flow flow, EngineCounters counters) {
+        this.counters = counters;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
         this.columns = flow.columnCount();
@@ -38,11 +39,11 @@ public final class Scd1Engine {
                 if (!inserted) {
                     int c = order.compare(event, e);
                     if (c == 0) {
-                        counters.duplicates++;
+                        counters.countDuplicate();
                         return state; // exact duplicate: no effect at all
                     }
                     if (java.util.Arrays.equals(event.sequence(), e.sequence())) {
-                        counters.conflictingTies++;
+                        counters.countConflictingTie();
                     }
                     if (c < 0) {
                         all.add(event);
@@ -55,7 +56,7 @@ public final class Scd1Engine {
         if (!inserted) {
             all.add(event);
         } else if (SequenceCodec.compare(event.sequence(), all.get(all.size() - 1).sequence()) < 0) {
-            counters.late++;
+            counters.countLate();
         }
         List<ChangeEvent> next = decisive(all);
         if (state != null && next.size() == state.size() && !next.contains(event)) {
@@ -71,10 +72,6 @@ public final class Scd1Engine {
             out.add(TargetChange.update(before, after));
         }
         return next;
-    }
-
-    public EngineCounters counters() {
-        return counters;
     }
 
     /** The target row of a key's decisive events; null when the key is absent. */

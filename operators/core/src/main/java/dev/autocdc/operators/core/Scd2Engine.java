@@ -28,18 +28,19 @@ public final class Scd2Engine {
     private final Fold fold;
     private final EventOrder order;
     private final boolean keepOnlyGreatestEvent;
-    private final EngineCounters counters = new EngineCounters();
+    private final EngineCounters counters;
 
-    public Scd2Engine(Flow flow) {
-        this(flow, false);
+    public Scd2Engine(Flow flow, EngineCounters counters) {
+        this(flow, false, counters);
     }
 
     /**
      * @param keepEveryEvent keep every event at a sequence, even where only the greatest decides the state
      *     (the bitemporal belief: past beliefs need the events a later system time superseded)
      */
-    public Scd2Engine(Flow flow, boolean keepEveryEvent) {
+    public Scd2Engine(Flow flow, boolean keepEveryEvent, EngineCounters counters) {
         this.flow = flow;
+        this.counters = counters;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
         // With full rows the state after a sequence is the greatest event's row (or absent): the
@@ -47,27 +48,23 @@ public final class Scd2Engine {
         this.keepOnlyGreatestEvent = flow.isFullRow() && !keepEveryEvent;
     }
 
-    public EngineCounters counters() {
-        return counters;
-    }
-
     /** Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT). */
     public void apply(Timeline timeline, ChangeEvent event, List<TargetChange> out) {
         List<VersionChange> changes = new ArrayList<>(2);
-        apply(timeline, event, changes);
+        applyVersions(timeline, event, changes);
         for (VersionChange c : changes) {
             out.add(c.toTargetChange(flow.sequenceCodec()));
         }
     }
 
-    /** Applies one event and appends the version changes. */
-    public void apply(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
+    /** Applies one event and appends the version changes (what the bitemporal engine builds on). */
+    public void applyVersions(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
         TimelineEntry head = timeline.head();
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
             appendNewest(timeline, head, event, out);
         } else {
             if (SequenceCodec.compare(event.sequence(), head.sequence()) < 0) {
-                counters.late++;
+                counters.countLate();
             }
             applyBehindHead(timeline, event, out);
         }
@@ -185,11 +182,11 @@ public final class Scd2Engine {
             if (!added) {
                 int c = order.compareAtSameSequence(event, e);
                 if (c == 0) {
-                    counters.duplicates++;
+                    counters.countDuplicate();
                     return null;
                 }
                 if (java.util.Arrays.equals(event.systemSequence(), e.systemSequence())) {
-                    counters.conflictingTies++;
+                    counters.countConflictingTie();
                 }
                 if (c < 0) {
                     merged.add(event);

@@ -42,7 +42,8 @@ class BitemporalRetentionTest {
                 b.trackHistoryOn(List.of("v1"));
             }
             Flow flow = b.build();
-            BitemporalEngine engine = new BitemporalEngine(flow);
+            BitemporalEngine engine = new BitemporalEngine(flow, EngineCounters.NONE);
+            BitemporalRetention retention = new BitemporalRetention(flow);
             String[] domain = {"a", "b", null};
             List<ReferenceModel.Event> events = new ArrayList<>();
             int n = 4 + random.nextInt(14);
@@ -82,7 +83,7 @@ class BitemporalRetentionTest {
                     long cutoff = random.nextInt(i + 1);
                     for (CoreDriver.MemoryBitemporalStore s : stores.values()) {
                         compactions++;
-                        if (engine.compact(s, cutoff)) {
+                        if (retention.compact(s, cutoff)) {
                             dropped++;
                             compacted = true;
                         }

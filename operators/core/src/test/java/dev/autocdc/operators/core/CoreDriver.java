@@ -24,9 +24,9 @@ public final class CoreDriver {
 
     public CoreDriver(Flow flow) {
         this.flow = flow;
-        this.scd1 = new Scd1Engine(flow);
-        this.scd2 = new Scd2Engine(flow);
-        this.bitemporal = new BitemporalEngine(flow);
+        this.scd1 = new Scd1Engine(flow, EngineCounters.NONE);
+        this.scd2 = new Scd2Engine(flow, EngineCounters.NONE);
+        this.bitemporal = new BitemporalEngine(flow, EngineCounters.NONE);
     }
 
     public List<TargetChange> apply(ChangeEvent event) {

@@ -30,8 +30,9 @@ import org.apache.flink.util.OutputTag;
  *       the entry where a closed version ends records when its believed row starts in system time),
  *       {@value #BITEMPORAL_HEAD} (those facts for a key whose expired tombstone left no entries) and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
  *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
- *   <li>SCD2 and bitemporal: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history
- *       retention pass or a tombstone expiry) and {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
+ *   <li>SCD2: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history retention pass or a
+ *       tombstone expiry; the bitemporal head carries both floors of its key instead);</li>
+ *   <li>SCD2 and bitemporal: {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
  * </ul>
  *
  * <p>APPLY AS TRUNCATE WHEN needs every key: flows with truncates run as {@link AutoCdcTruncateFunction}
@@ -71,6 +72,11 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     public AutoCdcFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
+    }
+
+    /** Writes the recent entries of history targets in another layout (tests of the migration). */
+    AutoCdcFunction(EngineSpec spec, int recentLayout) {
+        this.runtime = new FlowRuntime(spec, recentLayout);
     }
 
     public EngineSpec spec() {

@@ -64,7 +64,7 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
 
     @Override
     public void processBroadcastElement(RowData input, Context ctx, Collector<RowData> out) throws Exception {
-        ChangeEvent truncate = runtime.toEvent(input, new FlowRuntime.Effects() {
+        ChangeEvent truncate = runtime.decodeTruncate(input, new FlowRuntime.Effects() {
             @Override
             public TimerService timerService() {
                 throw new UnsupportedOperationException("no timers on the broadcast side");
@@ -74,12 +74,9 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
             public <X> void output(OutputTag<X> tag, X value) {
                 ctx.output(tag, value);
             }
-        }, true);
+        });
         if (truncate == null) {
             return; // dead-lettered
-        }
-        if (truncate.op() != dev.autocdc.operators.core.Op.TRUNCATE) {
-            truncate = truncate.withOp(dev.autocdc.operators.core.Op.TRUNCATE);
         }
         BroadcastState<String, List<ChangeEvent>> floors = ctx.getBroadcastState(floorDescriptor(runtime.spec()));
         BroadcastState<String, Long> arrivals = ctx.getBroadcastState(arrivalDescriptor());
@@ -90,7 +87,7 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
         floors.put(FLOOR_EVENTS, List.of(truncate));
         arrivals.put(FLOOR_ARRIVAL, ctx.currentProcessingTime());
         ChangeEvent floor = truncate;
-        ctx.applyToKeyedState(runtime.scd1Descriptor(),
+        ctx.applyToKeyedState(Scd1Target.eventsDescriptor(runtime.spec().flow().columnTypes()),
                 (Object key, ValueState<List<ChangeEvent>> state) -> runtime.applyTruncate(state, floor, out));
     }
 

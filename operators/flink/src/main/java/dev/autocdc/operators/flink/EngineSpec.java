@@ -65,6 +65,7 @@ public final class EngineSpec implements Serializable {
     private final OutputMode outputMode;
     private final Duration tombstoneRetention;
     private final Duration historyRetention;
+    private final int blockSize;
 
     private EngineSpec(Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
         this.flow = flow;
@@ -78,6 +79,7 @@ public final class EngineSpec implements Serializable {
         this.outputMode = b.outputMode;
         this.tombstoneRetention = b.tombstoneRetention;
         this.historyRetention = b.historyRetention;
+        this.blockSize = b.blockSize;
     }
 
     public static Builder builder(String flowName, TargetType type, RowType input) {
@@ -144,13 +146,9 @@ public final class EngineSpec implements Serializable {
         return historyRetention;
     }
 
-    /** The target's base column types (keys and values). */
-    public List<LogicalType> baseTypes() {
-        List<LogicalType> types = new ArrayList<>();
-        for (int f : baseFields) {
-            types.add(inputType.getTypeAt(f));
-        }
-        return types;
+    /** SCD type 2 and bitemporal: the entries of a key's history stored as one state value (see {@link FlinkTimeline}). */
+    public int blockSize() {
+        return blockSize;
     }
 
     /**
@@ -204,6 +202,7 @@ public final class EngineSpec implements Serializable {
         private OutputMode outputMode = OutputMode.RETRACT;
         private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
         private Duration historyRetention;
+        private int blockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -282,7 +281,20 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
+        /**
+         * SCD type 2 and bitemporal: how many entries of a key's history are stored as one state value
+         * (default {@value FlinkTimeline#DEFAULT_BLOCK_SIZE}; see docs/state.md). A restore may change it:
+         * blocks of any size restore into any other.
+         */
+        public Builder blockSize(int entries) {
+            this.blockSize = entries;
+            return this;
+        }
+
         public EngineSpec build() {
+            if (blockSize < 1) {
+                throw new FlowDefinitionException("block size", "a block holds at least one entry, not " + blockSize);
+            }
             if (historyRetention != null && type == TargetType.SCD1) {
                 throw new FlowDefinitionException("history retention", "an SCD type 1 target keeps no history;"
                         + " remove the setting");

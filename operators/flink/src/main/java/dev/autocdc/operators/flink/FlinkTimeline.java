@@ -60,7 +60,7 @@ final class FlinkTimeline implements Timeline {
     /** The processing time stamped on written entries; set by the operator before each event. */
     private long now;
     /** The head as last read or written for the current key. */
-    TimelineEntry lastHead;
+    private TimelineEntry lastHead;
 
     private boolean recentRead;
     private TimelineBlock recent;

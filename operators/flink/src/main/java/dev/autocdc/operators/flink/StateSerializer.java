@@ -56,18 +56,18 @@ public final class StateSerializer<T> extends TypeSerializer<T> {
         return new StateSerializer<>(Content.TIMELINE_BLOCK, types);
     }
 
-    /** The recent entries of an SCD2 timeline, with the keys of its newest blocks (see {@link FlinkTimeline}). */
-    static StateSerializer<TimelineBlock> recentEntries(List<ColumnType> types) {
-        return new StateSerializer<>(Content.RECENT_ENTRIES, types);
-    }
+    /** The layout of the recent entries: 2 keeps the keys of the newest blocks, 1 (read on restore, to migrate it) did not. */
+    static final int RECENT_LAYOUT = 2;
 
-    /** The recent entries of a bitemporal belief with the key's head ({@link TimelineBlock#head()}). */
-    static StateSerializer<TimelineBlock> bitemporalRecent(List<ColumnType> types) {
-        return new StateSerializer<>(Content.BITEMPORAL_RECENT_ENTRIES, types);
-    }
-
-    /** As the recent entries were written before they kept the keys of the newest blocks (tests of the migration). */
-    static StateSerializer<TimelineBlock> recentEntriesWithoutChainKeys(boolean bitemporal, List<ColumnType> types) {
+    /**
+     * The recent entries of an SCD2 timeline, with the keys of its newest blocks (see {@link FlinkTimeline});
+     * of a bitemporal belief, with the key's head ({@link TimelineBlock#head()}) too. Layout 1 is written only
+     * by tests of the migration.
+     */
+    static StateSerializer<TimelineBlock> recentEntries(boolean bitemporal, List<ColumnType> types, int layout) {
+        if (layout == RECENT_LAYOUT) {
+            return new StateSerializer<>(bitemporal ? Content.BITEMPORAL_RECENT_ENTRIES : Content.RECENT_ENTRIES, types);
+        }
         return new StateSerializer<>(bitemporal ? Content.BITEMPORAL_RECENT : Content.TIMELINE_BLOCK, types);
     }
 

@@ -306,7 +306,7 @@ class AutoCdcFunctionTest {
                 assertThat(straight.rows()).as(context).isEqualTo(expected);
 
                 int cut = random.nextInt(rows.size() + 1);
-                assertThat(OperatorRun.runRestoredAt(spec, backend, rows, cut, () -> { }))
+                assertThat(OperatorRun.runRestoredAt(spec, StateSerializer.RECENT_LAYOUT, spec, backend, rows, cut))
                         .as(context + " cut at " + cut).isEqualTo(straight.rows());
             }
         }
@@ -314,6 +314,10 @@ class AutoCdcFunctionTest {
 
     /** Input id, v1, v2, __seq, [__sys,] __delete; key id. */
     static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1) {
+        return randomSpec(type, ignoreNull, trackV1, FlinkTimeline.DEFAULT_BLOCK_SIZE);
+    }
+
+    static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1, int blockSize) {
         List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
                 new IntType(false)));
         List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
@@ -324,7 +328,7 @@ class AutoCdcFunctionTest {
         types.add(new BooleanType());
         names.add("__delete");
         EngineSpec.Builder b = EngineSpec.builder("random", type,
-                RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]))).keys("id");
+                RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]))).keys("id").blockSize(blockSize);
         if (ignoreNull) {
             b.ignoreNullUpdates();
         }

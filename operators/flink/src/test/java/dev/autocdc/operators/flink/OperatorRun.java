@@ -34,9 +34,10 @@ final class OperatorRun implements AutoCloseable {
     private int drained;
     private long checkpoint;
 
-    private OperatorRun(EngineSpec spec, Backend backend, OperatorSubtaskState restore) throws Exception {
+    private OperatorRun(EngineSpec spec, int recentLayout, Backend backend, OperatorSubtaskState restore)
+            throws Exception {
         this.spec = spec;
-        this.function = new AutoCdcFunction(spec);
+        this.function = new AutoCdcFunction(spec, recentLayout);
         FlowKeySelector keys = new FlowKeySelector(spec);
         this.harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(function), keys,
                 keys.getProducedType());
@@ -48,30 +49,30 @@ final class OperatorRun implements AutoCloseable {
     }
 
     static OperatorRun start(EngineSpec spec, Backend backend) throws Exception {
-        return new OperatorRun(spec, backend, null);
+        return new OperatorRun(spec, StateSerializer.RECENT_LAYOUT, backend, null);
     }
 
     static OperatorRun restore(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
-        return new OperatorRun(spec, backend, state);
+        return new OperatorRun(spec, StateSerializer.RECENT_LAYOUT, backend, state);
     }
 
     /**
-     * The materialized table after running the first {@code cut} input rows, a snapshot, {@code beforeRestore}
-     * (say, another block size), and the rest of the rows in a run restored from the snapshot.
+     * The materialized table after running the first {@code cut} input rows with {@code spec}, writing the
+     * recent entries in {@code layout}, a snapshot, and the rest of the rows in a run of {@code restored} (the
+     * same flow, say with another block size) restored from the snapshot.
      */
-    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
-                                                     Runnable beforeRestore) throws Exception {
+    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, int layout, EngineSpec restored, Backend backend,
+                                                     List<Object[]> rows, int cut) throws Exception {
         ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
         OperatorSubtaskState state;
-        try (OperatorRun first = start(spec, backend)) {
+        try (OperatorRun first = new OperatorRun(spec, layout, backend, null)) {
             for (Object[] r : rows.subList(0, cut)) {
                 first.process(first.input(r));
             }
             table.apply(first.newOutput());
             state = first.snapshot();
         }
-        beforeRestore.run();
-        try (OperatorRun second = restore(spec, backend, state)) {
+        try (OperatorRun second = restore(restored, backend, state)) {
             for (Object[] r : rows.subList(cut, rows.size())) {
                 second.process(second.input(r));
             }

@@ -29,11 +29,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RetentionPropertyTest {
 
-    @org.junit.jupiter.api.AfterEach
-    void restoreBlockSize() {
-        FlowRuntime.scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
-    }
-
     @ParameterizedTest
     @EnumSource(Backend.class)
     void theSinkEqualsTheReferenceOfTheAcceptedEvents(Backend backend) throws Exception {
@@ -43,11 +38,12 @@ class RetentionPropertyTest {
         for (TargetType type : List.of(TargetType.SCD2, TargetType.BITEMPORAL)) {
             for (int round = 0; round < rounds; round++) {
                 boolean ignoreNull = round % 2 == 1;
-                EngineSpec spec = spec(type, ignoreNull, round % 3 == 0);
+                boolean shortTombstones = round % 3 == 0;
                 List<ReferenceModel.Event> events = randomEvents(random, type);
                 List<ReferenceModel.Event> accepted = new ArrayList<>();
+                int blockSize = 1 + random.nextInt(3); // small blocks: pruning cuts through them
+                EngineSpec spec = spec(type, ignoreNull, shortTombstones, blockSize);
                 ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-                FlowRuntime.scd2BlockSize = 1 + random.nextInt(3); // small blocks: pruning cuts through them
                 try (OperatorRun run = OperatorRun.start(spec, backend)) {
                     long now = 0;
                     for (ReferenceModel.Event e : events) {
@@ -79,7 +75,7 @@ class RetentionPropertyTest {
         assertThat(refused).isGreaterThan(rounds);
     }
 
-    private static EngineSpec spec(TargetType type, boolean ignoreNull, boolean shortTombstones) {
+    private static EngineSpec spec(TargetType type, boolean ignoreNull, boolean shortTombstones, int blockSize) {
         List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
                 new IntType(false)));
         List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
@@ -92,7 +88,7 @@ class RetentionPropertyTest {
         EngineSpec.Builder b = EngineSpec.builder("retention", type,
                 RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]))).keys("id")
                 .historyRetention(Duration.ofMillis(4))
-                .tombstoneRetention(shortTombstones ? Duration.ofMillis(6) : Duration.ofDays(1));
+                .tombstoneRetention(shortTombstones ? Duration.ofMillis(6) : Duration.ofDays(1)).blockSize(blockSize);
         if (ignoreNull) {
             b.ignoreNullUpdates();
         }

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,12 +29,6 @@ class TimelineBlocksPropertyTest {
 
     private int restores;
 
-    @AfterEach
-    void restoreBlockSize() {
-        FlowRuntime.scd2BlockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
-        FlowRuntime.recentWithoutChainKeys = false;
-    }
-
     @ParameterizedTest
     @EnumSource(Backend.class)
     void longHistoriesWithLateEventsEqualTheReference(Backend backend) throws Exception {
@@ -46,26 +39,27 @@ class TimelineBlocksPropertyTest {
         for (int round = 0; round < rounds; round++) {
             boolean ignoreNull = round % 2 == 1;
             boolean trackV1 = round % 3 == 2;
-            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1);
             List<ReferenceModel.Event> events = events(random);
             late += lateCount(events);
             Set<List<Object>> expected = reference(events, ignoreNull, trackV1);
             String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1;
 
-            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
+            int blockSize = sizes[random.nextInt(sizes.length)];
+            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1, blockSize);
             ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
                 for (ReferenceModel.Event e : events) {
                     run.process(run.input(AutoCdcFunctionTest.inputValues(TargetType.SCD2, e)));
-                    run.checkTimelineLayout(e.key(), FlowRuntime.scd2BlockSize);
+                    run.checkTimelineLayout(e.key(), blockSize);
                 }
                 straight.apply(run.newOutput());
             }
-            assertThat(straight.rows()).as(context + " block size " + FlowRuntime.scd2BlockSize + " " + events)
+            assertThat(straight.rows()).as(context + " block size " + blockSize + " " + events)
                     .isEqualTo(expected);
 
             int cut = random.nextInt(events.size() + 1);
-            Set<List<Object>> resumed = restoredWithBlockSize(spec, backend, rows(events, TargetType.SCD2), cut, sizes[random.nextInt(sizes.length)]);
+            Set<List<Object>> resumed = restoredWithBlockSize(spec, backend, rows(events, TargetType.SCD2), cut,
+                    AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1, sizes[random.nextInt(sizes.length)]));
             assertThat(resumed).as(context + " cut at " + cut).isEqualTo(expected);
         }
         System.out.println("timeline blocks on " + backend + ": " + rounds + " runs, " + late + " late events");
@@ -88,7 +82,6 @@ class TimelineBlocksPropertyTest {
         for (int round = 0; round < rounds; round++) {
             boolean ignoreNull = round % 2 == 1;
             boolean trackV1 = round % 3 == 2;
-            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1);
             List<ReferenceModel.Event> events = bitemporalEvents(random);
             corrections += correctionsInSystemOrder(events);
             ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
@@ -98,9 +91,10 @@ class TimelineBlocksPropertyTest {
             int cut = random.nextInt(events.size() + 1);
             String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " cut at " + cut;
 
-            FlowRuntime.scd2BlockSize = sizes[random.nextInt(sizes.length)];
-            Set<List<Object>> table = restoredWithBlockSize(spec, backend, rows(events, TargetType.BITEMPORAL), cut,
+            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1,
                     sizes[random.nextInt(sizes.length)]);
+            Set<List<Object>> table = restoredWithBlockSize(spec, backend, rows(events, TargetType.BITEMPORAL), cut,
+                    AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1, sizes[random.nextInt(sizes.length)]));
             assertThat(table).as(context + " " + events).isEqualTo(expected);
         }
         System.out.println("bitemporal blocks on " + backend + ": " + rounds + " runs, " + corrections
@@ -158,12 +152,9 @@ class TimelineBlocksPropertyTest {
      * other one written before the cut as builds before the chain keys did, and so migrated on restore.
      */
     private Set<List<Object>> restoredWithBlockSize(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
-                                                    int blockSize) throws Exception {
-        FlowRuntime.recentWithoutChainKeys = restores++ % 2 == 0;
-        return OperatorRun.runRestoredAt(spec, backend, rows, cut, () -> {
-            FlowRuntime.scd2BlockSize = blockSize;
-            FlowRuntime.recentWithoutChainKeys = false;
-        });
+                                                    EngineSpec restored) throws Exception {
+        int layout = restores++ % 2 == 0 ? StateSerializer.RECENT_LAYOUT - 1 : StateSerializer.RECENT_LAYOUT;
+        return OperatorRun.runRestoredAt(spec, layout, restored, backend, rows, cut);
     }
 
     private static List<Object[]> rows(List<ReferenceModel.Event> events, TargetType type) {

@@ -1,0 +1,203 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.Op;
+import dev.autocdc.operators.core.SequenceCodec;
+import dev.autocdc.operators.core.TargetType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+
+/**
+ * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link ChangeEvent}, or
+ * into a {@link DeadLetter} with its reason (SPEC §11): a record the source could not parse, a value that
+ * does not convert, a null key or sequence, a bad COLUMNS TO UPDATE list, a truncate where none may be.
+ * Never throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka
+ * coordinates the row has, and is counted.
+ */
+final class EventDecoder {
+    /** Where a decoder's letters go. */
+    interface Letters {
+        void deadLetter(DeadLetter letter);
+    }
+
+    private final EngineSpec spec;
+    private final Flow flow;
+    private final EngineMetrics metrics;
+    private final RowData.FieldGetter[] baseGetters;
+    private final LogicalType[] baseTypes;
+    private final RowData.FieldGetter[] inputGetters;
+    private final LogicalType[] inputTypes;
+    private final int parseError;
+    private final int raw;
+    private final int topic;
+    private final int partition;
+    private final int offset;
+
+    EventDecoder(EngineSpec spec, EngineMetrics metrics) {
+        this.spec = spec;
+        this.flow = spec.flow();
+        this.metrics = metrics;
+        RowType input = spec.inputType();
+        int[] base = spec.baseFields();
+        baseGetters = new RowData.FieldGetter[base.length];
+        baseTypes = new LogicalType[base.length];
+        for (int i = 0; i < base.length; i++) {
+            baseTypes[i] = input.getTypeAt(base[i]);
+            baseGetters[i] = RowData.createFieldGetter(baseTypes[i], base[i]);
+        }
+        inputTypes = input.getChildren().toArray(new LogicalType[0]);
+        inputGetters = new RowData.FieldGetter[inputTypes.length];
+        for (int i = 0; i < inputTypes.length; i++) {
+            inputGetters[i] = RowData.createFieldGetter(inputTypes[i], i);
+        }
+        parseError = spec.field(EngineSpec.PARSE_ERROR);
+        raw = spec.field(EngineSpec.RAW);
+        topic = spec.field(EngineSpec.TOPIC);
+        partition = spec.field(EngineSpec.PARTITION);
+        offset = spec.field(EngineSpec.OFFSET);
+    }
+
+    /**
+     * The row's event, or null after handing its dead letter to {@code letters}.
+     *
+     * @param truncateAllowed whether a truncate may come this way (the broadcast input of a flow with
+     *     truncates); elsewhere it is a dead letter
+     */
+    ChangeEvent decode(RowData input, boolean truncateAllowed, Letters letters) {
+        if (parseError >= 0 && !input.isNullAt(parseError)) {
+            byte[] bytes = raw >= 0 && !input.isNullAt(raw) ? input.getBinary(raw) : null;
+            DeadLetter d = new DeadLetter(flow.name(), DeadLetter.PARSE_ERROR, "the source's format could not parse the"
+                    + " record: " + input.getString(parseError), bytes == null ? null : new String(bytes, StandardCharsets.UTF_8));
+            d.raw = bytes;
+            metrics.deadLettered.inc();
+            letters.deadLetter(located(d, input));
+            return null;
+        }
+        Object[] row = new Object[baseGetters.length];
+        Object sequence;
+        Object system = null;
+        try {
+            for (int i = 0; i < row.length; i++) {
+                row[i] = TypeMapping.toJava(baseTypes[i], baseGetters[i].getFieldOrNull(input));
+            }
+            sequence = field(input, spec.sequenceField());
+            if (spec.systemSequenceField() >= 0) {
+                system = field(input, spec.systemSequenceField());
+            }
+        } catch (RuntimeException e) {
+            return reject(input, letters, DeadLetter.BAD_VALUE, "a value does not convert: " + e.getMessage());
+        }
+        boolean truncate = flag(input, spec.truncateField());
+        Op op = truncate ? Op.TRUNCATE
+                : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE ? Op.DELETE : Op.UPSERT;
+        if (op == Op.TRUNCATE && !truncateAllowed) {
+            return reject(input, letters, DeadLetter.UNSUPPORTED_TRUNCATE, "a truncate reached the keyed input: route"
+                    + " truncates through the broadcast input (AutoCdc.apply does), since they apply to every key");
+        }
+        if (op != Op.TRUNCATE) { // a truncate needs no key
+            for (int k : flow.keyIndexes()) {
+                if (row[k] == null) {
+                    return reject(input, letters, DeadLetter.NULL_KEY, "key column " + flow.columnNames().get(k) + " is null");
+                }
+            }
+        }
+        SequenceCodec seqCodec = flow.sequenceCodec();
+        if (!seqCodec.isComplete(sequence)) {
+            return reject(input, letters, DeadLetter.NULL_SEQUENCE, "the SEQUENCE BY value is null or has a null field");
+        }
+        byte[] systemBytes = null;
+        if (flow.targetType() == TargetType.BITEMPORAL) {
+            if (!flow.systemSequenceCodec().isComplete(system)) {
+                return reject(input, letters, DeadLetter.NULL_SYSTEM_SEQUENCE,
+                        "the SYSTEM SEQUENCE BY value is null or has a null field");
+            }
+            systemBytes = flow.systemSequenceCodec().encode(system);
+        }
+        boolean[] written = null;
+        if (flow.hasColumnsToUpdate()) {
+            Object list = spec.columnsToUpdateField() < 0 ? null
+                    : inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input);
+            if (list != null) {
+                written = new boolean[row.length];
+                for (String name : columnNames(list)) {
+                    if (name.isEmpty()) {
+                        continue;
+                    }
+                    int i = flow.indexOf(name);
+                    if (!flow.isValueColumn(i)) {
+                        return reject(input, letters, DeadLetter.BAD_COLUMNS_TO_UPDATE, "COLUMNS TO UPDATE names "
+                                + name + ", which is not a value column of the target " + flow.columnNames());
+                    }
+                    written[i] = true;
+                }
+            }
+        }
+        return new ChangeEvent(op, row, seqCodec.encode(sequence), systemBytes, written);
+    }
+
+    /** The letter for the late-events output: the event lands before the history its key still holds. */
+    DeadLetter beforeRetainedHistory(RowData input) {
+        return located(new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY, "the event's sequence is at or"
+                + " before the oldest sequence the key still holds; the history it would change left state (history"
+                + " retention, or the key's tombstone expired)", describe(input)), input);
+    }
+
+    private ChangeEvent reject(RowData input, Letters letters, String reason, String message) {
+        metrics.deadLettered.inc();
+        letters.deadLetter(located(new DeadLetter(flow.name(), reason, message, describe(input)), input));
+        return null;
+    }
+
+    private Object field(RowData input, int pos) {
+        return TypeMapping.toJava(inputTypes[pos], inputGetters[pos].getFieldOrNull(input));
+    }
+
+    private static boolean flag(RowData input, int pos) {
+        return pos >= 0 && !input.isNullAt(pos) && input.getBoolean(pos);
+    }
+
+    private static List<String> columnNames(Object list) {
+        List<String> names = new ArrayList<>();
+        if (list instanceof ArrayData) {
+            ArrayData a = (ArrayData) list;
+            for (int i = 0; i < a.size(); i++) {
+                if (!a.isNullAt(i)) {
+                    names.add(a.getString(i).toString().trim());
+                }
+            }
+        } else {
+            for (String s : list.toString().split(",")) {
+                names.add(s.trim());
+            }
+        }
+        return names;
+    }
+
+    /** Adds the Kafka coordinates the input carries ({@code __topic}, {@code __partition}, {@code __offset}). */
+    private DeadLetter located(DeadLetter d, RowData input) {
+        d.topic = topic >= 0 && !input.isNullAt(topic) ? input.getString(topic).toString() : null;
+        d.partition = partition >= 0 && !input.isNullAt(partition) ? input.getInt(partition) : null;
+        d.offset = offset >= 0 && !input.isNullAt(offset) ? input.getLong(offset) : null;
+        return d;
+    }
+
+    /** The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as null. */
+    private String describe(RowData input) {
+        Object[] values = new Object[inputGetters.length];
+        for (int i = 0; i < values.length; i++) {
+            try {
+                values[i] = TypeMapping.toJava(inputTypes[i], inputGetters[i].getFieldOrNull(input));
+            } catch (RuntimeException e) {
+                values[i] = null;
+            }
+        }
+        return JsonText.object(spec.inputType().getFieldNames(), values);
+    }
+}

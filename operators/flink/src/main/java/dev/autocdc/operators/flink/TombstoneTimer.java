@@ -1,0 +1,52 @@
+package dev.autocdc.operators.flink;
+
+import java.time.Duration;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.TimerService;
+
+/**
+ * The tombstone retention of the current key (SPEC §7): when a key stays deleted for the retention
+ * (processing time), its target forgets it. The time it is due is in {@value AutoCdcFunction#TOMBSTONE_EXPIRY}.
+ * Timers are never deleted (two kinds may share a timestamp, and Flink keeps one timer per key and time):
+ * a timer whose time no longer matches the state is stale and does nothing.
+ */
+final class TombstoneTimer {
+    private final ValueState<Long> expiry;
+    /** Null: tombstones are kept forever. */
+    private final Duration retention;
+
+    TombstoneTimer(KeyedStateAccess states, Duration retention) {
+        this.expiry = states.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
+        this.retention = retention;
+    }
+
+    /**
+     * After an event: starts the expiry when the key became absent, cancels it when it came back. Reads
+     * state only when the key was or is absent (a present key has no expiry to touch).
+     */
+    void track(boolean wasAbsent, boolean absent, TimerService timers) throws Exception {
+        if (retention == null || !(absent || wasAbsent)) {
+            return;
+        }
+        Long at = expiry.value();
+        if (absent && at == null) {
+            long due = timers.currentProcessingTime() + retention.toMillis();
+            timers.registerProcessingTimeTimer(due);
+            expiry.update(due);
+        } else if (!absent && at != null) {
+            expiry.clear(); // its timer fires and finds nothing to do
+        }
+    }
+
+    /** Whether the key's tombstone expires at this timer; if so the expiry is done and the caller forgets the key. */
+    boolean expiresAt(long timestamp) throws Exception {
+        Long at = expiry.value();
+        if (at == null || at != timestamp) {
+            return false;
+        }
+        expiry.clear();
+        return true;
+    }
+}
