@@ -3,6 +3,7 @@ package dev.autocdc.udfs;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.StateLayout;
 import dev.autocdc.operators.flink.OutputMode;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -206,17 +207,10 @@ final class AutoCdcPlan implements Serializable {
         return spec;
     }
 
-    /** What the stored state's bytes depend on: the state format, the target type, the columns and their types. */
+    /** What the stored state's bytes depend on: the state layout of the target type, the columns and their types. */
     String stateLayout() {
-        // bitemporal layout 2: the belief kept as an SCD2 timeline (layout 1 kept every event in one map);
-        // layout 3, and SCD2 layout 2: the recent entries keep the keys of the newest blocks. The job migrates
-        // the older recent entries on restore (Flink reads them with their old serializer); the function's
-        // views hold bare bytes, so here the fingerprint refuses them.
-        dev.autocdc.operators.core.TargetType type = spec.flow().targetType();
-        String target = type == dev.autocdc.operators.core.TargetType.BITEMPORAL ? "BITEMPORAL layout 3"
-                : type == dev.autocdc.operators.core.TargetType.SCD2 ? "SCD2 layout 2" : type.toString();
-        return "state format " + dev.autocdc.operators.core.StateCodec.FORMAT_VERSION + ", " + target
-                + ", columns " + spec.flow().columnNames() + " " + spec.flow().columnTypes();
+        return StateLayout.describe(spec.flow().targetType()) + ", columns " + spec.flow().columnNames() + " "
+                + spec.flow().columnTypes();
     }
 
     /**

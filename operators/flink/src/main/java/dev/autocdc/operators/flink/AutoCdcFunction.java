@@ -74,9 +74,9 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
         this.runtime = new FlowRuntime(spec);
     }
 
-    /** Writes the recent entries of history targets in another layout (tests of the migration). */
-    AutoCdcFunction(EngineSpec spec, int recentLayout) {
-        this.runtime = new FlowRuntime(spec, recentLayout);
+    /** Writes the recent entries of history targets in their previous layout (tests of the migration). */
+    AutoCdcFunction(EngineSpec spec, boolean previousRecentLayout) {
+        this.runtime = new FlowRuntime(spec, previousRecentLayout);
     }
 
     public EngineSpec spec() {

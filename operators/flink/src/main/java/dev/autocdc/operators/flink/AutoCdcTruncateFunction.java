@@ -9,6 +9,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
@@ -42,8 +43,8 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
 
     /** The broadcast state: the floor truncate (as a one-event list) under "events", its arrival under "arrival". */
     public static MapStateDescriptor<String, List<ChangeEvent>> floorDescriptor(EngineSpec spec) {
-        return new MapStateDescriptor<>(TRUNCATE_FLOOR, org.apache.flink.api.common.typeutils.base.StringSerializer.INSTANCE,
-                StateSerializer.decisiveEvents(spec.flow().columnTypes()));
+        return new MapStateDescriptor<>(TRUNCATE_FLOOR, StringSerializer.INSTANCE,
+                new DecisiveEventsSerializer(spec.flow().columnTypes()));
     }
 
     static MapStateDescriptor<String, Long> arrivalDescriptor() {

@@ -31,26 +31,26 @@ final class BitemporalTarget implements KeyedTarget {
     private final HistoryPruning pruning;
 
     BitemporalTarget(EngineSpec spec, KeyedStateAccess states, EngineCounters counters, StateAccessCounter counter,
-                     int recentLayout) {
+                     boolean previousRecentLayout) {
         List<ColumnType> types = spec.flow().columnTypes();
         this.engine = new BitemporalEngine(spec.flow(), counters);
         this.retention = new BitemporalRetention(spec.flow());
         FlinkTimeline belief = new FlinkTimeline(
                 states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT,
-                        StateSerializer.recentEntries(true, types, recentLayout))),
+                        new BitemporalRecentSerializer(types, BitemporalRecentSerializer.VERSION - (previousRecentLayout ? 1 : 0)))),
                 states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
+                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types))),
                 counter, new StateCodec(types), spec.blockSize());
         this.store = new FlinkBitemporalStore(belief,
-                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, StateSerializer.bitemporalHead(types))),
+                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, new BitemporalHeadSerializer(types))),
                 states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
-                        StateSerializer.bitemporalSnapshot(types))),
+                        new BitemporalSnapshotSerializer(types))),
                 counter);
         // Savepoints of pre-release builds hold every event in one map, and a head of another format:
         // registering the map with another serializer makes such a restore fail (the head's serializer
         // refuses the old format by itself) instead of starting every key without its history.
         states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
-                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types)));
+                DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types)));
         this.pruning = new HistoryPruning(states, spec.historyRetention());
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
     }

@@ -24,8 +24,8 @@ final class FlowRuntime implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final EngineSpec spec;
-    /** The layout the history targets write their recent entries in (tests write the previous one). */
-    private final int recentLayout;
+    /** Whether the history targets write their recent entries in the previous layout (tests of the migration). */
+    private final boolean previousRecentLayout;
 
     private transient StateAccessCounter counter;
     private transient EngineMetrics metrics;
@@ -34,12 +34,12 @@ final class FlowRuntime implements Serializable {
     private transient ChangelogEmitter emitter;
 
     FlowRuntime(EngineSpec spec) {
-        this(spec, StateSerializer.RECENT_LAYOUT);
+        this(spec, false);
     }
 
-    FlowRuntime(EngineSpec spec, int recentLayout) {
+    FlowRuntime(EngineSpec spec, boolean previousRecentLayout) {
         this.spec = spec;
-        this.recentLayout = recentLayout;
+        this.previousRecentLayout = previousRecentLayout;
     }
 
     EngineSpec spec() {
@@ -56,7 +56,7 @@ final class FlowRuntime implements Serializable {
         counter = new StateAccessCounter();
         metrics = new EngineMetrics(states.getMetricGroup(), spec.flow().name());
         decoder = new EventDecoder(spec, metrics);
-        target = KeyedTarget.open(spec, states, metrics, counter, recentLayout);
+        target = KeyedTarget.open(spec, states, metrics, counter, previousRecentLayout);
         emitter = new ChangelogEmitter(spec, metrics);
     }
 

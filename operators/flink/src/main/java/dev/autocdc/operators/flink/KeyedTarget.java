@@ -28,16 +28,21 @@ interface KeyedTarget {
     /** Runs the current key's timers due at {@code timestamp} (processing time); a stale timer does nothing. */
     void onTimer(long timestamp, TimerService timers) throws Exception;
 
-    /** The target for the spec's type, its states created through {@code states}. */
+    /**
+     * The target for the spec's type, its states created through {@code states}.
+     *
+     * @param previousRecentLayout write the history targets' recent entries in their previous layout (tests
+     *     of the migration; restores read it either way)
+     */
     static KeyedTarget open(EngineSpec spec, KeyedStateAccess states, EngineMetrics metrics,
-                            StateAccessCounter counter, int recentLayout) {
+                            StateAccessCounter counter, boolean previousRecentLayout) {
         switch (spec.flow().targetType()) {
             case SCD1:
                 return new Scd1Target(spec, states, metrics, counter);
             case SCD2:
-                return new Scd2Target(spec, states, metrics, counter, recentLayout);
+                return new Scd2Target(spec, states, metrics, counter, previousRecentLayout);
             default:
-                return new BitemporalTarget(spec, states, metrics, counter, recentLayout);
+                return new BitemporalTarget(spec, states, metrics, counter, previousRecentLayout);
         }
     }
 }

@@ -43,7 +43,7 @@ final class Scd1Target implements KeyedTarget {
 
     /** The decisive events' state (the broadcast side reaches every key's through it). */
     static ValueStateDescriptor<List<ChangeEvent>> eventsDescriptor(List<ColumnType> types) {
-        return new ValueStateDescriptor<>(AutoCdcFunction.SCD1_EVENTS, StateSerializer.decisiveEvents(types));
+        return new ValueStateDescriptor<>(AutoCdcFunction.SCD1_EVENTS, new DecisiveEventsSerializer(types));
     }
 
     @Override

@@ -33,21 +33,21 @@ final class Scd2Target implements KeyedTarget {
     private final StateAccessCounter counter;
 
     Scd2Target(EngineSpec spec, KeyedStateAccess states, EngineCounters counters, StateAccessCounter counter,
-               int recentLayout) {
+               boolean previousRecentLayout) {
         List<ColumnType> types = spec.flow().columnTypes();
         this.engine = new Scd2Engine(spec.flow(), counters);
         this.timeline = new FlinkTimeline(
                 states.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                        StateSerializer.recentEntries(false, types, recentLayout))),
+                        new RecentEntriesSerializer(types, RecentEntriesSerializer.VERSION - (previousRecentLayout ? 1 : 0)))),
                 states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(types))),
+                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types))),
                 counter, new StateCodec(types), spec.blockSize());
         // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry per map
         // key). Registering them makes Flink check their serializers, which refuse format 1: such a restore
         // fails instead of silently starting every key without its history.
-        states.getState(new ValueStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_HEAD, StateSerializer.timelineEntry(types)));
+        states.getState(new ValueStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_HEAD, new TimelineEntrySerializer(types)));
         states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_TIMELINE,
-                DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(types)));
+                DescendingSequenceKeySerializer.INSTANCE, new TimelineEntrySerializer(types)));
         this.historyFloor = states.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
                 BytePrimitiveArraySerializer.INSTANCE));
         this.pruning = new HistoryPruning(states, spec.historyRetention());

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
@@ -20,7 +19,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks for
  * it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on and see
  * the same value); an unchanged entry is written back as the same bytes. A block of four entries costs
- * one decode and one encode when one entry changes.
+ * one decode and one encode when one entry changes. Its byte layouts are those of
+ * {@link TimelineBlockSerializer}, {@link RecentEntriesSerializer} and {@link BitemporalRecentSerializer}.
  */
 final class TimelineBlock {
     private final StateCodec codec;
@@ -123,8 +123,9 @@ final class TimelineBlock {
         if (s.entry == null) {
             try {
                 s.entry = codec.readEntry(new DataInputDeserializer(s.bytes));
-            } catch (IOException e) {
-                throw new UncheckedIOException("Cannot decode a timeline entry", e);
+            } catch (IOException | RuntimeException e) {
+                throw new UncheckedIOException(new CorruptStateException("entry " + (i + 1) + " of " + slots.length
+                        + " of a block after sequence " + CorruptStateException.hex(older) + " does not decode: " + e, e));
             }
         }
         return s.entry;
@@ -194,113 +195,26 @@ final class TimelineBlock {
         return all;
     }
 
-    void write(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        StateCodec.writeBytes(older, out);
-        StateCodec.writeVarInt(slots.length, out);
-        DataOutputSerializer one = null;
-        for (Slot s : slots) {
-            if (s.bytes != null) {
-                StateCodec.writeVarInt(s.bytes.length, out);
-                out.write(s.bytes);
-            } else {
-                // encoded here and not kept: a block is written once (RocksDB) or only at checkpoints (heap)
-                if (one == null) {
-                    one = new DataOutputSerializer(64);
-                }
-                one.clear();
-                codec.writeEntry(s.entry, one);
-                StateCodec.writeVarInt(one.length(), out);
-                out.write(one.getSharedBuffer(), 0, one.length());
-            }
-        }
+    /** The stored bytes of entry {@code i}; null when it was made by this build and not yet written. */
+    byte[] storedBytes(int i) {
+        return slots[i].bytes;
+    }
+
+    /** The further chain keys (the recent entries only; see {@link #chainKeys()}). */
+    byte[][] furtherChainKeys() {
+        return further;
     }
 
     /**
-     * The recent entries: the block, then the further chain keys, each as the length of the prefix it
-     * shares with the key before it and the rest (the keys of one key's blocks differ in their last bytes).
+     * A block as read from state: its entries as stored bytes, decoded when first asked for (see
+     * {@link TimelineBlockSerializer} for the layouts).
      */
-    void writeRecent(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        write(out);
-        StateCodec.writeVarInt(further.length, out);
-        byte[] previous = older;
-        for (byte[] key : further) {
-            int shared = 0;
-            while (shared < key.length && shared < previous.length && key[shared] == previous[shared]) {
-                shared++;
-            }
-            StateCodec.writeVarInt(shared, out);
-            StateCodec.writeBytes(Arrays.copyOfRange(key, shared, key.length), out);
-            previous = key;
+    static TimelineBlock stored(StateCodec codec, byte[][] entries, byte[] older, byte[][] further, BitemporalHead head) {
+        Slot[] slots = new Slot[entries.length];
+        for (int i = 0; i < entries.length; i++) {
+            slots[i] = new Slot(entries[i], null);
         }
-    }
-
-    static TimelineBlock readRecent(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        TimelineBlock block = read(codec, in);
-        int n = StateCodec.readVarInt(in);
-        if (n == 0) {
-            return block;
-        }
-        if (block.older == null || n >= FlinkTimeline.CHAIN_KEYS) {
-            throw new IOException("Corrupt recent entries: " + n + " further chain keys"
-                    + (block.older == null ? " without a link to an older block" : ", at most " + (FlinkTimeline.CHAIN_KEYS - 1)));
-        }
-        byte[][] further = new byte[n][];
-        byte[] previous = block.older;
-        for (int i = 0; i < n; i++) {
-            int shared = StateCodec.readVarInt(in);
-            byte[] rest = StateCodec.readBytes(in);
-            byte[] key = Arrays.copyOf(previous, shared + rest.length);
-            System.arraycopy(rest, 0, key, shared, rest.length);
-            further[i] = key;
-            previous = key;
-        }
-        return new TimelineBlock(codec, block.slots, block.older, further, null);
-    }
-
-    /** The recent entries of a bitemporal belief: the head (present or not), then the recent entries. */
-    void writeWithHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        writeHead(out);
-        writeRecent(out);
-    }
-
-    static TimelineBlock readWithHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        BitemporalHead h = readHead(codec, in);
-        return readRecent(codec, in).withHead(h);
-    }
-
-    /** As {@link #writeWithHead}, in the layout before the further chain keys (tests of the migration write it). */
-    void writeWithHeadWithoutChainKeys(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        writeHead(out);
-        write(out);
-    }
-
-    /** As {@link #readWithHead}, for the layout before the further chain keys (read once, to migrate it). */
-    static TimelineBlock readWithHeadWithoutChainKeys(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        BitemporalHead h = readHead(codec, in);
-        return read(codec, in).withHead(h);
-    }
-
-    private void writeHead(org.apache.flink.core.memory.DataOutputView out) throws IOException {
-        out.writeBoolean(head != null);
-        if (head != null) {
-            codec.writeHead(head, out);
-        }
-    }
-
-    private static BitemporalHead readHead(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        return in.readBoolean() ? codec.readHead(in) : null;
-    }
-
-    static TimelineBlock read(StateCodec codec, org.apache.flink.core.memory.DataInputView in) throws IOException {
-        byte[] older = StateCodec.readBytes(in);
-        int n = StateCodec.readVarInt(in);
-        Slot[] slots = new Slot[n];
-        for (int i = 0; i < n; i++) {
-            byte[] bytes = new byte[StateCodec.readVarInt(in)];
-            in.readFully(bytes);
-            slots[i] = new Slot(bytes, null);
-        }
-        return new TimelineBlock(codec, slots, older);
+        return new TimelineBlock(codec, slots, older, further == null ? NONE : further, head);
     }
 
     /** One entry: its encoded bytes, its decoded form, or both once either was needed. */

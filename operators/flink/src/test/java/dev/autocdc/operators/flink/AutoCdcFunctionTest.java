@@ -306,7 +306,7 @@ class AutoCdcFunctionTest {
                 assertThat(straight.rows()).as(context).isEqualTo(expected);
 
                 int cut = random.nextInt(rows.size() + 1);
-                assertThat(OperatorRun.runRestoredAt(spec, StateSerializer.RECENT_LAYOUT, spec, backend, rows, cut))
+                assertThat(OperatorRun.runRestoredAt(spec, false, spec, backend, rows, cut))
                         .as(context + " cut at " + cut).isEqualTo(straight.rows());
             }
         }

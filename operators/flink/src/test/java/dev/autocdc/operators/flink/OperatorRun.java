@@ -34,10 +34,10 @@ final class OperatorRun implements AutoCloseable {
     private int drained;
     private long checkpoint;
 
-    private OperatorRun(EngineSpec spec, int recentLayout, Backend backend, OperatorSubtaskState restore)
+    private OperatorRun(EngineSpec spec, boolean previousRecentLayout, Backend backend, OperatorSubtaskState restore)
             throws Exception {
         this.spec = spec;
-        this.function = new AutoCdcFunction(spec, recentLayout);
+        this.function = new AutoCdcFunction(spec, previousRecentLayout);
         FlowKeySelector keys = new FlowKeySelector(spec);
         this.harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(function), keys,
                 keys.getProducedType());
@@ -49,23 +49,23 @@ final class OperatorRun implements AutoCloseable {
     }
 
     static OperatorRun start(EngineSpec spec, Backend backend) throws Exception {
-        return new OperatorRun(spec, StateSerializer.RECENT_LAYOUT, backend, null);
+        return new OperatorRun(spec, false, backend, null);
     }
 
     static OperatorRun restore(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
-        return new OperatorRun(spec, StateSerializer.RECENT_LAYOUT, backend, state);
+        return new OperatorRun(spec, false, backend, state);
     }
 
     /**
      * The materialized table after running the first {@code cut} input rows with {@code spec}, writing the
-     * recent entries in {@code layout}, a snapshot, and the rest of the rows in a run of {@code restored} (the
+     * recent entries in their previous layout when {@code previousLayout}, a snapshot, and the rest of the rows in a run of {@code restored} (the
      * same flow, say with another block size) restored from the snapshot.
      */
-    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, int layout, EngineSpec restored, Backend backend,
+    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, boolean previousLayout, EngineSpec restored, Backend backend,
                                                      List<Object[]> rows, int cut) throws Exception {
         ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
         OperatorSubtaskState state;
-        try (OperatorRun first = new OperatorRun(spec, layout, backend, null)) {
+        try (OperatorRun first = new OperatorRun(spec, previousLayout, backend, null)) {
             for (Object[] r : rows.subList(0, cut)) {
                 first.process(first.input(r));
             }
@@ -153,7 +153,7 @@ final class OperatorRun implements AutoCloseable {
         return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
                 org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
                 new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineBlock(spec.flow().columnTypes())));
+                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(spec.flow().columnTypes())));
     }
 
     /** The key's recent SCD2 entries, read from the keyed state backend. */
@@ -161,7 +161,7 @@ final class OperatorRun implements AutoCloseable {
         return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
                 org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
                 new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                        StateSerializer.timelineBlock(spec.flow().columnTypes())));
+                        new RecentEntriesSerializer(spec.flow().columnTypes(), RecentEntriesSerializer.VERSION)));
     }
 
     /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */

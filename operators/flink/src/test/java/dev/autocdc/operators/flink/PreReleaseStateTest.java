@@ -54,7 +54,7 @@ class PreReleaseStateTest {
         @Override
         public void open(OpenContext context) {
             events = getRuntimeContext().getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
-                    DescendingSequenceKeySerializer.INSTANCE, StateSerializer.timelineEntry(spec.flow().columnTypes())));
+                    DescendingSequenceKeySerializer.INSTANCE, new TimelineEntrySerializer(spec.flow().columnTypes())));
         }
 
         @Override

@@ -153,8 +153,7 @@ class TimelineBlocksPropertyTest {
      */
     private Set<List<Object>> restoredWithBlockSize(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
                                                     EngineSpec restored) throws Exception {
-        int layout = restores++ % 2 == 0 ? StateSerializer.RECENT_LAYOUT - 1 : StateSerializer.RECENT_LAYOUT;
-        return OperatorRun.runRestoredAt(spec, layout, restored, backend, rows, cut);
+        return OperatorRun.runRestoredAt(spec, restores++ % 2 == 0, restored, backend, rows, cut);
     }
 
     private static List<Object[]> rows(List<ReferenceModel.Event> events, TargetType type) {

@@ -1,0 +1,78 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.BitemporalHead;
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.StateCodec;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * A bitemporal key's head kept apart from its entries ({@value AutoCdcFunction#BITEMPORAL_HEAD}: a key whose
+ * expired tombstone left no entries; the recent entries carry it otherwise). Layout 2:
+ * {@code bytes(latest system sequence) bytes(open version's system start) bytes(floor sequence)
+ * bytes(floor system sequence)}. Layout 1, the pre-release head (with the belief's state), is refused.
+ */
+public final class BitemporalHeadSerializer extends StateValueSerializer<BitemporalHead> {
+    private static final long serialVersionUID = 1L;
+    static final int VERSION = 2;
+
+    BitemporalHeadSerializer(List<ColumnType> types) {
+        super(types, VERSION);
+    }
+
+    @Override
+    void write(BitemporalHead head, DataOutputView out) throws IOException {
+        codec().writeHead(head, out);
+    }
+
+    @Override
+    BitemporalHead read(DataInputView in) throws IOException {
+        return readHead(codec(), in, "a bitemporal head");
+    }
+
+    static BitemporalHead readHead(StateCodec codec, DataInputView in, String what) throws IOException {
+        try {
+            return codec.readHead(in);
+        } catch (EOFException e) {
+            throw new CorruptStateException(what + ": the head ends early", e);
+        }
+    }
+
+    @Override
+    public Snapshot snapshotConfiguration() {
+        return new Snapshot(this);
+    }
+
+    /** The snapshot: the column types; version {@value #VERSION}. */
+    public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalHead> {
+        public Snapshot() {
+        }
+
+        Snapshot(BitemporalHeadSerializer serializer) {
+            super(serializer);
+        }
+
+        @Override
+        int currentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        int oldestReadableVersion() {
+            return VERSION;
+        }
+
+        @Override
+        StateValueSerializer<BitemporalHead> create(List<ColumnType> types, int version) {
+            return new BitemporalHeadSerializer(types);
+        }
+
+        @Override
+        int legacyVersion(String content) {
+            return content.equals("BITEMPORAL_SYSTEM_HEAD") ? 2 : content.equals("BITEMPORAL_HEAD") ? 1 : -1;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.BitemporalHead;
+import dev.autocdc.operators.core.ColumnType;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * A bitemporal key's recent entries with its head, the value of {@value AutoCdcFunction#BITEMPORAL_RECENT}
+ * (see {@link FlinkBitemporalStore}). Versions count the bitemporal layout (1 was the pre-release layout of
+ * every event in one map, which had no recent entries and is never restored):
+ * <ul>
+ *   <li>Layout 3: {@code bool(has head) [head] recent}: the head as {@link BitemporalHeadSerializer} writes
+ *       it, then the recent entries of {@link RecentEntriesSerializer} layout 2 (with the chain keys).</li>
+ *   <li>Layout 2 (read to migrate it): {@code bool(has head) [head] block}: the recent entries without the
+ *       chain keys.</li>
+ * </ul>
+ */
+public final class BitemporalRecentSerializer extends StateValueSerializer<TimelineBlock> {
+    private static final long serialVersionUID = 1L;
+    static final int VERSION = 3;
+
+    BitemporalRecentSerializer(List<ColumnType> types, int version) {
+        super(types, version);
+    }
+
+    @Override
+    void write(TimelineBlock recent, DataOutputView out) throws IOException {
+        BitemporalHead head = recent.head();
+        out.writeBoolean(head != null);
+        if (head != null) {
+            codec().writeHead(head, out);
+        }
+        TimelineBlockSerializer.writeBlock(codec(), recent, out);
+        if (version() >= 3) {
+            RecentEntriesSerializer.writeChainKeys(recent, out);
+        }
+    }
+
+    @Override
+    TimelineBlock read(DataInputView in) throws IOException {
+        String what = "the bitemporal recent entries";
+        BitemporalHead head = in.readBoolean() ? BitemporalHeadSerializer.readHead(codec(), in, what) : null;
+        TimelineBlock block = TimelineBlockSerializer.readBlock(codec(), in, what);
+        if (version() >= 3) {
+            block = RecentEntriesSerializer.readChainKeys(block, in, what);
+        }
+        return block.withHead(head);
+    }
+
+    @Override
+    public Snapshot snapshotConfiguration() {
+        return new Snapshot(this);
+    }
+
+    /** The snapshot: the column types; version {@value #VERSION}, and 2 is read. */
+    public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
+        public Snapshot() {
+        }
+
+        Snapshot(BitemporalRecentSerializer serializer) {
+            super(serializer);
+        }
+
+        @Override
+        int currentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        int oldestReadableVersion() {
+            return 2;
+        }
+
+        @Override
+        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
+            return new BitemporalRecentSerializer(types, version);
+        }
+
+        @Override
+        int legacyVersion(String content) {
+            return content.equals("BITEMPORAL_RECENT_ENTRIES") ? 3 : content.equals("BITEMPORAL_RECENT") ? 2 : -1;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.BitemporalSnapshot;
+import dev.autocdc.operators.core.ColumnType;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * What the history retention kept of a bitemporal key's dropped history ({@value AutoCdcFunction#BITEMPORAL_SNAPSHOT}).
+ * Layout 1: {@code bytes(floor) bytes(floor system) bool(has seed) [row] varint(n) (bytes(start) bytes(end) row
+ * bytes(system start) bytes(system end)){n}}, rows as {@link dev.autocdc.operators.core.StateCodec#writeRow}
+ * writes them.
+ */
+public final class BitemporalSnapshotSerializer extends StateValueSerializer<BitemporalSnapshot> {
+    private static final long serialVersionUID = 1L;
+    static final int VERSION = 1;
+
+    BitemporalSnapshotSerializer(List<ColumnType> types) {
+        super(types, VERSION);
+    }
+
+    @Override
+    void write(BitemporalSnapshot snapshot, DataOutputView out) throws IOException {
+        codec().writeSnapshot(snapshot, out);
+    }
+
+    @Override
+    BitemporalSnapshot read(DataInputView in) throws IOException {
+        try {
+            return codec().readSnapshot(in);
+        } catch (IOException | RuntimeException e) {
+            throw new CorruptStateException("a bitemporal retention snapshot does not decode: " + e, e);
+        }
+    }
+
+    @Override
+    public Snapshot snapshotConfiguration() {
+        return new Snapshot(this);
+    }
+
+    /** The snapshot: the column types; version {@value #VERSION}. */
+    public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalSnapshot> {
+        public Snapshot() {
+        }
+
+        Snapshot(BitemporalSnapshotSerializer serializer) {
+            super(serializer);
+        }
+
+        @Override
+        int currentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        int oldestReadableVersion() {
+            return VERSION;
+        }
+
+        @Override
+        StateValueSerializer<BitemporalSnapshot> create(List<ColumnType> types, int version) {
+            return new BitemporalSnapshotSerializer(types);
+        }
+
+        @Override
+        int legacyVersion(String content) {
+            return content.equals("BITEMPORAL_SNAPSHOT") ? 1 : -1;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.StateCodec;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * An SCD2 key's recent entries, the value of {@value AutoCdcFunction#SCD2_RECENT} (see {@link FlinkTimeline}).
+ * <ul>
+ *   <li>Layout 2: {@code block varint(m) (varint(shared) bytes(rest)){m}}: a block of layout 1
+ *       ({@link TimelineBlockSerializer}), whose older link is the key of the newest block, then the keys of
+ *       the next {@code m} blocks (at most {@value FlinkTimeline#CHAIN_KEYS} - 1, and none without an older
+ *       link), newest first, each as the length of the prefix it shares with the key before it and the rest
+ *       (the keys of one key's blocks differ in their last bytes).</li>
+ *   <li>Layout 1 (read to migrate it): {@code block}; the recent entries knew only the next older block.</li>
+ * </ul>
+ */
+public final class RecentEntriesSerializer extends StateValueSerializer<TimelineBlock> {
+    private static final long serialVersionUID = 1L;
+    static final int VERSION = 2;
+
+    RecentEntriesSerializer(List<ColumnType> types, int version) {
+        super(types, version);
+    }
+
+    @Override
+    void write(TimelineBlock recent, DataOutputView out) throws IOException {
+        TimelineBlockSerializer.writeBlock(codec(), recent, out);
+        if (version() >= 2) {
+            writeChainKeys(recent, out);
+        }
+    }
+
+    @Override
+    TimelineBlock read(DataInputView in) throws IOException {
+        TimelineBlock block = TimelineBlockSerializer.readBlock(codec(), in, "the SCD2 recent entries");
+        return version() >= 2 ? readChainKeys(block, in, "the SCD2 recent entries") : block;
+    }
+
+    static void writeChainKeys(TimelineBlock recent, DataOutputView out) throws IOException {
+        byte[][] further = recent.furtherChainKeys();
+        StateCodec.writeVarInt(further.length, out);
+        byte[] previous = recent.older();
+        for (byte[] key : further) {
+            int shared = 0;
+            while (shared < key.length && shared < previous.length && key[shared] == previous[shared]) {
+                shared++;
+            }
+            StateCodec.writeVarInt(shared, out);
+            StateCodec.writeBytes(Arrays.copyOfRange(key, shared, key.length), out);
+            previous = key;
+        }
+    }
+
+    static TimelineBlock readChainKeys(TimelineBlock block, DataInputView in, String what) throws IOException {
+        try {
+            int n = StateCodec.readVarInt(in);
+            if (n == 0) {
+                return block;
+            }
+            if (block.older() == null || n < 0 || n >= FlinkTimeline.CHAIN_KEYS) {
+                throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
+                        + ": " + n + " further chain keys" + (block.older() == null ? " without a link to an older block"
+                        : ", at most " + (FlinkTimeline.CHAIN_KEYS - 1)));
+            }
+            byte[][] further = new byte[n][];
+            byte[] previous = block.older();
+            for (int i = 0; i < n; i++) {
+                int shared = StateCodec.readVarInt(in);
+                byte[] rest = StateCodec.readBytes(in);
+                if (shared < 0 || shared > previous.length || rest == null) {
+                    throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
+                            + ": chain key " + (i + 2) + " shares " + shared + " bytes with a key of " + previous.length);
+                }
+                byte[] key = Arrays.copyOf(previous, shared + rest.length);
+                System.arraycopy(rest, 0, key, shared, rest.length);
+                further[i] = key;
+                previous = key;
+            }
+            return block.withChainKeys(chain(block.older(), further));
+        } catch (EOFException e) {
+            throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
+                    + " end early, in the chain keys", e);
+        }
+    }
+
+    private static List<byte[]> chain(byte[] older, byte[][] further) {
+        byte[][] all = new byte[further.length + 1][];
+        all[0] = older;
+        System.arraycopy(further, 0, all, 1, further.length);
+        return Arrays.asList(all);
+    }
+
+    @Override
+    public Snapshot snapshotConfiguration() {
+        return new Snapshot(this);
+    }
+
+    /** The snapshot: the column types; version {@value #VERSION}, and 1 is read. */
+    public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
+        public Snapshot() {
+        }
+
+        Snapshot(RecentEntriesSerializer serializer) {
+            super(serializer);
+        }
+
+        @Override
+        int currentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        int oldestReadableVersion() {
+            return 1;
+        }
+
+        @Override
+        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
+            return new RecentEntriesSerializer(types, version);
+        }
+
+        @Override
+        int legacyVersion(String content) {
+            return content.equals("RECENT_ENTRIES") ? 2 : content.equals("TIMELINE_BLOCK") ? 1 : -1;
+        }
+    }
+}

@@ -1,0 +1,207 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.StateCodec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * The base of the engine's state serializers: one subclass per stored type, its byte layout written in
+ * its Javadoc, over the value formats of {@link StateCodec} for the flow's column types. An instance
+ * reads and writes one version of its layout: the current one, or an older one that a restore reads
+ * once to migrate it ({@link Snapshot#restoreSerializer()}).
+ *
+ * <p>The snapshot records the column types, and its version is the layout's: Flink hands it back on
+ * restore as {@code readVersion}. A restore with other column types is incompatible (the flow's columns
+ * changed); an older layout that a subclass still reads is migrated (Flink reads each value with the old
+ * version and writes it with the current one); any other is incompatible. Savepoints of builds that had
+ * one serializer class for all stored types carry {@link StateSerializer.Snapshot}, which each subclass
+ * maps to a version of its own.
+ *
+ * <p>A layout change: bump the subclass's current version, keep reading the previous one, and keep the
+ * committed savepoints of {@code SavepointCompatibilityTest} restoring.
+ */
+public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
+    private static final long serialVersionUID = 1L;
+
+    private final List<ColumnType> types;
+    private final int version;
+    private transient StateCodec codec;
+
+    StateValueSerializer(List<ColumnType> types, int version) {
+        this.types = List.copyOf(types);
+        this.version = version;
+    }
+
+    /** The layout version this instance reads and writes. */
+    final int version() {
+        return version;
+    }
+
+    final List<ColumnType> types() {
+        return types;
+    }
+
+    final StateCodec codec() {
+        if (codec == null) {
+            codec = new StateCodec(types); // an idempotent fill: a race builds an equal codec
+        }
+        return codec;
+    }
+
+    abstract void write(T value, DataOutputView out) throws IOException;
+
+    abstract T read(DataInputView in) throws IOException;
+
+    @Override
+    public final boolean isImmutableType() {
+        return true; // the engine never mutates a state value it has read
+    }
+
+    @Override
+    public final TypeSerializer<T> duplicate() {
+        return this; // stateless: the codec is a function of the types
+    }
+
+    @Override
+    public final T createInstance() {
+        return null;
+    }
+
+    @Override
+    public final T copy(T from) {
+        return from;
+    }
+
+    @Override
+    public final T copy(T from, T reuse) {
+        return from;
+    }
+
+    @Override
+    public final int getLength() {
+        return -1;
+    }
+
+    @Override
+    public final void serialize(T record, DataOutputView target) throws IOException {
+        write(record, target);
+    }
+
+    @Override
+    public final T deserialize(DataInputView source) throws IOException {
+        return read(source);
+    }
+
+    @Override
+    public final T deserialize(T reuse, DataInputView source) throws IOException {
+        return read(source);
+    }
+
+    @Override
+    public final void copy(DataInputView source, DataOutputView target) throws IOException {
+        write(read(source), target);
+    }
+
+    @Override
+    public final boolean equals(Object obj) {
+        return obj != null && obj.getClass() == getClass() && ((StateValueSerializer<?>) obj).types.equals(types)
+                && ((StateValueSerializer<?>) obj).version == version;
+    }
+
+    @Override
+    public final int hashCode() {
+        return Objects.hash(getClass(), types, version);
+    }
+
+    /**
+     * The snapshot of a {@link StateValueSerializer}: the column types, as {@code count, then each type's
+     * text (writeUTF)}; its version is the layout's.
+     */
+    public abstract static class Snapshot<T> implements TypeSerializerSnapshot<T> {
+        private int version;
+        private List<ColumnType> types;
+
+        /** For Flink's reflective restore; {@link #readSnapshot} fills it. */
+        protected Snapshot() {
+        }
+
+        Snapshot(StateValueSerializer<T> serializer) {
+            this.version = serializer.version;
+            this.types = serializer.types;
+        }
+
+        /** The layout this build writes. */
+        abstract int currentVersion();
+
+        /** The oldest layout this build still reads (and migrates). */
+        abstract int oldestReadableVersion();
+
+        /** The serializer that reads and writes a layout version. */
+        abstract StateValueSerializer<T> create(List<ColumnType> types, int version);
+
+        /** The version of this layout that a pre-versioning snapshot's content wrote, or -1 when none. */
+        abstract int legacyVersion(String content);
+
+        /** The layout of the serializer this snapshot describes (the current one, but in tests of a migration). */
+        @Override
+        public final int getCurrentVersion() {
+            return version > 0 ? version : currentVersion();
+        }
+
+        @Override
+        public final void writeSnapshot(DataOutputView out) throws IOException {
+            out.writeInt(types.size());
+            for (ColumnType t : types) {
+                out.writeUTF(t.toString());
+            }
+        }
+
+        @Override
+        public final void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
+                throws IOException {
+            version = readVersion;
+            int n = in.readInt();
+            types = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                types.add(ColumnType.parse(in.readUTF()));
+            }
+        }
+
+        @Override
+        public final TypeSerializer<T> restoreSerializer() {
+            if (version < oldestReadableVersion() || version > currentVersion()) {
+                throw new IllegalStateException("This build cannot read layout " + version + " of " + getClass().getName());
+            }
+            return create(types, version);
+        }
+
+        @Override
+        public final TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> old) {
+            int oldVersion;
+            List<ColumnType> oldTypes;
+            if (old instanceof StateSerializer.Snapshot) {
+                StateSerializer.Snapshot<T> legacy = (StateSerializer.Snapshot<T>) old;
+                oldVersion = legacy.format() == StateCodec.FORMAT_VERSION ? legacyVersion(legacy.content()) : -1;
+                oldTypes = legacy.types();
+            } else if (old != null && old.getClass() == getClass()) {
+                oldVersion = ((Snapshot<T>) old).version;
+                oldTypes = ((Snapshot<T>) old).types;
+            } else {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            if (!oldTypes.equals(types) || oldVersion < oldestReadableVersion() || oldVersion > currentVersion()) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            return oldVersion == currentVersion() ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.StateCodec;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * A block of a key's timeline, the value of {@value AutoCdcFunction#SCD2_BLOCKS} and
+ * {@value AutoCdcFunction#BITEMPORAL_BLOCKS} (see {@link FlinkTimeline}). Layout 1:
+ * {@code bytes(older) varint(n) (varint(length) entry){n}}: the key of the next older block (null for the
+ * oldest), then the entries ascending, each as {@link StateCodec#writeEntry} writes it, behind its length so
+ * that an entry is decoded only when the engine reads it. The recent entries' layouts start with this one.
+ */
+public final class TimelineBlockSerializer extends StateValueSerializer<TimelineBlock> {
+    private static final long serialVersionUID = 1L;
+    static final int VERSION = 1;
+    /** More entries than any block holds (blocks split at twice the block size): a count past it is corrupt. */
+    private static final int MAX_ENTRIES = 1 << 20;
+
+    TimelineBlockSerializer(List<ColumnType> types) {
+        super(types, VERSION);
+    }
+
+    @Override
+    void write(TimelineBlock block, DataOutputView out) throws IOException {
+        writeBlock(codec(), block, out);
+    }
+
+    @Override
+    TimelineBlock read(DataInputView in) throws IOException {
+        return readBlock(codec(), in, "a timeline block");
+    }
+
+    static void writeBlock(StateCodec codec, TimelineBlock block, DataOutputView out) throws IOException {
+        StateCodec.writeBytes(block.older(), out);
+        StateCodec.writeVarInt(block.size(), out);
+        DataOutputSerializer one = null;
+        for (int i = 0; i < block.size(); i++) {
+            byte[] stored = block.storedBytes(i);
+            if (stored != null) {
+                StateCodec.writeVarInt(stored.length, out);
+                out.write(stored);
+            } else {
+                // encoded here and not kept: a block is written once (RocksDB) or only at checkpoints (heap)
+                if (one == null) {
+                    one = new DataOutputSerializer(64);
+                }
+                one.clear();
+                codec.writeEntry(block.entry(i), one);
+                StateCodec.writeVarInt(one.length(), out);
+                out.write(one.getSharedBuffer(), 0, one.length());
+            }
+        }
+    }
+
+    /** Reads layout 1 (without chain keys or head); {@code what} names the value in a corruption message. */
+    static TimelineBlock readBlock(StateCodec codec, DataInputView in, String what) throws IOException {
+        byte[] older = null;
+        int n = -1;
+        int i = 0;
+        try {
+            older = StateCodec.readBytes(in);
+            n = StateCodec.readVarInt(in);
+            if (n < 1 || n > MAX_ENTRIES) {
+                throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older) + " holds "
+                        + n + " entries");
+            }
+            byte[][] entries = new byte[n][];
+            for (; i < n; i++) {
+                int length = StateCodec.readVarInt(in);
+                if (length < 1 || length > MAX_ENTRIES * 64) {
+                    throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older)
+                            + ": entry " + (i + 1) + " of " + n + " has length " + length);
+                }
+                entries[i] = new byte[length];
+                in.readFully(entries[i]);
+            }
+            return TimelineBlock.stored(codec, entries, older, null, null);
+        } catch (EOFException e) {
+            throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older) + " ends early"
+                    + (n > 0 ? ", in entry " + (i + 1) + " of " + n : ""), e);
+        }
+    }
+
+    @Override
+    public Snapshot snapshotConfiguration() {
+        return new Snapshot(this);
+    }
+
+    /** The snapshot: the column types; version {@value #VERSION}. */
+    public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
+        public Snapshot() {
+        }
+
+        Snapshot(TimelineBlockSerializer serializer) {
+            super(serializer);
+        }
+
+        @Override
+        int currentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        int oldestReadableVersion() {
+            return VERSION;
+        }
+
+        @Override
+        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
+            return new TimelineBlockSerializer(types);
+        }
+
+        @Override
+        int legacyVersion(String content) {
+            return content.equals("TIMELINE_BLOCK") ? 1 : -1;
+        }
+    }
+}
