@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.TargetChange;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.TimerService;
@@ -82,12 +83,38 @@ final class FlowRuntime implements Serializable {
             return;
         }
         List<TargetChange> changes = new ArrayList<>(4);
-        if (!target.apply(event, truncateFloor, fx.timerService(), changes)) {
+        boolean applied;
+        try {
+            applied = target.apply(event, truncateFloor, fx.timerService(), changes);
+        } catch (Exception e) {
+            throw failure(event, e);
+        }
+        if (!applied) {
             metrics.droppedLate.inc();
             fx.output(AutoCdcFunction.LATE_EVENTS, decoder.beforeRetainedHistory(input));
             return;
         }
         emitter.emit(changes, out);
+    }
+
+    /**
+     * A failure to apply an event (a state value that does not read, an engine invariant broken), with the
+     * flow, the key and every message of the cause chain: the message that reaches a user's log names
+     * where to look.
+     */
+    private IllegalStateException failure(ChangeEvent event, Exception e) {
+        Object[] key = new Object[spec.flow().keyIndexes().length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = event.row()[spec.flow().keyIndexes()[i]];
+        }
+        StringBuilder message = new StringBuilder("AUTO CDC flow ").append(spec.flow().name()).append(", key ")
+                .append(Arrays.deepToString(key));
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && message.indexOf(t.getMessage()) < 0) {
+                message.append(": ").append(t.getMessage());
+            }
+        }
+        return new IllegalStateException(message.toString(), e);
     }
 
     /** Runs the current key's due timers. */
