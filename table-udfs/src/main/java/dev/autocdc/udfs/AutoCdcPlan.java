@@ -3,15 +3,14 @@ package dev.autocdc.udfs;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.FlowMapping;
 import dev.autocdc.operators.flink.StateLayout;
 import dev.autocdc.operators.flink.OutputMode;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -33,11 +32,6 @@ import org.apache.flink.table.types.logical.RowType;
  */
 final class AutoCdcPlan implements Serializable {
     private static final long serialVersionUID = 1L;
-
-    /** The engine's control column names (EngineSpec's input contract): an input column may not take one. */
-    private static final Set<String> ENGINE_COLUMNS = Set.of(EngineSpec.SEQUENCE, EngineSpec.SYSTEM_SEQUENCE,
-            EngineSpec.DELETE, EngineSpec.TRUNCATE, EngineSpec.COLUMNS_TO_UPDATE, EngineSpec.PARSE_ERROR, EngineSpec.RAW,
-            EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET);
 
     private final RowType inputType;
     private final EngineSpec spec;
@@ -95,7 +89,7 @@ final class AutoCdcPlan implements Serializable {
             keys.add(names.get(p));
         }
         for (String name : names) {
-            if (ENGINE_COLUMNS.contains(name)) {
+            if (EngineSpec.CONTROL_COLUMNS.contains(name)) {
                 throw error(function, "input", "has a column named " + name + ", a name the engine reserves for its"
                         + " control columns; rename it in the input view (SELECT " + name + " AS ...)");
             }
@@ -105,54 +99,43 @@ final class AutoCdcPlan implements Serializable {
             throw error(function, "sequence_by", "is required: name the column that orders a key's events,"
                     + " e.g. sequence_by => 'sequenceNum' (several, comma-separated, order as a STRUCT)");
         }
-        int[] sequence = columns(function, names, "sequence_by", args.sequenceBy);
-        int system = -1;
-        if (args.systemSequenceBy != null) {
-            if (type != TargetType.BITEMPORAL) {
-                throw error(function, "system_sequence_by", "applies to stored_as => 'BITEMPORAL' only; remove it or"
-                        + " store the target as BITEMPORAL");
-            }
-            system = column(function, names, "system_sequence_by", args.systemSequenceBy);
-        } else if (type == TargetType.BITEMPORAL) {
+        if (args.systemSequenceBy != null && type != TargetType.BITEMPORAL) {
+            throw error(function, "system_sequence_by", "applies to stored_as => 'BITEMPORAL' only; remove it or"
+                    + " store the target as BITEMPORAL");
+        } else if (args.systemSequenceBy == null && type == TargetType.BITEMPORAL) {
             throw error(function, "system_sequence_by", "is required with stored_as => 'BITEMPORAL': name the column"
                     + " holding the system (transaction) time");
         }
+        FlowMapping mapping;
+        try {
+            mapping = FlowMapping.builder(names).keys(keys).sequenceBy(list(function, "sequence_by", args.sequenceBy))
+                    .systemSequenceBy(args.systemSequenceBy).columnsToUpdate(args.columnsToUpdate)
+                    .columns(args.columnList == null ? null : list(function, "column_list", args.columnList))
+                    .columnsExcept(args.exceptColumnList == null ? null
+                            : list(function, "except_column_list", args.exceptColumnList))
+                    .build();
+        } catch (FlowDefinitionException e) {
+            throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
+        }
+        int[] sequence = mapping.sequence().stream().mapToInt(names::indexOf).toArray();
+        int system = mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
+        int ctu = mapping.columnsToUpdate() == null ? -1 : names.indexOf(mapping.columnsToUpdate());
         int delete = -1;
         if (args.applyAsDeletes != null) {
-            delete = column(function, names, "apply_as_deletes", args.applyAsDeletes);
+            try {
+                delete = names.indexOf(FlowMapping.resolve(names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
+            } catch (FlowDefinitionException e) {
+                throw error(function, "apply_as_deletes:", e.detail());
+            }
             if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
                 throw error(function, "apply_as_deletes", "names " + names.get(delete) + ", which is "
                         + input.getTypeAt(delete).asSummaryString() + ": name a BOOLEAN column, computed in the input"
                         + " query, e.g. SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
             }
         }
-        int ctu = args.columnsToUpdate == null ? -1 : column(function, names, "columns_to_update", args.columnsToUpdate);
-        if (args.columnList != null && args.exceptColumnList != null) {
-            throw error(function, "column_list", "give column_list or except_column_list, not both");
-        }
-        Set<Integer> listed = new LinkedHashSet<>();
-        if (args.columnList != null) {
-            for (int c : columns(function, names, "column_list", args.columnList)) {
-                listed.add(c);
-            }
-        }
-        Set<Integer> excepted = new LinkedHashSet<>();
-        if (args.exceptColumnList != null) {
-            for (int c : columns(function, names, "except_column_list", args.exceptColumnList)) {
-                if (keys.contains(names.get(c))) {
-                    throw error(function, "except_column_list", "names key column " + names.get(c)
-                            + ": the PARTITION BY columns are always kept; remove it from the list");
-                }
-                excepted.add(c);
-            }
-        }
         List<Integer> kept = new ArrayList<>();
-        for (int i = 0; i < names.size(); i++) {
-            boolean isKey = keys.contains(names.get(i));
-            boolean keep = isKey || (args.columnList == null ? !excepted.contains(i) : listed.contains(i));
-            if (keep && i != ctu) {
-                kept.add(i);
-            }
+        for (String c : mapping.kept()) {
+            kept.add(names.indexOf(c));
         }
 
         List<RowType.RowField> engineInput = new ArrayList<>();
@@ -169,18 +152,8 @@ final class AutoCdcPlan implements Serializable {
         if (ctu >= 0) {
             engineInput.add(new RowType.RowField(EngineSpec.COLUMNS_TO_UPDATE, input.getTypeAt(ctu)));
         }
-        EngineSpec.Builder b = EngineSpec.builder(function.toLowerCase(Locale.ROOT), type, new RowType(engineInput))
-                .keys(keys).outputMode(mode).tombstoneRetention(null);
-        List<String> sequenceColumns = new ArrayList<>();
-        for (int s : sequence) {
-            if (kept.contains(s)) {
-                sequenceColumns.add(names.get(s));
-            }
-        }
-        if (system >= 0 && kept.contains(system)) {
-            sequenceColumns.add(names.get(system));
-        }
-        b.sequenceColumns(sequenceColumns);
+        EngineSpec.Builder b = mapping.configure(EngineSpec.builder(function.toLowerCase(Locale.ROOT), type,
+                new RowType(engineInput))).outputMode(mode).tombstoneRetention(null);
         if (Boolean.TRUE.equals(args.ignoreNullUpdates)) {
             b.ignoreNullUpdates();
         }
@@ -197,7 +170,7 @@ final class AutoCdcPlan implements Serializable {
             EngineSpec spec = b.build();
             return new AutoCdcPlan(input, spec, kept.stream().mapToInt(Integer::intValue).toArray(), sequence, system, delete, ctu);
         } catch (FlowDefinitionException e) {
-            throw error(function, argumentOf(e.clause(), args), e.getMessage().substring(e.clause().length() + 2));
+            throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
         } catch (IllegalArgumentException e) {
             throw error(function, "input", "has a column the engine cannot keep: " + e.getMessage());
         }
@@ -322,31 +295,13 @@ final class AutoCdcPlan implements Serializable {
         }
     }
 
-    private static int column(String function, List<String> names, String argument, String name) {
-        String n = name.trim();
-        for (int i = 0; i < names.size(); i++) {
-            if (names.get(i).equals(n)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < names.size(); i++) {
-            if (names.get(i).equalsIgnoreCase(n)) {
-                return i;
-            }
-        }
-        throw error(function, argument, "names " + n + ", which is not a column of the input " + names);
-    }
-
-    private static int[] columns(String function, List<String> names, String argument, String list) {
-        List<String> items = list(list);
+    /** A comma-separated list argument's names; an empty list is an error naming the argument. */
+    private static List<String> list(String function, String argument, String commaSeparated) {
+        List<String> items = list(commaSeparated);
         if (items.isEmpty()) {
             throw error(function, argument, "is empty; name one or more input columns, comma-separated");
         }
-        int[] out = new int[items.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = column(function, names, argument, items.get(i));
-        }
-        return out;
+        return items;
     }
 
     private static List<String> list(String commaSeparated) {
@@ -374,6 +329,9 @@ final class AutoCdcPlan implements Serializable {
         }
         if (clause.equals("COLUMNS")) {
             return args.columnList != null ? "column_list" : "except_column_list";
+        }
+        if (clause.equals("COLUMNS * EXCEPT")) {
+            return "except_column_list";
         }
         return byClause.getOrDefault(clause, clause);
     }

@@ -6,11 +6,11 @@ import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.FlowMapping;
 import dev.autocdc.operators.flink.OutputMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -123,51 +123,6 @@ public final class FlowPlanner {
         for (Column c : source.getColumns()) {
             sourceColumns.add(c.getName());
         }
-        for (String k : flow.keys()) {
-            column(sourceColumns, k, line, "KEYS");
-        }
-        for (String s : flow.sequenceBy()) {
-            column(sourceColumns, s, line, "SEQUENCE BY");
-        }
-        if (flow.systemSequenceBy() != null) {
-            column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY");
-        }
-        if (flow.columnsToUpdate() != null) {
-            column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE");
-        }
-        // The target's base columns: COLUMNS (list) or * [EXCEPT (list)], keys always kept, in source order.
-        Set<String> kept = new LinkedHashSet<>();
-        if (flow.columnList() != null && flow.exceptColumnList() != null) {
-            throw new FlowSyntaxException(line, "COLUMNS", "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both");
-        }
-        Set<String> listed = new java.util.HashSet<>();
-        if (flow.columnList() != null) {
-            for (String c : flow.columnList()) {
-                listed.add(key(column(sourceColumns, c, line, "COLUMNS")));
-            }
-        }
-        Set<String> excepted = new java.util.HashSet<>();
-        if (flow.exceptColumnList() != null) {
-            for (String c : flow.exceptColumnList()) {
-                String name = column(sourceColumns, c, line, "COLUMNS * EXCEPT");
-                for (String k : flow.keys()) {
-                    if (k.equalsIgnoreCase(name)) {
-                        throw new FlowSyntaxException(line, "COLUMNS * EXCEPT", "key column " + name
-                                + " cannot be excluded: keys are always kept; remove it from the EXCEPT list");
-                    }
-                }
-                excepted.add(key(name));
-            }
-        }
-        for (String c : sourceColumns) {
-            boolean isKey = flow.keys().stream().anyMatch(k -> k.equalsIgnoreCase(c));
-            if (isKey || (flow.columnList() == null ? !excepted.contains(key(c)) : listed.contains(key(c)))) {
-                kept.add(c);
-            }
-        }
-        if (flow.columnsToUpdate() != null) {
-            kept.remove(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")); // a control column
-        }
         // Metadata that feeds the dead letters, not the target: the autocdc format's parse error and raw
         // record, and Kafka's topic, partition and offset.
         Map<String, String> control = new java.util.LinkedHashMap<>();
@@ -185,21 +140,27 @@ public final class FlowPlanner {
                 };
                 if (as != null) {
                     control.put(c.getName(), as);
-                    if (!flow.keys().stream().anyMatch(k -> k.equalsIgnoreCase(c.getName()))) {
-                        kept.remove(c.getName());
-                    }
                 }
             }
         }
+        FlowMapping mapping;
+        try {
+            mapping = FlowMapping.builder(sourceColumns).keys(flow.keys()).sequenceBy(flow.sequenceBy())
+                    .systemSequenceBy(flow.systemSequenceBy()).columnsToUpdate(flow.columnsToUpdate())
+                    .columns(flow.columnList()).columnsExcept(flow.exceptColumnList())
+                    .notKept(new ArrayList<>(control.keySet())).build();
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(line, e.clause(), e.detail());
+        }
 
         StringBuilder select = new StringBuilder("SELECT ");
-        for (String c : kept) {
+        for (String c : mapping.kept()) {
             select.append(quote(c)).append(", ");
         }
-        select.append(sequenceExpression(flow, source)).append(" AS `").append(EngineSpec.SEQUENCE).append('`');
-        if (flow.systemSequenceBy() != null) {
-            select.append(", ").append(quote(column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY")))
-                    .append(" AS `").append(EngineSpec.SYSTEM_SEQUENCE).append('`');
+        select.append(sequenceExpression(flow, mapping, source)).append(" AS `").append(EngineSpec.SEQUENCE).append('`');
+        if (mapping.systemSequence() != null) {
+            select.append(", ").append(quote(mapping.systemSequence())).append(" AS `").append(EngineSpec.SYSTEM_SEQUENCE)
+                    .append('`');
         }
         if (flow.applyAsDeletes() != null) {
             select.append(", (").append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
@@ -209,9 +170,9 @@ public final class FlowPlanner {
             select.append(", (").append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
                     .append(") AS `").append(EngineSpec.TRUNCATE).append('`');
         }
-        if (flow.columnsToUpdate() != null) {
-            select.append(", ").append(quote(column(sourceColumns, flow.columnsToUpdate(), line, "COLUMNS TO UPDATE")))
-                    .append(" AS `").append(EngineSpec.COLUMNS_TO_UPDATE).append('`');
+        if (mapping.columnsToUpdate() != null) {
+            select.append(", ").append(quote(mapping.columnsToUpdate())).append(" AS `").append(EngineSpec.COLUMNS_TO_UPDATE)
+                    .append('`');
         }
         for (Map.Entry<String, String> c : control.entrySet()) {
             select.append(", ").append(quote(c.getKey())).append(" AS `").append(c.getValue()).append('`');
@@ -228,22 +189,7 @@ public final class FlowPlanner {
 
         ReadableConfig conf = tEnv.getConfig();
         String prefix = "autocdc." + flow.name() + ".";
-        EngineSpec.Builder b = EngineSpec.builder(flow.name(), flow.storedAs(), input).keys(flow.keys().stream()
-                .map(k -> column(sourceColumns, k, line, "KEYS")).toList());
-        List<String> sequenceColumns = new ArrayList<>();
-        for (String s : flow.sequenceBy()) {
-            String name = column(sourceColumns, s, line, "SEQUENCE BY");
-            if (kept.contains(name)) {
-                sequenceColumns.add(name);
-            }
-        }
-        if (flow.systemSequenceBy() != null) {
-            String name = column(sourceColumns, flow.systemSequenceBy(), line, "SYSTEM SEQUENCE BY");
-            if (kept.contains(name)) {
-                sequenceColumns.add(name);
-            }
-        }
-        b.sequenceColumns(sequenceColumns);
+        EngineSpec.Builder b = mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input));
         if (flow.ignoreNullUpdates()) {
             b.ignoreNullUpdates();
         }
@@ -281,25 +227,21 @@ public final class FlowPlanner {
         try {
             spec = b.build();
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(line, e.clause(), e.getMessage().substring(e.clause().length() + 2));
+            throw new FlowSyntaxException(line, e.clause(), e.detail());
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(line, "COLUMNS", e.getMessage());
         }
         return new PlannedFlow(flow, target, spec, sql, projection);
     }
 
-    private String sequenceExpression(AutoCdcFlow flow, ResolvedSchema source) {
-        List<String> names = new ArrayList<>();
-        for (Column c : source.getColumns()) {
-            names.add(c.getName());
-        }
+    private static String sequenceExpression(AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
         if (!flow.sequenceIsStruct()) {
-            return quote(column(names, flow.sequenceBy().get(0), flow.line(), "SEQUENCE BY"));
+            return quote(mapping.sequence().get(0));
         }
         StringBuilder row = new StringBuilder("CAST(ROW(");
         StringBuilder type = new StringBuilder("ROW<");
-        for (int i = 0; i < flow.sequenceBy().size(); i++) {
-            String name = column(names, flow.sequenceBy().get(i), flow.line(), "SEQUENCE BY STRUCT");
+        for (int i = 0; i < mapping.sequence().size(); i++) {
+            String name = mapping.sequence().get(i);
             LogicalType t = source.getColumn(name).orElseThrow().getDataType().getLogicalType();
             if (i > 0) {
                 row.append(", ");
@@ -345,21 +287,6 @@ public final class FlowPlanner {
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(line, "SET '" + key + "'", "'" + value + "' is not a duration; write for example '2 d', '12 h' or 'forever'");
         }
-    }
-
-    /** The source column a name refers to (case-insensitive), or an error naming the clause. */
-    static String column(List<String> columns, String name, int line, String clause) {
-        for (String c : columns) {
-            if (c.equals(name)) {
-                return c;
-            }
-        }
-        for (String c : columns) {
-            if (c.equalsIgnoreCase(name)) {
-                return c;
-            }
-        }
-        throw new FlowSyntaxException(line, clause, "unknown column " + name + "; the source's columns are " + columns);
     }
 
     static String quote(String identifier) {

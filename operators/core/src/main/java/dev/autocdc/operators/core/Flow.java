@@ -33,7 +33,6 @@ public final class Flow implements Serializable {
     private final ColumnType sequenceType;
     private final ColumnType systemSequenceType;
     private final boolean fullRow;
-    private final boolean allValuesTracked;
     private transient SequenceCodec sequenceCodec;
     private transient SequenceCodec systemSequenceCodec;
 
@@ -56,13 +55,6 @@ public final class Flow implements Serializable {
             anyIgnoreNull |= x;
         }
         this.fullRow = !anyIgnoreNull && !columnsToUpdate;
-        boolean all = true;
-        for (int i = 0; i < key.length; i++) {
-            if (!key[i] && !sequenceColumn[i] && !tracked[i]) {
-                all = false;
-            }
-        }
-        this.allValuesTracked = all;
     }
 
     public static Builder builder(String name, TargetType targetType) {
@@ -155,11 +147,6 @@ public final class Flow implements Serializable {
     /** Whether the column is a value column (a base column that is not a key): COLUMNS TO UPDATE may name it. */
     public boolean isValueColumn(int column) {
         return column >= 0 && !key[column];
-    }
-
-    /** True when every value column but sequence columns is tracked (no TRACK HISTORY clause). */
-    public boolean tracksAllValues() {
-        return allValuesTracked;
     }
 
     /** Builds a {@link Flow}; {@link #build} validates it. */

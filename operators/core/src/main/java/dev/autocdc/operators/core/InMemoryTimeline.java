@@ -7,7 +7,6 @@ import java.util.TreeMap;
 public final class InMemoryTimeline implements Timeline {
     private final TreeMap<byte[], TimelineEntry> entries = new TreeMap<>(SequenceCodec::compare);
     private TimelineEntry head;
-    private long entriesRead;
 
     @Override
     public TimelineEntry head() {
@@ -16,19 +15,7 @@ public final class InMemoryTimeline implements Timeline {
 
     @Override
     public Iterator<TimelineEntry> newestFirst() {
-        Iterator<TimelineEntry> it = entries.descendingMap().values().iterator();
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public TimelineEntry next() {
-                entriesRead++;
-                return it.next();
-            }
-        };
+        return entries.descendingMap().values().iterator();
     }
 
     @Override
@@ -39,11 +26,6 @@ public final class InMemoryTimeline implements Timeline {
     @Override
     public void setHead(TimelineEntry entry) {
         head = entry;
-    }
-
-    /** How many entries the iterators handed out so far (for the state-cost tests). */
-    public long entriesRead() {
-        return entriesRead;
     }
 
     public int size() {

@@ -55,10 +55,6 @@ public final class StateCodec {
         this.types = List.copyOf(types);
     }
 
-    public List<ColumnType> types() {
-        return types;
-    }
-
     // ---- events and entries
 
     public void writeEvent(ChangeEvent e, DataOutput out) throws IOException {

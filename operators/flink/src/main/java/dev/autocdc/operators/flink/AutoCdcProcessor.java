@@ -26,6 +26,39 @@ import org.apache.flink.util.OutputTag;
 public final class AutoCdcProcessor implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** Only the retentions use timers and the processing time, and the constructor refused them. */
+    private static final TimerService NO_TIMERS = new TimerService() {
+        @Override
+        public long currentProcessingTime() {
+            throw new IllegalStateException("AUTO CDC without timers was asked for the processing time");
+        }
+
+        @Override
+        public long currentWatermark() {
+            throw new IllegalStateException("AUTO CDC without timers was asked for the watermark");
+        }
+
+        @Override
+        public void registerProcessingTimeTimer(long time) {
+            throw new IllegalStateException("AUTO CDC without timers was asked for a timer");
+        }
+
+        @Override
+        public void registerEventTimeTimer(long time) {
+            throw new IllegalStateException("AUTO CDC without timers was asked for a timer");
+        }
+
+        @Override
+        public void deleteProcessingTimeTimer(long time) {
+            throw new IllegalStateException("AUTO CDC without timers was asked to delete a timer");
+        }
+
+        @Override
+        public void deleteEventTimeTimer(long time) {
+            throw new IllegalStateException("AUTO CDC without timers was asked to delete a timer");
+        }
+    };
+
     private final FlowRuntime runtime;
 
     /** @throws FlowDefinitionException naming the clause, when the spec needs timers or truncates */
@@ -59,8 +92,7 @@ public final class AutoCdcProcessor implements Serializable {
         runtime.process(input, new FlowRuntime.Effects() {
             @Override
             public TimerService timerService() {
-                // only the retentions use timers, and the constructor refused them
-                throw new IllegalStateException("AUTO CDC without timers was asked for a timer");
+                return NO_TIMERS;
             }
 
             @Override

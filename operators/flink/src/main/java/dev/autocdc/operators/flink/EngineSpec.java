@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
@@ -49,7 +50,8 @@ public final class EngineSpec implements Serializable {
     public static final String TOPIC = "__topic";
     public static final String PARTITION = "__partition";
     public static final String OFFSET = "__offset";
-    private static final java.util.Set<String> CONTROL = java.util.Set.of(SEQUENCE, "__sys", "__delete", "__truncate",
+    /** Every control column name: an input column of one of these names is not a target column. */
+    public static final Set<String> CONTROL_COLUMNS = Set.of(SEQUENCE, SYSTEM_SEQUENCE, DELETE, TRUNCATE,
             COLUMNS_TO_UPDATE, PARSE_ERROR, RAW, TOPIC, PARTITION, OFFSET);
     /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
@@ -124,7 +126,7 @@ public final class EngineSpec implements Serializable {
     int field(String controlColumn) {
         if (controlFields == null) {
             java.util.Map<String, Integer> m = new java.util.HashMap<>();
-            for (String c : CONTROL) {
+            for (String c : CONTROL_COLUMNS) {
                 m.put(c, inputType.getFieldNames().indexOf(c));
             }
             controlFields = m;
@@ -336,7 +338,7 @@ public final class EngineSpec implements Serializable {
             List<Integer> base = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 String n = names.get(i);
-                if (!CONTROL.contains(n)) {
+                if (!CONTROL_COLUMNS.contains(n)) {
                     flow.column(n, TypeMapping.columnType(input.getTypeAt(i)));
                     base.add(i);
                 }
