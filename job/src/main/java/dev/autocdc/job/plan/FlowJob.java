@@ -81,8 +81,10 @@ public final class FlowJob {
             SingleOutputStreamOperator<RowData> changelog = AutoCdc.apply(events, spec,
                     InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + flow.flow().name());
             changelogs.put(flow.flow().target(), changelog);
-            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS), "dead-letter-table", "dead letter");
-            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS), "late-events-table", "late event");
+            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS), flow.deadLetterTable(),
+                    FlowOptions.DEAD_LETTER_TABLE.key(), "dead letter");
+            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS), flow.lateEventsTable(),
+                    FlowOptions.LATE_EVENTS_TABLE.key(), "late event");
             if (flow.target().hasConnector()) {
                 createTargetTable(flow);
                 statements.add(toTable(flow, changelog).insertInto(FlowPlanner.quoteName(flow.flow().target())));
@@ -95,8 +97,8 @@ public final class FlowJob {
         return changelogs;
     }
 
-    private boolean route(PlannedFlow flow, DataStream<DeadLetter> letters, String setting, String what) {
-        String table = FlowPlanner.setting(tEnv.getConfig(), "autocdc." + flow.flow().name() + "." + setting, null);
+    /** Sends letters to their table, or logs them (the sink's uid is named after the setting that routes them). */
+    private boolean route(PlannedFlow flow, DataStream<DeadLetter> letters, String table, String setting, String what) {
         if (table == null) {
             letters.map(new LogLetter(what)).name(what + "s of " + flow.flow().name())
                     .uid("auto-cdc-" + setting + "-" + flow.flow().name()).sinkTo(new DiscardingSink<>());

@@ -8,15 +8,12 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.FlowMapping;
 import dev.autocdc.operators.flink.OutputMode;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.flink.configuration.ConfigOptions;
-import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
@@ -24,7 +21,6 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources, views,
@@ -33,10 +29,8 @@ import org.apache.flink.util.TimeUtils;
  * {@link FlowSyntaxException} naming the line, the clause and the fix.
  *
  * <p>Per-flow settings are read from the table configuration (set them with {@code SET} in the script
- * or {@code -D} on the command line): {@code autocdc.<flow>.changelog-mode} ({@code retract} or
- * {@code upsert}; default upsert when the target has a primary key, else retract),
- * {@code autocdc.<flow>.tombstone-retention} (default {@code 2 d}; {@code forever} keeps tombstones)
- * and {@code autocdc.<flow>.history-retention} (default: keep all history).
+ * or {@code -D} on the command line) through {@link FlowOptions}, when the flow is planned; a key under
+ * {@code autocdc.} that names no flow of the script or no setting fails the script.
  */
 public final class FlowPlanner {
     private static final java.util.regex.Pattern SET = java.util.regex.Pattern.compile(
@@ -44,6 +38,8 @@ public final class FlowPlanner {
 
     private final StreamTableEnvironment tEnv;
     private final List<String> inserts = new ArrayList<>();
+    /** The script line of each key set with SET, for messages. */
+    private final Map<String, Integer> setLines = new HashMap<>();
 
     /** The script's INSERT statements, to run in the flows' job. */
     public List<String> inserts() {
@@ -63,12 +59,19 @@ public final class FlowPlanner {
         Map<String, FlowScript.TargetTable> targets = new HashMap<>();
         Set<String> targetsWithFlow = new java.util.HashSet<>();
         List<PlannedFlow> planned = new ArrayList<>();
+        List<String> flowNames = new ArrayList<>();
+        for (FlowScript.Item item : script.items()) {
+            if (item instanceof FlowScript.FlowItem flowItem) {
+                flowNames.add(flowItem.flow().name());
+            }
+        }
         for (FlowScript.Item item : script.items()) {
             if (item instanceof FlowScript.SqlStatement sql) {
                 String text = sql.sql().strip();
                 java.util.regex.Matcher set = SET.matcher(text);
                 if (set.matches()) {
                     tEnv.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
+                    setLines.put(unquote(set.group(1)), sql.line());
                     continue;
                 }
                 if (text.regionMatches(true, 0, "SET", 0, 3) && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
@@ -99,9 +102,10 @@ public final class FlowPlanner {
                     throw new FlowSyntaxException(flow.line(), "AUTO CDC INTO", "target " + flow.target()
                             + " already has an AUTO CDC flow; a target takes one AUTO CDC flow (use a UNION ALL view as the source)");
                 }
-                planned.add(plan(flow, target));
+                planned.add(plan(flow, target, FlowOptions.read(tEnv.getConfig(), flowNames, setLines)));
             }
         }
+        FlowOptions.read(tEnv.getConfig(), flowNames, setLines); // settings after the last flow
         if (planned.isEmpty()) {
             throw new FlowSyntaxException(1, "CREATE FLOW", "the script has no AUTO CDC flow;"
                     + " add CREATE FLOW name AS AUTO CDC INTO target FROM STREAM(source) KEYS (...) SEQUENCE BY ...");
@@ -109,8 +113,15 @@ public final class FlowPlanner {
         return planned;
     }
 
-    /** Plans one flow (its source must exist in the table environment). */
+    /**
+     * Plans one flow (its source must exist in the table environment), with the settings of the table
+     * configuration under {@code autocdc.<its name>.}; keys of other flows are left alone.
+     */
     public PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target) {
+        return plan(flow, target, FlowOptions.readOne(tEnv.getConfig(), flow.name(), setLines));
+    }
+
+    private PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target, FlowOptions options) {
         int line = flow.line();
         ResolvedSchema source;
         try {
@@ -187,8 +198,6 @@ public final class FlowPlanner {
         }
         RowType input = (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
 
-        ReadableConfig conf = tEnv.getConfig();
-        String prefix = "autocdc." + flow.name() + ".";
         EngineSpec.Builder b = mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input));
         if (flow.ignoreNullUpdates()) {
             b.ignoreNullUpdates();
@@ -210,19 +219,11 @@ public final class FlowPlanner {
         boolean targetHasKey = target.columns() != null && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
         boolean upsertConnector = target.hasConnector() && target.options().replace(" ", "").toLowerCase(Locale.ROOT)
                 .contains("'connector'='upsert-kafka'");
-        String mode = setting(conf, prefix + "changelog-mode", upsertConnector || targetHasKey ? "upsert" : "retract");
-        switch (mode.toLowerCase(Locale.ROOT)) {
-            case "upsert":
-                b.outputMode(OutputMode.UPSERT);
-                break;
-            case "retract":
-                b.outputMode(OutputMode.RETRACT);
-                break;
-            default:
-                throw new FlowSyntaxException(line, "SET '" + prefix + "changelog-mode'", "must be 'retract' or 'upsert', not " + mode);
-        }
-        b.tombstoneRetention(duration(conf, prefix + "tombstone-retention", EngineSpec.DEFAULT_TOMBSTONE_RETENTION, line));
-        b.historyRetention(duration(conf, prefix + "history-retention", null, line));
+        b.outputMode(options.changelogMode(flow.name())
+                .orElse(upsertConnector || targetHasKey ? OutputMode.UPSERT : OutputMode.RETRACT));
+        b.tombstoneRetention(options.tombstoneRetention(flow.name()));
+        b.historyRetention(options.historyRetention(flow.name()));
+        b.blockSize(options.blockSize(flow.name()));
         EngineSpec spec;
         try {
             spec = b.build();
@@ -231,7 +232,8 @@ public final class FlowPlanner {
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(line, "COLUMNS", e.getMessage());
         }
-        return new PlannedFlow(flow, target, spec, sql, projection);
+        return new PlannedFlow(flow, target, spec, sql, projection, options.deadLetterTable(flow.name()),
+                options.lateEventsTable(flow.name()));
     }
 
     private static String sequenceExpression(AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
@@ -270,25 +272,6 @@ public final class FlowPlanner {
         return expression;
     }
 
-    static String setting(ReadableConfig conf, String key, String fallback) {
-        return conf.getOptional(ConfigOptions.key(key).stringType().noDefaultValue()).orElse(fallback);
-    }
-
-    private static Duration duration(ReadableConfig conf, String key, Duration fallback, int line) {
-        String value = setting(conf, key, null);
-        if (value == null) {
-            return fallback;
-        }
-        if (value.trim().equalsIgnoreCase("forever") || value.trim().equalsIgnoreCase("none")) {
-            return null;
-        }
-        try {
-            return TimeUtils.parseDuration(value);
-        } catch (IllegalArgumentException e) {
-            throw new FlowSyntaxException(line, "SET '" + key + "'", "'" + value + "' is not a duration; write for example '2 d', '12 h' or 'forever'");
-        }
-    }
-
     static String quote(String identifier) {
         return "`" + identifier.replace("`", "``") + "`";
     }
@@ -321,8 +304,12 @@ public final class FlowPlanner {
         return message == null ? e.toString() : message.lines().findFirst().orElse(message);
     }
 
-    /** A flow ready to wire: its definition, target, engine spec and input projection. */
-    public record PlannedFlow(AutoCdcFlow flow, FlowScript.TargetTable target, EngineSpec spec, String inputSql, Table input) {
+    /**
+     * A flow ready to wire: its definition, target, engine spec, input projection, and the tables its dead
+     * letters and late events go to (null: logged).
+     */
+    public record PlannedFlow(AutoCdcFlow flow, FlowScript.TargetTable target, EngineSpec spec, String inputSql, Table input,
+                              String deadLetterTable, String lateEventsTable) {
         public TargetType type() {
             return flow.storedAs();
         }

@@ -55,6 +55,8 @@ public final class EngineSpec implements Serializable {
             COLUMNS_TO_UPDATE, PARSE_ERROR, RAW, TOPIC, PARTITION, OFFSET);
     /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
+    /** Default history entries per stored block (SCD2 and bitemporal; why 4: {@link FlinkTimeline}). */
+    public static final int DEFAULT_BLOCK_SIZE = FlinkTimeline.DEFAULT_BLOCK_SIZE;
 
     private final Flow flow;
     private final RowType inputType;
@@ -204,7 +206,7 @@ public final class EngineSpec implements Serializable {
         private OutputMode outputMode = OutputMode.RETRACT;
         private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
         private Duration historyRetention;
-        private int blockSize = FlinkTimeline.DEFAULT_BLOCK_SIZE;
+        private int blockSize = DEFAULT_BLOCK_SIZE;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -285,7 +287,7 @@ public final class EngineSpec implements Serializable {
 
         /**
          * SCD type 2 and bitemporal: how many entries of a key's history are stored as one state value
-         * (default {@value FlinkTimeline#DEFAULT_BLOCK_SIZE}; see docs/state.md). A restore may change it:
+         * (default {@value #DEFAULT_BLOCK_SIZE}; see docs/state.md). A restore may change it:
          * blocks of any size restore into any other.
          */
         public Builder blockSize(int entries) {
