@@ -4,20 +4,23 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.OutputMode;
+import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -29,6 +32,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
@@ -39,25 +43,27 @@ import org.apache.flink.util.Collector;
 
 /**
  * One benchmark run in its own JVM: a generated workload through one variant at parallelism 1 on a
- * local Flink, into a discarding sink, then a stop with a native savepoint. Prints one {@code result}
- * line: the time the workload took, events per second (overall and over the first and last fifth),
- * the JVM's peak resident memory, the savepoint's size (the state on disk after the last event), the
- * versions the workload creates and the size of a target row in Flink's binary row format.
+ * local Flink, into a discarding sink, then a stop with a native savepoint. Prints one {@code
+ * result} line: the time the workload took, events per second (overall and over the first and last
+ * fifth), the JVM's peak resident memory, the savepoint's size (the state on disk after the last
+ * event), the versions the workload creates and the size of a target row in Flink's binary row
+ * format.
  *
- * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and
- * {@code sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the
- * sequence, into a blackhole sink), {@code naive_scd2} (all versions in one ListState, rewritten per
- * event), and the engine: {@code scd1}, {@code scd2}, {@code bitemporal} (upsert mode, no -U rows).
+ * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and {@code
+ * sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the sequence,
+ * into a blackhole sink), {@code naive_scd2} (all versions in one ListState, rewritten per event),
+ * and the engine: {@code scd1}, {@code scd2}, {@code bitemporal} (upsert mode, no -U rows).
  */
 public final class BenchmarkJob {
 
-    private BenchmarkJob() {
-    }
+    private BenchmarkJob() {}
 
     public static void main(String[] args) throws Exception {
         String variant = arg(args, "--variant", "scd2");
         String backend = arg(args, "--backend", "rocksdb");
-        Workload workload = Workload.named(arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
+        Workload workload =
+                Workload.named(
+                        arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
         long events = Long.parseLong(arg(args, "--events", String.valueOf(workload.events)));
         Workload w = new Workload(workload.name, workload.keys, events);
         if (variant.startsWith("kafka_")) {
@@ -69,10 +75,14 @@ public final class BenchmarkJob {
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", backend);
         conf.setString("parallelism.default", "1");
-        conf.setString("execution.checkpointing.storage", "filesystem"); // the savepoint's files, not the JobManager's heap
+        conf.setString(
+                "execution.checkpointing.storage",
+                "filesystem"); // the savepoint's files, not the JobManager's heap
         conf.setString("execution.checkpointing.dir", savepoints.toUri().toString());
         for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals("--conf")) { // any Flink option, key=value, for experiments (run.sh passes none)
+            if (args[i].equals(
+                    "--conf")) { // any Flink option, key=value, for experiments (run.sh passes
+                // none)
                 String[] kv = args[i + 1].split("=", 2);
                 conf.setString(kv[0], kv[1]);
             }
@@ -81,18 +91,27 @@ public final class BenchmarkJob {
         env.setParallelism(1);
         boolean bitemporal = variant.equals("bitemporal");
         RowType inputType = inputType(bitemporal);
-        // The source does not end by itself: after the workload it idles until the driver stops the job
+        // The source does not end by itself: after the workload it idles until the driver stops the
+        // job
         // with a savepoint, whose size is the state on disk after the last event.
-        DataStream<RowData> source = env.fromSequence(0, Long.MAX_VALUE).flatMap(new Generate(w, bitemporal))
-                .returns(InternalTypeInfo.of(inputType)).name("generate " + w.name);
+        DataStream<RowData> source =
+                env.fromSequence(0, Long.MAX_VALUE)
+                        .flatMap(new Generate(w, bitemporal))
+                        .returns(InternalTypeInfo.of(inputType))
+                        .name("generate " + w.name);
 
         switch (variant) {
             case "passthrough":
-                source.keyBy(r -> r.getLong(0)).map(r -> r).returns(InternalTypeInfo.of(inputType))
+                source.keyBy(r -> r.getLong(0))
+                        .map(r -> r)
+                        .returns(InternalTypeInfo.of(inputType))
                         .sinkTo(new DiscardingSink<>());
                 break;
             case "naive_scd2":
-                source.keyBy(r -> r.getLong(0)).process(new NaiveScd2()).returns(Types.LONG).sinkTo(new DiscardingSink<>());
+                source.keyBy(r -> r.getLong(0))
+                        .process(new NaiveScd2())
+                        .returns(Types.LONG)
+                        .sinkTo(new DiscardingSink<>());
                 break;
             case "sql_dedup":
             case "sql_dedup_minibatch":
@@ -100,14 +119,27 @@ public final class BenchmarkJob {
                 break;
             case "scd1":
             case "scd2":
-            case "bitemporal": {
-                TargetType type = variant.equals("scd1") ? TargetType.SCD1 : variant.equals("scd2") ? TargetType.SCD2
-                        : TargetType.BITEMPORAL;
-                EngineSpec spec = EngineSpec.builder(variant, type, inputType).keys("k").outputMode(OutputMode.UPSERT).build();
-                AutoCdc.apply(source, spec, InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + variant)
-                        .sinkTo(new DiscardingSink<>());
-                break;
-            }
+            case "bitemporal":
+                {
+                    TargetType type =
+                            variant.equals("scd1")
+                                    ? TargetType.SCD1
+                                    : variant.equals("scd2")
+                                            ? TargetType.SCD2
+                                            : TargetType.BITEMPORAL;
+                    EngineSpec spec =
+                            EngineSpec.builder(variant, type, inputType)
+                                    .keys("k")
+                                    .outputMode(OutputMode.UPSERT)
+                                    .build();
+                    AutoCdc.apply(
+                                    source,
+                                    spec,
+                                    InternalTypeInfo.of(spec.targetType()),
+                                    "auto-cdc-" + variant)
+                            .sinkTo(new DiscardingSink<>());
+                    break;
+                }
             default:
                 throw new IllegalArgumentException("unknown variant " + variant);
         }
@@ -119,12 +151,21 @@ public final class BenchmarkJob {
             }
             Thread.sleep(20);
         }
-        String savepoint = client.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.NATIVE)
-                .get(10, TimeUnit.MINUTES);
-        long stateBytes = sizeOf(Path.of(java.net.URI.create(savepoint.startsWith("file:") ? savepoint : "file://" + savepoint)));
+        String savepoint =
+                client.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.NATIVE)
+                        .get(10, TimeUnit.MINUTES);
+        long stateBytes =
+                sizeOf(
+                        Path.of(
+                                URI.create(
+                                        savepoint.startsWith("file:")
+                                                ? savepoint
+                                                : "file://" + savepoint)));
         deleteTree(savepoints);
 
-        // rates at the source, which the engine's back-pressure throttles: it follows the engine up to
+        // rates at the source, which the engine's back-pressure throttles: it follows the engine up
+        // to
         // the records in flight (a few network buffers); parallelism 1, so one JVM-wide probe
         double seconds = (Progress.end - Progress.start) / 1e9;
         double first = (events / 5) * 1e9 / Math.max(1, Progress.fifth - Progress.start);
@@ -133,37 +174,73 @@ public final class BenchmarkJob {
         for (long i = 0; i < events; i++) {
             versions += w.isDelete(i) ? 0 : 1; // every upsert of the workloads starts a version
         }
-        System.out.printf("result variant=%s backend=%s workload=%s events=%d millis=%.0f events_per_s=%.0f peak_rss_mb=%d"
-                        + " first_fifth_per_s=%.0f last_fifth_per_s=%.0f state_bytes=%d versions=%d row_bytes=%d%n",
-                variant, backend, w.name, events, seconds * 1000, events / seconds, peakRssMb(), first, last, stateBytes,
-                versions, targetRowBytes(w));
+        System.out.printf(
+                "result variant=%s backend=%s workload=%s events=%d millis=%.0f events_per_s=%.0f"
+                    + " peak_rss_mb=%d first_fifth_per_s=%.0f last_fifth_per_s=%.0f state_bytes=%d"
+                    + " versions=%d row_bytes=%d%n",
+                variant,
+                backend,
+                w.name,
+                events,
+                seconds * 1000,
+                events / seconds,
+                peakRssMb(),
+                first,
+                last,
+                stateBytes,
+                versions,
+                targetRowBytes(w));
         System.exit(0);
     }
 
-    /** The SCD2 target row of the workload's first event in Flink's binary row format (k, a, b, c, __START_AT, __END_AT). */
+    /**
+     * The SCD2 target row of the workload's first event in Flink's binary row format (k, a, b, c,
+     * __START_AT, __END_AT).
+     */
     static int targetRowBytes(Workload w) {
-        RowType target = RowType.of(new LogicalType[] {new BigIntType(false), new IntType(), VarCharType.STRING_TYPE,
-            new BigIntType(), new BigIntType(), new BigIntType()}, new String[] {"k", "a", "b", "c", "__START_AT", "__END_AT"});
-        GenericRowData row = GenericRowData.of(w.key(0), w.intPayload(0), StringData.fromString(w.stringPayload(0)),
-                w.longPayload(0), w.sequence(0), null);
+        RowType target =
+                RowType.of(
+                        new LogicalType[] {
+                            new BigIntType(false),
+                            new IntType(),
+                            VarCharType.STRING_TYPE,
+                            new BigIntType(),
+                            new BigIntType(),
+                            new BigIntType()
+                        },
+                        new String[] {"k", "a", "b", "c", "__START_AT", "__END_AT"});
+        GenericRowData row =
+                GenericRowData.of(
+                        w.key(0),
+                        w.intPayload(0),
+                        StringData.fromString(w.stringPayload(0)),
+                        w.longPayload(0),
+                        w.sequence(0),
+                        null);
         return new RowDataSerializer(target).toBinaryRow(row).getSizeInBytes();
     }
 
-    private static long sizeOf(Path dir) throws java.io.IOException {
+    private static long sizeOf(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
         }
     }
 
-    private static void deleteTree(Path dir) throws java.io.IOException {
+    private static void deleteTree(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
     }
 
     static RowType inputType(boolean bitemporal) {
-        List<LogicalType> types = new ArrayList<>(List.of(new BigIntType(false), new IntType(), VarCharType.STRING_TYPE,
-                new BigIntType(), new BigIntType(false)));
+        List<LogicalType> types =
+                new ArrayList<>(
+                        List.of(
+                                new BigIntType(false),
+                                new IntType(),
+                                VarCharType.STRING_TYPE,
+                                new BigIntType(),
+                                new BigIntType(false)));
         List<String> names = new ArrayList<>(List.of("k", "a", "b", "c", EngineSpec.SEQUENCE));
         if (bitemporal) {
             types.add(new BigIntType(false));
@@ -174,24 +251,40 @@ public final class BenchmarkJob {
         return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
     }
 
-    private static void sqlDedup(StreamExecutionEnvironment env, DataStream<RowData> source, boolean miniBatch) {
+    private static void sqlDedup(
+            StreamExecutionEnvironment env, DataStream<RowData> source, boolean miniBatch) {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         if (miniBatch) {
             tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.enabled", "true");
-            tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.allow-latency", "1 s");
+            tEnv.getConfig()
+                    .getConfiguration()
+                    .setString("table.exec.mini-batch.allow-latency", "1 s");
             tEnv.getConfig().getConfiguration().setString("table.exec.mini-batch.size", "5000");
         }
-        tEnv.createTemporaryView("src", tEnv.fromDataStream(source, Schema.newBuilder()
-                .column("k", "BIGINT NOT NULL").column("a", "INT").column("b", "STRING").column("c", "BIGINT")
-                .column(EngineSpec.SEQUENCE, "BIGINT NOT NULL").column(EngineSpec.DELETE, "BOOLEAN NOT NULL")
-                .columnByExpression("rt", "TO_TIMESTAMP_LTZ(`" + EngineSpec.SEQUENCE + "`, 3)")
-                .watermark("rt", "rt").build()));
-        // a primary key on k: an upsert sink, so the deduplication emits upserts without -U rows, as the engine does
-        tEnv.executeSql("CREATE TEMPORARY TABLE sink (k BIGINT, a INT, b STRING, c BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
-                + " WITH ('connector' = 'blackhole')");
+        tEnv.createTemporaryView(
+                "src",
+                tEnv.fromDataStream(
+                        source,
+                        Schema.newBuilder()
+                                .column("k", "BIGINT NOT NULL")
+                                .column("a", "INT")
+                                .column("b", "STRING")
+                                .column("c", "BIGINT")
+                                .column(EngineSpec.SEQUENCE, "BIGINT NOT NULL")
+                                .column(EngineSpec.DELETE, "BOOLEAN NOT NULL")
+                                .columnByExpression(
+                                        "rt", "TO_TIMESTAMP_LTZ(`" + EngineSpec.SEQUENCE + "`, 3)")
+                                .watermark("rt", "rt")
+                                .build()));
+        // a primary key on k: an upsert sink, so the deduplication emits upserts without -U rows,
+        // as the engine does
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE sink (k BIGINT, a INT, b STRING, c BIGINT, PRIMARY KEY (k)"
+                        + " NOT ENFORCED) WITH ('connector' = 'blackhole')");
         StreamStatementSet set = tEnv.createStatementSet();
-        set.addInsertSql("INSERT INTO sink SELECT k, a, b, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt DESC)"
-                + " AS rn FROM src) WHERE rn = 1");
+        set.addInsertSql(
+                "INSERT INTO sink SELECT k, a, b, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY"
+                        + " k ORDER BY rt DESC) AS rn FROM src) WHERE rn = 1");
         set.attachAsDataStream();
     }
 
@@ -217,7 +310,9 @@ public final class BenchmarkJob {
         return fallback;
     }
 
-    /** When the source passed the start, one fifth and four fifths of the events, and when it ended. */
+    /**
+     * When the source passed the start, one fifth and four fifths of the events, and when it ended.
+     */
     static final class Progress {
         static volatile long start;
         static volatile long fifth;
@@ -225,7 +320,10 @@ public final class BenchmarkJob {
         static volatile long end;
     }
 
-    /** The event of an index, as the engine's input row; nothing after the workload (it idles until stopped). */
+    /**
+     * The event of an index, as the engine's input row; nothing after the workload (it idles until
+     * stopped).
+     */
     static final class Generate extends RichFlatMapFunction<Long, RowData> {
         private final Workload w;
         private final boolean bitemporal;
@@ -256,15 +354,26 @@ public final class BenchmarkJob {
         }
     }
 
-    /** What users write without us: every version of the key in one ListState, rewritten per event. */
+    /**
+     * What users write without us: every version of the key in one ListState, rewritten per event.
+     */
     static final class NaiveScd2 extends KeyedProcessFunction<Long, RowData, Long> {
         private static final Long OPEN = Long.MIN_VALUE; // tuples take no null
         private transient ListState<Tuple5<Long, Long, Integer, String, Long>> versions;
 
         @Override
-        public void open(org.apache.flink.api.common.functions.OpenContext context) {
-            versions = getRuntimeContext().getListState(new ListStateDescriptor<>("versions",
-                    Types.TUPLE(Types.LONG, Types.LONG, Types.INT, Types.STRING, Types.LONG)));
+        public void open(OpenContext context) {
+            versions =
+                    getRuntimeContext()
+                            .getListState(
+                                    new ListStateDescriptor<>(
+                                            "versions",
+                                            Types.TUPLE(
+                                                    Types.LONG,
+                                                    Types.LONG,
+                                                    Types.INT,
+                                                    Types.STRING,
+                                                    Types.LONG)));
         }
 
         @Override
@@ -278,7 +387,13 @@ public final class BenchmarkJob {
                 all.get(all.size() - 1).f1 = seq; // close the open version
             }
             if (!row.getBoolean(5)) {
-                all.add(Tuple5.of(seq, OPEN, row.getInt(1), row.getString(2).toString(), row.getLong(3)));
+                all.add(
+                        Tuple5.of(
+                                seq,
+                                OPEN,
+                                row.getInt(1),
+                                row.getString(2).toString(),
+                                row.getLong(3)));
             }
             versions.update(all);
             out.collect(seq);

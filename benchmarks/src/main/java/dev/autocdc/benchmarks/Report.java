@@ -1,5 +1,6 @@
 package dev.autocdc.benchmarks;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,16 +11,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Reads the raw runs (CSV: variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,
- * last_fifth_per_s,state_bytes,versions,row_bytes) and prints the Markdown table (median events/s with
- * min-max, peak RSS, state on disk after the last event, ratio to sql_dedup on the same backend and
- * workload) and one {@code figure <name> <value>} line per target figure; a figure whose runs are
- * missing prints {@code n/a}. With a second argument, writes an SVG bar chart of the medians there.
+ * Reads the raw runs (CSV:
+ * variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,
+ * last_fifth_per_s,state_bytes,versions,row_bytes) and prints the Markdown table (median events/s
+ * with min-max, peak RSS, state on disk after the last event, ratio to sql_dedup on the same
+ * backend and workload) and one {@code figure <name> <value>} line per target figure; a figure
+ * whose runs are missing prints {@code n/a}. With a second argument, writes an SVG bar chart of the
+ * medians there.
  */
 public final class Report {
 
-    private Report() {
-    }
+    private Report() {}
 
     /** The runs of one variant, backend and workload. */
     static final class Series {
@@ -51,19 +53,33 @@ public final class Report {
     public static void main(String[] args) throws Exception {
         Locale.setDefault(Locale.ROOT);
         Map<String, Series> runs = read(Path.of(args[0]));
-        System.out.println("| variant | backend | workload | events/s median (min-max) | peak RSS MB | state on disk MB | / sql_dedup |");
+        System.out.println(
+                "| variant | backend | workload | events/s median (min-max) | peak RSS MB | state"
+                        + " on disk MB | / sql_dedup |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (Series s : runs.values()) {
             List<Double> sorted = new ArrayList<>(s.rates);
             Collections.sort(sorted);
-            Series base = s.variant.startsWith("kafka_") ? null : runs.get("sql_dedup," + s.backend + "," + s.workload);
-            System.out.printf("| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s |%n", s.variant, s.backend, s.workload,
-                    s.median(), sorted.get(0), sorted.get(sorted.size() - 1), s.rssMb,
+            Series base =
+                    s.variant.startsWith("kafka_")
+                            ? null
+                            : runs.get("sql_dedup," + s.backend + "," + s.workload);
+            System.out.printf(
+                    "| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s |%n",
+                    s.variant,
+                    s.backend,
+                    s.workload,
+                    s.median(),
+                    sorted.get(0),
+                    sorted.get(sorted.size() - 1),
+                    s.rssMb,
                     s.stateBytes < 0 ? "" : String.format("%.1f", s.stateBytes / 1e6),
                     base == null ? "" : String.format("%.2f", s.median() / base.median()));
         }
         figure("scd1_over_sqldedup_w1", ratio(runs, "scd1", "W1", "sql_dedup", "W1"));
-        figure("scd1_over_sqldedup_minibatch_w1", ratio(runs, "scd1", "W1", "sql_dedup_minibatch", "W1"));
+        figure(
+                "scd1_over_sqldedup_minibatch_w1",
+                ratio(runs, "scd1", "W1", "sql_dedup_minibatch", "W1"));
         figure("scd2_over_sqldedup_w1", ratio(runs, "scd2", "W1", "sql_dedup", "W1"));
         figure("bitemporal_over_sqldedup_w4", ratio(runs, "bitemporal", "W4", "sql_dedup", "W4"));
         Series w2 = runs.get("scd2,rocksdb,W2");
@@ -71,23 +87,30 @@ public final class Report {
         figure("scd2_over_naive_w2", ratio(runs, "scd2", "W2-1M", "naive_scd2", "W2-1M"));
         figure("scd2_w3_over_w1", ratio(runs, "scd2", "W3", "scd2", "W1"));
         Series w1 = runs.get("scd2,rocksdb,W1");
-        figure("state_bytes_per_version_over_row_bytes", w1 == null || w1.stateBytes < 0 || w1.versions == 0 ? null
-                : (double) w1.stateBytes / w1.versions / w1.rowBytes);
-        figure("scd2_kafka_over_kafka_passthrough", ratio(runs, "kafka_scd2", "W1", "kafka_passthrough", "W1"));
+        figure(
+                "state_bytes_per_version_over_row_bytes",
+                w1 == null || w1.stateBytes < 0 || w1.versions == 0
+                        ? null
+                        : (double) w1.stateBytes / w1.versions / w1.rowBytes);
+        figure(
+                "scd2_kafka_over_kafka_passthrough",
+                ratio(runs, "kafka_scd2", "W1", "kafka_passthrough", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
         if (args.length > 1) {
             Files.writeString(Path.of(args[1]), chart(runs));
         }
     }
 
-    static Map<String, Series> read(Path csv) throws java.io.IOException {
+    static Map<String, Series> read(Path csv) throws IOException {
         Map<String, Series> runs = new LinkedHashMap<>();
         for (String line : Files.readAllLines(csv)) {
             if (line.isBlank() || line.startsWith("variant")) {
                 continue;
             }
             String[] f = line.split(",");
-            Series s = runs.computeIfAbsent(f[0] + "," + f[1] + "," + f[2], k -> new Series(f[0], f[1], f[2]));
+            Series s =
+                    runs.computeIfAbsent(
+                            f[0] + "," + f[1] + "," + f[2], k -> new Series(f[0], f[1], f[2]));
             s.rates.add(Double.parseDouble(f[5]));
             s.rssMb = Math.max(s.rssMb, Double.parseDouble(f[6]));
             double first = Double.parseDouble(f[7]);
@@ -102,7 +125,9 @@ public final class Report {
         return runs;
     }
 
-    /** Horizontal bars: median events/s per variant, backend and workload, with the min-max range. */
+    /**
+     * Horizontal bars: median events/s per variant, backend and workload, with the min-max range.
+     */
     static String chart(Map<String, Series> runs) {
         double max = 1;
         for (Series s : runs.values()) {
@@ -113,29 +138,52 @@ public final class Report {
         int barWidth = 560;
         int height = 40 + rowHeight * runs.size() + 30;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\""
-                + " font-size=\"12\">%n", labelWidth + barWidth + 120, height));
+        svg.append(
+                String.format(
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                                + " font-family=\"sans-serif\" font-size=\"12\">%n",
+                        labelWidth + barWidth + 120, height));
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        svg.append("<text x=\"10\" y=\"20\" font-size=\"14\">Events per second, median of the runs (line: min-max),"
-                + " parallelism 1</text>\n");
+        svg.append(
+                "<text x=\"10\" y=\"20\" font-size=\"14\">Events per second, median of the runs"
+                        + " (line: min-max), parallelism 1</text>\n");
         int y = 40;
         for (Series s : runs.values()) {
             double w = s.median() / max * barWidth;
             double lo = Collections.min(s.rates) / max * barWidth;
             double hi = Collections.max(s.rates) / max * barWidth;
-            boolean ours = s.variant.startsWith("scd") || s.variant.equals("bitemporal") || s.variant.equals("kafka_scd2");
-            svg.append(String.format("<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n", labelWidth - 6, y + 15,
-                    escape(s.label())));
-            svg.append(String.format("<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n", labelWidth, y + 3, w,
-                    rowHeight - 6, ours ? "#2b7bb9" : "#9a9a9a"));
-            svg.append(String.format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>%n", labelWidth + lo,
-                    labelWidth + hi, y + rowHeight / 2, y + rowHeight / 2));
-            svg.append(String.format("<text x=\"%.1f\" y=\"%d\">%,.0f</text>%n", labelWidth + Math.max(w, hi) + 6, y + 15,
-                    s.median()));
+            boolean ours =
+                    s.variant.startsWith("scd")
+                            || s.variant.equals("bitemporal")
+                            || s.variant.equals("kafka_scd2");
+            svg.append(
+                    String.format(
+                            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
+                            labelWidth - 6, y + 15, escape(s.label())));
+            svg.append(
+                    String.format(
+                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
+                            labelWidth, y + 3, w, rowHeight - 6, ours ? "#2b7bb9" : "#9a9a9a"));
+            svg.append(
+                    String.format(
+                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\""
+                                    + " stroke=\"black\"/>%n",
+                            labelWidth + lo,
+                            labelWidth + hi,
+                            y + rowHeight / 2,
+                            y + rowHeight / 2));
+            svg.append(
+                    String.format(
+                            "<text x=\"%.1f\" y=\"%d\">%,.0f</text>%n",
+                            labelWidth + Math.max(w, hi) + 6, y + 15, s.median()));
             y += rowHeight;
         }
-        svg.append(String.format("<text x=\"10\" y=\"%d\" fill=\"#555\">blue: this engine; grey: baselines (passthrough,"
-                + " Flink SQL deduplication, hand-written SCD2, Kafka without state)</text>%n", y + 20));
+        svg.append(
+                String.format(
+                        "<text x=\"10\" y=\"%d\" fill=\"#555\">blue: this engine; grey: baselines"
+                                + " (passthrough, Flink SQL deduplication, hand-written SCD2, Kafka"
+                                + " without state)</text>%n",
+                        y + 20));
         svg.append("</svg>\n");
         return svg.toString();
     }
@@ -144,7 +192,8 @@ public final class Report {
         return s.replace("&", "&amp;").replace("<", "&lt;");
     }
 
-    private static Double ratio(Map<String, Series> runs, String v1, String w1, String v2, String w2) {
+    private static Double ratio(
+            Map<String, Series> runs, String v1, String w1, String v2, String w2) {
         Series a = runs.get(v1 + ",rocksdb," + w1);
         Series b = runs.get(v2 + ",rocksdb," + w2);
         return a == null || b == null ? null : a.median() / b.median();
@@ -161,6 +210,10 @@ public final class Report {
     }
 
     private static void figure(String name, Double value) {
-        System.out.println("figure " + name + " " + (value == null || value.isNaN() ? "n/a" : String.format("%.3f", value)));
+        System.out.println(
+                "figure "
+                        + name
+                        + " "
+                        + (value == null || value.isNaN() ? "n/a" : String.format("%.3f", value)));
     }
 }

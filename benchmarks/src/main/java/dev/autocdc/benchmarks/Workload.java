@@ -1,18 +1,25 @@
 package dev.autocdc.benchmarks;
 
 import java.io.Serializable;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 
 /**
- * The generated workloads of the benchmark (issue 4), as a pure function of the event index, so every
- * variant sees exactly the same events and the source costs almost nothing.
+ * The generated workloads of the benchmark (issue 4), as a pure function of the event index, so
+ * every variant sees exactly the same events and the source costs almost nothing.
+ *
  * <ul>
- *   <li>W1: {@code keys} keys (100k), in order per key, 2% deletes, payload INT, 16-char STRING, BIGINT;</li>
- *   <li>W2: like W1 with 1k keys, so each key gets {@code events / keys} versions;</li>
- *   <li>W3: W1 where 10% of events land 1-10 versions behind their key's latest sequence;</li>
- *   <li>W4: bitemporal: system time increases with arrival, 5% corrections (an earlier business time of
- *       the key, a later system time), 1% out of order in system time (up to 100 events behind);</li>
- *   <li>W5: like W1 with 1M keys.</li>
+ *   <li>W1: {@code keys} keys (100k), in order per key, 2% deletes, payload INT, 16-char STRING,
+ *       BIGINT;
+ *   <li>W2: like W1 with 1k keys, so each key gets {@code events / keys} versions;
+ *   <li>W3: W1 where 10% of events land 1-10 versions behind their key's latest sequence;
+ *   <li>W4: bitemporal: system time increases with arrival, 5% corrections (an earlier business
+ *       time of the key, a later system time), 1% out of order in system time (up to 100 events
+ *       behind);
+ *   <li>W5: like W1 with 1M keys.
  * </ul>
+ *
  * Business sequences step by 16 per version so a late event can land between two versions.
  */
 public final class Workload implements Serializable {
@@ -86,11 +93,11 @@ public final class Workload implements Serializable {
     }
 
     /** The event of an index as the engine's input row: k, a, b, c, __seq, [__sys,] __delete. */
-    org.apache.flink.table.data.RowData row(long i, boolean bitemporal) {
-        org.apache.flink.table.data.GenericRowData row = new org.apache.flink.table.data.GenericRowData(bitemporal ? 7 : 6);
+    RowData row(long i, boolean bitemporal) {
+        GenericRowData row = new GenericRowData(bitemporal ? 7 : 6);
         row.setField(0, key(i));
         row.setField(1, intPayload(i));
-        row.setField(2, org.apache.flink.table.data.StringData.fromString(stringPayload(i)));
+        row.setField(2, StringData.fromString(stringPayload(i)));
         row.setField(3, longPayload(i));
         row.setField(4, sequence(i));
         if (bitemporal) {
@@ -102,8 +109,19 @@ public final class Workload implements Serializable {
 
     /** The event of an index as a JSON change record (the Kafka benchmark's topic). */
     String json(long i) {
-        return "{\"k\":" + key(i) + ",\"a\":" + intPayload(i) + ",\"b\":\"" + stringPayload(i) + "\",\"c\":" + longPayload(i)
-                + ",\"seq\":" + sequence(i) + ",\"op\":\"" + (isDelete(i) ? "D" : "U") + "\"}";
+        return "{\"k\":"
+                + key(i)
+                + ",\"a\":"
+                + intPayload(i)
+                + ",\"b\":\""
+                + stringPayload(i)
+                + "\",\"c\":"
+                + longPayload(i)
+                + ",\"seq\":"
+                + sequence(i)
+                + ",\"op\":\""
+                + (isDelete(i) ? "D" : "U")
+                + "\"}";
     }
 
     static Workload named(String name, long scale) {

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,10 +26,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The embedded default: an in-JVM Kafka broker and a local Flink replay the reference walkthroughs as a
- * user would run them. Change events are produced to Kafka topics, each flow runs from its SQL text
- * (Kafka JSON source, upsert-kafka target), and the target topic is read back, printed as a table and
- * checked against the table the references print. Each step runs the flow over the events so far.
+ * The embedded default: an in-JVM Kafka broker and a local Flink replay the reference walkthroughs
+ * as a user would run them. Change events are produced to Kafka topics, each flow runs from its SQL
+ * text (Kafka JSON source, upsert-kafka target), and the target topic is read back, printed as a
+ * table and checked against the table the references print. Each step runs the flow over the events
+ * so far.
  */
 public final class Demo {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,7 +64,9 @@ public final class Demo {
                 out.println("\nEvery table equals the reference.");
                 return true;
             }
-            out.println("\nThese tables differ from the reference: " + String.join("; ", demo.mismatches));
+            out.println(
+                    "\nThese tables differ from the reference: "
+                            + String.join("; ", demo.mismatches));
             return false;
         }
     }
@@ -70,18 +74,29 @@ public final class Demo {
     private void users() throws Exception {
         out.println("\n### The users walkthrough: SCD type 1 and type 2 from one change feed");
         kafka.createTopic("users_cdf", 3);
-        produce("users_cdf", List.of(
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"operation\": \"INSERT\", \"sequenceNum\": 1}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\": \"INSERT\", \"sequenceNum\": 2}",
-                "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\": \"DELETE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"operation\": \"UPDATE\", \"sequenceNum\": 5}"));
+        produce(
+                "users_cdf",
+                List.of(
+                        "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"operation\":"
+                                + " \"INSERT\", \"sequenceNum\": 1}",
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\","
+                                + " \"operation\": \"INSERT\", \"sequenceNum\": 1}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\","
+                                + " \"operation\": \"INSERT\", \"sequenceNum\": 2}",
+                        "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"operation\":"
+                                + " \"INSERT\", \"sequenceNum\": 2}",
+                        "{\"userId\": 123, \"name\": null, \"city\": null, \"operation\":"
+                                + " \"DELETE\", \"sequenceNum\": 6}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\","
+                                + " \"operation\": \"UPDATE\", \"sequenceNum\": 6}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\","
+                                + " \"operation\": \"UPDATE\", \"sequenceNum\": 5}",
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\","
+                                + " \"operation\": \"UPDATE\", \"sequenceNum\": 5}"));
         String current = topic("users_current");
         String history = topic("users_history");
-        runFlow("""
+        runFlow(
+                """
                 CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
                 WITH (%s, 'topic' = 'users_cdf', 'format' = 'json');
                 CREATE OR REFRESH STREAMING TABLE users_current
@@ -96,52 +111,109 @@ public final class Demo {
                 CREATE FLOW users_scd2 AS AUTO CDC INTO users_history FROM STREAM(users_cdf)
                   KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
                   COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
-                """.formatted(kafkaSource(), current, kafka.bootstrapServers(), history, kafka.bootstrapServers()));
+                """
+                        .formatted(
+                                kafkaSource(),
+                                current,
+                                kafka.bootstrapServers(),
+                                history,
+                                kafka.bootstrapServers()));
         List<String> scd1Columns = List.of("userId", "name", "city");
-        show("users_current (STORED AS SCD TYPE 1)", read(current), scd1Columns, r -> true,
-                "124|Raul|Oaxaca", "125|Mercedes|Guadalajara", "126|Lily|Cancun");
+        show(
+                "users_current (STORED AS SCD TYPE 1)",
+                read(current),
+                scd1Columns,
+                r -> true,
+                "124|Raul|Oaxaca",
+                "125|Mercedes|Guadalajara",
+                "126|Lily|Cancun");
         List<String> scd2Columns = List.of("userId", "name", "city", "__START_AT", "__END_AT");
-        show("users_history (STORED AS SCD TYPE 2)", read(history), scd2Columns, r -> true,
-                "123|Isabel|Monterrey|1|5", "123|Isabel|Chihuahua|5|6", "124|Raul|Oaxaca|1|null",
-                "125|Mercedes|Tijuana|2|5", "125|Mercedes|Mexicali|5|6", "125|Mercedes|Guadalajara|6|null",
+        show(
+                "users_history (STORED AS SCD TYPE 2)",
+                read(history),
+                scd2Columns,
+                r -> true,
+                "123|Isabel|Monterrey|1|5",
+                "123|Isabel|Chihuahua|5|6",
+                "124|Raul|Oaxaca|1|null",
+                "125|Mercedes|Tijuana|2|5",
+                "125|Mercedes|Mexicali|5|6",
+                "125|Mercedes|Guadalajara|6|null",
                 "126|Lily|Cancun|2|null");
     }
 
     private void employees() throws Exception {
         out.println("\n### The employees walkthrough: STORED AS BITEMPORAL, step by step");
         kafka.createTopic("employees_cdf", 3);
-        List<String> columns = List.of("employeeId", "name", "role", "__START_AT", "__END_AT", "__SYSTEM_START_AT",
-                "__SYSTEM_END_AT");
+        List<String> columns =
+                List.of(
+                        "employeeId",
+                        "name",
+                        "role",
+                        "__START_AT",
+                        "__END_AT",
+                        "__SYSTEM_START_AT",
+                        "__SYSTEM_END_AT");
         String ownerOpen = "1|Chris|Owner|2025-01-01|null|2025-01-02 09:00:00|";
         String[][] steps = {
-                {"step 2: initial load",
-                 employee(1, "Chris", "Owner", "INSERT", "2025-01-01", "2025-01-02 09:00:00"),
-                 employee(2, "Dana", "Engineer", "INSERT", "2025-01-01", "2025-01-02 09:00:00")},
-                {"step 3: in-order update", employee(1, "Chris", "Manager", "UPDATE", "2025-03-01", "2025-03-01 09:00:00")},
-                {"step 4: out-of-order update", employee(1, "Chris", "Team Lead", "UPDATE", "2025-02-01", "2025-03-15 09:00:00")},
-                {"step 5: correction", employee(2, "Dana", "Analyst", "UPDATE", "2025-01-01", "2025-04-01 09:00:00")},
-                {"delete: Chris leaves on 2025-06-30", employee(1, null, null, "DELETE", "2025-06-30", "2025-06-30 17:00:00")}};
+            {
+                "step 2: initial load",
+                employee(1, "Chris", "Owner", "INSERT", "2025-01-01", "2025-01-02 09:00:00"),
+                employee(2, "Dana", "Engineer", "INSERT", "2025-01-01", "2025-01-02 09:00:00")
+            },
+            {
+                "step 3: in-order update",
+                employee(1, "Chris", "Manager", "UPDATE", "2025-03-01", "2025-03-01 09:00:00")
+            },
+            {
+                "step 4: out-of-order update",
+                employee(1, "Chris", "Team Lead", "UPDATE", "2025-02-01", "2025-03-15 09:00:00")
+            },
+            {
+                "step 5: correction",
+                employee(2, "Dana", "Analyst", "UPDATE", "2025-01-01", "2025-04-01 09:00:00")
+            },
+            {
+                "delete: Chris leaves on 2025-06-30",
+                employee(1, null, null, "DELETE", "2025-06-30", "2025-06-30 17:00:00")
+            }
+        };
         String[][] expected = {
-                {ownerOpen + "null", "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"},
-                {ownerOpen + "2025-03-01 09:00:00", "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|null",
-                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null", "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"},
-                {ownerOpen + "2025-03-01 09:00:00", "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
-                 "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null", "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"},
-                {ownerOpen + "2025-03-01 09:00:00", "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
-                 "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null",
-                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|2025-04-01 09:00:00",
-                 "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null"},
-                {ownerOpen + "2025-03-01 09:00:00", "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
-                 "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
-                 "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|2025-06-30 17:00:00",
-                 "1|Chris|Manager|2025-03-01|2025-06-30|2025-06-30 17:00:00|null",
-                 "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|2025-04-01 09:00:00",
-                 "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null"}};
+            {ownerOpen + "null", "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"},
+            {
+                ownerOpen + "2025-03-01 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|null",
+                "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null",
+                "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"
+            },
+            {
+                ownerOpen + "2025-03-01 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
+                "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null",
+                "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"
+            },
+            {
+                ownerOpen + "2025-03-01 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
+                "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|null",
+                "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|2025-04-01 09:00:00",
+                "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null"
+            },
+            {
+                ownerOpen + "2025-03-01 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 09:00:00|2025-03-15 09:00:00",
+                "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 09:00:00|null",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 09:00:00|null",
+                "1|Chris|Manager|2025-03-01|null|2025-03-01 09:00:00|2025-06-30 17:00:00",
+                "1|Chris|Manager|2025-03-01|2025-06-30|2025-06-30 17:00:00|null",
+                "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|2025-04-01 09:00:00",
+                "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null"
+            }
+        };
         for (int s = 0; s < steps.length; s++) {
             String[] step = steps[s];
             List<String> events = new ArrayList<>();
@@ -150,7 +222,8 @@ public final class Demo {
             }
             produce("employees_cdf", events);
             String target = topic("employees_bitemporal");
-            runFlow("""
+            runFlow(
+                    """
                     CREATE TABLE employees_cdf (employeeId INT, name STRING, role STRING, operation STRING,
                       effectiveDate DATE, recordedAt TIMESTAMP(0))
                     WITH (%s, 'topic' = 'employees_cdf', 'format' = 'json');
@@ -165,23 +238,50 @@ public final class Demo {
                     SYSTEM SEQUENCE BY recordedAt
                     COLUMNS * EXCEPT (operation)
                     STORED AS BITEMPORAL;
-                    """.formatted(kafkaSource(), target, kafka.bootstrapServers()));
+                    """
+                            .formatted(kafkaSource(), target, kafka.bootstrapServers()));
             List<Map<String, String>> table = read(target);
             show("employees_bitemporal after " + step[0], table, columns, r -> true, expected[s]);
             if (s == 3) {
                 out.println("\nThe queries of the reference, on the table after step 5:");
-                show("current state: __END_AT IS NULL AND __SYSTEM_END_AT IS NULL", table, columns.subList(0, 3),
-                        r -> r.get("__END_AT") == null && r.get("__SYSTEM_END_AT") == null, "1|Chris|Manager", "2|Dana|Analyst");
-                show("business-time history as believed now: __SYSTEM_END_AT IS NULL", table, columns.subList(0, 5),
-                        r -> r.get("__SYSTEM_END_AT") == null, "1|Chris|Owner|2025-01-01|2025-02-01",
-                        "1|Chris|Team Lead|2025-02-01|2025-03-01", "1|Chris|Manager|2025-03-01|null", "2|Dana|Analyst|2025-01-01|null");
-                show("what did we believe on 2025-03-10 00:00:00 about 2025-02-15", table, columns.subList(0, 3),
-                        r -> during(r, "__START_AT", "__END_AT", "2025-02-15")
-                                && during(r, "__SYSTEM_START_AT", "__SYSTEM_END_AT", "2025-03-10 00:00:00"),
-                        "1|Chris|Owner", "2|Dana|Engineer");
-                show("what do we believe today about 2025-02-15", table, columns.subList(0, 3),
-                        r -> during(r, "__START_AT", "__END_AT", "2025-02-15") && r.get("__SYSTEM_END_AT") == null,
-                        "1|Chris|Team Lead", "2|Dana|Analyst");
+                show(
+                        "current state: __END_AT IS NULL AND __SYSTEM_END_AT IS NULL",
+                        table,
+                        columns.subList(0, 3),
+                        r -> r.get("__END_AT") == null && r.get("__SYSTEM_END_AT") == null,
+                        "1|Chris|Manager",
+                        "2|Dana|Analyst");
+                show(
+                        "business-time history as believed now: __SYSTEM_END_AT IS NULL",
+                        table,
+                        columns.subList(0, 5),
+                        r -> r.get("__SYSTEM_END_AT") == null,
+                        "1|Chris|Owner|2025-01-01|2025-02-01",
+                        "1|Chris|Team Lead|2025-02-01|2025-03-01",
+                        "1|Chris|Manager|2025-03-01|null",
+                        "2|Dana|Analyst|2025-01-01|null");
+                show(
+                        "what did we believe on 2025-03-10 00:00:00 about 2025-02-15",
+                        table,
+                        columns.subList(0, 3),
+                        r ->
+                                during(r, "__START_AT", "__END_AT", "2025-02-15")
+                                        && during(
+                                                r,
+                                                "__SYSTEM_START_AT",
+                                                "__SYSTEM_END_AT",
+                                                "2025-03-10 00:00:00"),
+                        "1|Chris|Owner",
+                        "2|Dana|Engineer");
+                show(
+                        "what do we believe today about 2025-02-15",
+                        table,
+                        columns.subList(0, 3),
+                        r ->
+                                during(r, "__START_AT", "__END_AT", "2025-02-15")
+                                        && r.get("__SYSTEM_END_AT") == null,
+                        "1|Chris|Team Lead",
+                        "2|Dana|Analyst");
             }
         }
     }
@@ -190,31 +290,67 @@ public final class Demo {
         out.println("\n### Company A: insert, update, out-of-order update, delete (bitemporal)");
         kafka.createTopic("company_cdf", 2);
         String[][] changes = {
-                {"change 1: insert", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv1\", \"Sequencing\": \"2025-07-18 10:01:00\","
-                        + " \"System Sequencing\": \"2025-07-18 10:05:00\", \"Operation\": \"INSERT\"}"},
-                {"change 2: update", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18 12:15:43\","
-                        + " \"System Sequencing\": \"2025-07-18 12:20:00\", \"Operation\": \"UPDATE\"}"},
-                {"change 3: out-of-order update", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv3\", \"Sequencing\": \"2025-07-18 12:05:00\","
-                        + " \"System Sequencing\": \"2025-07-18 12:25:00\", \"Operation\": \"UPDATE\"}"},
-                {"change 4: delete", "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18 12:30:00\","
-                        + " \"System Sequencing\": \"2025-07-18 12:30:00\", \"Operation\": \"DELETE\"}"}};
+            {
+                "change 1: insert",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv1\", \"Sequencing\": \"2025-07-18"
+                    + " 10:01:00\", \"System Sequencing\": \"2025-07-18 10:05:00\", \"Operation\":"
+                    + " \"INSERT\"}"
+            },
+            {
+                "change 2: update",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
+                    + " 12:15:43\", \"System Sequencing\": \"2025-07-18 12:20:00\", \"Operation\":"
+                    + " \"UPDATE\"}"
+            },
+            {
+                "change 3: out-of-order update",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv3\", \"Sequencing\": \"2025-07-18"
+                    + " 12:05:00\", \"System Sequencing\": \"2025-07-18 12:25:00\", \"Operation\":"
+                    + " \"UPDATE\"}"
+            },
+            {
+                "change 4: delete",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
+                    + " 12:30:00\", \"System Sequencing\": \"2025-07-18 12:30:00\", \"Operation\":"
+                    + " \"DELETE\"}"
+            }
+        };
         String v1 = "A|XFv1|2025-07-18 10:01:00|null|2025-07-18 10:05:00|";
-        String[] two = {v1 + "2025-07-18 12:20:00", "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|null",
-                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"};
-        String[] three = {v1 + "2025-07-18 12:20:00",
-                "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|2025-07-18 12:25:00",
-                "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:05:00|2025-07-18 12:25:00|null",
-                "A|XFv3|2025-07-18 12:05:00|2025-07-18 12:15:43|2025-07-18 12:25:00|null",
-                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"};
-        String[] four = {three[0], three[1], three[2], three[3],
-                "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|2025-07-18 12:30:00",
-                "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30:00|2025-07-18 12:30:00|null"};
+        String[] two = {
+            v1 + "2025-07-18 12:20:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|null",
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
+        };
+        String[] three = {
+            v1 + "2025-07-18 12:20:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|2025-07-18"
+                    + " 12:25:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:05:00|2025-07-18 12:25:00|null",
+            "A|XFv3|2025-07-18 12:05:00|2025-07-18 12:15:43|2025-07-18 12:25:00|null",
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
+        };
+        String[] four = {
+            three[0],
+            three[1],
+            three[2],
+            three[3],
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|2025-07-18 12:30:00",
+            "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30:00|2025-07-18 12:30:00|null"
+        };
         String[][] expected = {{v1 + "null"}, two, three, four};
-        List<String> columns = List.of("CompanyId", "Data Point", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
+        List<String> columns =
+                List.of(
+                        "CompanyId",
+                        "Data Point",
+                        "__START_AT",
+                        "__END_AT",
+                        "__SYSTEM_START_AT",
+                        "__SYSTEM_END_AT");
         for (int i = 0; i < changes.length; i++) {
             produce("company_cdf", List.of(changes[i][1]));
             String target = topic("company_bitemporal");
-            runFlow("""
+            runFlow(
+                    """
                     CREATE TABLE company_cdf (CompanyId STRING, `Data Point` STRING, Sequencing TIMESTAMP(0),
                       `System Sequencing` TIMESTAMP(0), Operation STRING)
                     WITH (%s, 'topic' = 'company_cdf', 'format' = 'json');
@@ -225,8 +361,14 @@ public final class Demo {
                     KEYS (CompanyId) APPLY AS DELETE WHEN Operation = "DELETE"
                     SEQUENCE BY Sequencing SYSTEM SEQUENCE BY `System Sequencing`
                     COLUMNS (CompanyId, `Data Point`) STORED AS BITEMPORAL;
-                    """.formatted(kafkaSource(), target, kafka.bootstrapServers()));
-            show("company_bitemporal after " + changes[i][0], read(target), columns, r -> true, expected[i]);
+                    """
+                            .formatted(kafkaSource(), target, kafka.bootstrapServers()));
+            show(
+                    "company_bitemporal after " + changes[i][0],
+                    read(target),
+                    columns,
+                    r -> true,
+                    expected[i]);
         }
     }
 
@@ -236,16 +378,28 @@ public final class Demo {
         return row.get(start).compareTo(at) <= 0 && (e == null || e.compareTo(at) > 0);
     }
 
-    private static String employee(int id, String name, String role, String op, String date, String recorded) {
-        return "{\"employeeId\": " + id + ", \"name\": " + (name == null ? "null" : "\"" + name + "\"") + ", \"role\": "
-                + (role == null ? "null" : "\"" + role + "\"") + ", \"operation\": \"" + op + "\", \"effectiveDate\": \""
-                + date + "\", \"recordedAt\": \"" + recorded + "\"}";
+    private static String employee(
+            int id, String name, String role, String op, String date, String recorded) {
+        return "{\"employeeId\": "
+                + id
+                + ", \"name\": "
+                + (name == null ? "null" : "\"" + name + "\"")
+                + ", \"role\": "
+                + (role == null ? "null" : "\"" + role + "\"")
+                + ", \"operation\": \""
+                + op
+                + "\", \"effectiveDate\": \""
+                + date
+                + "\", \"recordedAt\": \""
+                + recorded
+                + "\"}";
     }
 
     private String kafkaSource() {
-        return "'connector' = 'kafka', 'properties.bootstrap.servers' = '" + kafka.bootstrapServers()
-                + "', 'properties.group.id' = 'autocdc-demo', 'scan.startup.mode' = 'earliest-offset',"
-                + " 'scan.bounded.mode' = 'latest-offset'";
+        return "'connector' = 'kafka', 'properties.bootstrap.servers' = '"
+                + kafka.bootstrapServers()
+                + "', 'properties.group.id' = 'autocdc-demo', 'scan.startup.mode' ="
+                + " 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'";
     }
 
     private String topic(String name) throws Exception {
@@ -258,17 +412,26 @@ public final class Demo {
         Path file = dir.resolve("flow" + (++run) + ".sql");
         Files.writeString(file, sql);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        out.println("... running the flow (" + file.getFileName() + ") on a local Flink, parallelism 2");
-        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                .run(new String[] {"run", "--flow", file.toString(), "--parallelism", "2"});
+        out.println(
+                "... running the flow ("
+                        + file.getFileName()
+                        + ") on a local Flink, parallelism 2");
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(new String[] {"run", "--flow", file.toString(), "--parallelism", "2"});
         if (code != 0) {
             throw new IllegalStateException("the flow failed: " + err);
         }
     }
 
     private void produce(String topic, List<String> values) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             for (String v : values) {
                 producer.send(new ProducerRecord<>(topic, v)).get();
             }
@@ -276,15 +439,28 @@ public final class Demo {
         out.println("... produced " + values.size() + " change events to Kafka topic " + topic);
     }
 
-    /** An upsert-kafka topic materialized: the last value per key, as column -> JSON text (null for null). */
+    /**
+     * An upsert-kafka topic materialized: the last value per key, as column -> JSON text (null for
+     * null).
+     */
     private List<Map<String, String>> read(String topic) throws Exception {
         Map<String, String> latest = new TreeMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-                "group.id", "demo-reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(
+                        Map.of(
+                                "bootstrap.servers",
+                                kafka.bootstrapServers(),
+                                "group.id",
+                                "demo-reader-" + topic,
+                                "auto.offset.reset",
+                                "earliest"),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
             long idleSince = System.currentTimeMillis();
             long deadline = idleSince + 60_000;
-            while (System.currentTimeMillis() - idleSince < 1_500 && System.currentTimeMillis() < deadline) {
+            while (System.currentTimeMillis() - idleSince < 1_500
+                    && System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.value() == null) {
                         latest.remove(r.key());
@@ -308,15 +484,21 @@ public final class Demo {
         return rows;
     }
 
-    private void show(String title, List<Map<String, String>> table, List<String> columns, Predicate<Map<String, String>> filter,
-                      String... expected) {
+    private void show(
+            String title,
+            List<Map<String, String>> table,
+            List<String> columns,
+            Predicate<Map<String, String>> filter,
+            String... expected) {
         List<String[]> cells = new ArrayList<>();
         List<String> actual = new ArrayList<>();
         List<Map<String, String>> sorted = new ArrayList<>(table);
         // by key, then business start, then system start (ISO text sorts like the values)
-        sorted.sort(java.util.Comparator.comparing((Map<String, String> r) -> String.valueOf(r.get(columns.get(0))))
-                .thenComparing(r -> String.valueOf(r.get("__START_AT")))
-                .thenComparing(r -> String.valueOf(r.get("__SYSTEM_START_AT"))));
+        sorted.sort(
+                Comparator.comparing(
+                                (Map<String, String> r) -> String.valueOf(r.get(columns.get(0))))
+                        .thenComparing(r -> String.valueOf(r.get("__START_AT")))
+                        .thenComparing(r -> String.valueOf(r.get("__SYSTEM_START_AT"))));
         for (Map<String, String> row : sorted) {
             if (!filter.test(row)) {
                 continue;
@@ -357,7 +539,8 @@ public final class Demo {
 
     private static void line(StringBuilder b, String[] cells, int[] width) {
         for (int i = 0; i < cells.length; i++) {
-            b.append(String.format("%-" + width[i] + "s", cells[i])).append(i + 1 < cells.length ? " | " : "\n");
+            b.append(String.format("%-" + width[i] + "s", cells[i]))
+                    .append(i + 1 < cells.length ? " | " : "\n");
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -22,9 +23,9 @@ import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A single-node Kafka broker (KRaft, broker and controller in one) inside this JVM, on free loopback
- * ports, with its data in a temporary directory deleted on close. For the demo, local runs and tests;
- * never part of the cluster jar.
+ * A single-node Kafka broker (KRaft, broker and controller in one) inside this JVM, on free
+ * loopback ports, with its data in a temporary directory deleted on close. For the demo, local runs
+ * and tests; never part of the cluster jar.
  */
 public final class EmbeddedKafka implements AutoCloseable {
     private final Path dir;
@@ -47,7 +48,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+        p.put(
+                "listeners",
+                "PLAINTEXT://localhost:"
+                        + brokerPort
+                        + ",CONTROLLER://localhost:"
+                        + controllerPort);
         p.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
         p.put("controller.listener.names", "CONTROLLER");
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -97,7 +103,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         long deadline = System.currentTimeMillis() + 60_000;
         while (true) {
             try (Admin admin = admin()) {
-                admin.describeCluster().nodes().get(5, java.util.concurrent.TimeUnit.SECONDS);
+                admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
                 return;
             } catch (Exception e) {
                 if (System.currentTimeMillis() > deadline) {

@@ -7,7 +7,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The embedded default, as the README's first command runs it: every table equals the reference. */
+/**
+ * The embedded default, as the README's first command runs it: every table equals the reference.
+ */
 class DemoTest {
     @Test
     void theDemoReproducesEveryReferenceTable() throws Exception {
@@ -15,7 +17,10 @@ class DemoTest {
         boolean ok = Demo.run(new PrintStream(out, true, StandardCharsets.UTF_8));
         String printed = out.toString(StandardCharsets.UTF_8);
         assertThat(ok).as(printed).isTrue();
-        assertThat(printed).contains("Every table equals the reference.", "what did we believe on 2025-03-10 00:00:00 about 2025-02-15");
+        assertThat(printed)
+                .contains(
+                        "Every table equals the reference.",
+                        "what did we believe on 2025-03-10 00:00:00 about 2025-02-15");
         assertThat(printed.split("matches the reference", -1)).hasSize(16); // 15 tables
         assertThat(printed).doesNotContain("DIFFERS");
     }

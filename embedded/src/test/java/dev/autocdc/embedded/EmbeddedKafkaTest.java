@@ -19,13 +19,25 @@ class EmbeddedKafkaTest {
     void startsProducesAndConsumes() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             kafka.createTopic("t", 2);
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                    new StringSerializer(), new StringSerializer())) {
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(
+                            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                            new StringSerializer(),
+                            new StringSerializer())) {
                 producer.send(new ProducerRecord<>("t", 1, "k", "hello")).get();
             }
             List<String> seen = new ArrayList<>();
-            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-                    "group.id", "g", "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            try (KafkaConsumer<String, String> consumer =
+                    new KafkaConsumer<>(
+                            Map.of(
+                                    "bootstrap.servers",
+                                    kafka.bootstrapServers(),
+                                    "group.id",
+                                    "g",
+                                    "auto.offset.reset",
+                                    "earliest"),
+                            new StringDeserializer(),
+                            new StringDeserializer())) {
                 consumer.subscribe(List.of("t"));
                 long deadline = System.currentTimeMillis() + 30_000;
                 while (seen.isEmpty() && System.currentTimeMillis() < deadline) {

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,15 +31,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * End to end with real topics on the in-JVM broker: change events produced to a Kafka topic (each key's
- * events deliberately spread over several partitions), the flow run from its SQL text by the CLI at
- * parallelism 2, the target written to an upsert-kafka topic, read back and materialized by key.
+ * End to end with real topics on the in-JVM broker: change events produced to a Kafka topic (each
+ * key's events deliberately spread over several partitions), the flow run from its SQL text by the
+ * CLI at parallelism 2, the target written to an upsert-kafka topic, read back and materialized by
+ * key.
  */
 class KafkaEndToEndTest {
     private static EmbeddedKafka kafka;
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     @BeforeAll
     static void broker() throws Exception {
@@ -47,14 +51,16 @@ class KafkaEndToEndTest {
         kafka.close();
     }
 
-    /** The references' users feed, one JSON event per line, as the repository's example ships it. */
+    /**
+     * The references' users feed, one JSON event per line, as the repository's example ships it.
+     */
     static final List<String> USERS = readLines(Path.of("..", "examples", "users_cdf.json"));
 
     private static List<String> readLines(Path file) {
         try {
             return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).toList();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -70,7 +76,9 @@ class KafkaEndToEndTest {
             Collections.shuffle(events, new Random(round));
             produce(source, events, 3);
             Path flow = dir.resolve("users" + round + ".sql");
-            Files.writeString(flow, """
+            Files.writeString(
+                    flow,
+                    """
                     CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
                     WITH ('connector' = 'kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
                           'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
@@ -85,45 +93,72 @@ class KafkaEndToEndTest {
                     SEQUENCE BY sequenceNum
                     COLUMNS * EXCEPT (operation, sequenceNum)
                     STORED AS SCD TYPE 2;
-                    """.formatted(source, kafka.bootstrapServers(), target, kafka.bootstrapServers()));
+                    """
+                            .formatted(
+                                    source,
+                                    kafka.bootstrapServers(),
+                                    target,
+                                    kafka.bootstrapServers()));
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                    .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
+            int code =
+                    new AutoCdcCli(
+                                    new PrintStream(new ByteArrayOutputStream()),
+                                    new PrintStream(err, true, StandardCharsets.UTF_8))
+                            .run(
+                                    new String[] {
+                                        "run", "--flow", flow.toString(), "--parallelism", "2"
+                                    });
             assertThat(code).as(err.toString()).isZero();
             results.add(readUpsertTopic(target));
         }
-        List<String> expected = List.of(
-                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
-                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
-                "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
-                "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+        List<String> expected =
+                List.of(
+                        "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
+                        "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                        "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
+                        "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
         assertThat(results.get(0)).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(results.get(1)).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /**
-     * A Debezium changelog topic: creates, updates (their -U rows skipped) and deletes (-D rows, whose
-     * values are the before image), sequenced by the Debezium source timestamp read as a metadata
-     * column; the target kept by the CLI and materialized.
+     * A Debezium changelog topic: creates, updates (their -U rows skipped) and deletes (-D rows,
+     * whose values are the before image), sequenced by the Debezium source timestamp read as a
+     * metadata column; the target kept by the CLI and materialized.
      */
     @Test
     void debeziumJsonSourceSequencedBySourceTimestamp() throws Exception {
         kafka.createTopic("users_debezium", 2);
-        List<String> events = List.of(
-                debezium("c", null, user(124, "Raul", "Oaxaca"), 1000),
-                debezium("c", null, user(123, "Isabel", "Monterrey"), 1000),
-                debezium("c", null, user(125, "Mercedes", "Tijuana"), 2000),
-                debezium("c", null, user(126, "Lily", "Cancun"), 2000),
-                debezium("d", user(123, "Isabel", "Chihuahua"), null, 6000),
-                debezium("u", user(125, "Mercedes", "Mexicali"), user(125, "Mercedes", "Guadalajara"), 6000),
-                debezium("u", user(125, "Mercedes", "Tijuana"), user(125, "Mercedes", "Mexicali"), 5000),
-                debezium("u", user(123, "Isabel", "Monterrey"), user(123, "Isabel", "Chihuahua"), 5000));
+        List<String> events =
+                List.of(
+                        debezium("c", null, user(124, "Raul", "Oaxaca"), 1000),
+                        debezium("c", null, user(123, "Isabel", "Monterrey"), 1000),
+                        debezium("c", null, user(125, "Mercedes", "Tijuana"), 2000),
+                        debezium("c", null, user(126, "Lily", "Cancun"), 2000),
+                        debezium("d", user(123, "Isabel", "Chihuahua"), null, 6000),
+                        debezium(
+                                "u",
+                                user(125, "Mercedes", "Mexicali"),
+                                user(125, "Mercedes", "Guadalajara"),
+                                6000),
+                        debezium(
+                                "u",
+                                user(125, "Mercedes", "Tijuana"),
+                                user(125, "Mercedes", "Mexicali"),
+                                5000),
+                        debezium(
+                                "u",
+                                user(123, "Isabel", "Monterrey"),
+                                user(123, "Isabel", "Chihuahua"),
+                                5000));
         produce("users_debezium", events, 2);
         Path flow = dir.resolve("debezium.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE users_cdc (userId INT, name STRING, city STRING,
                   changed_at TIMESTAMP_LTZ(3) METADATA FROM 'value.source.timestamp' VIRTUAL)
                 WITH ('connector' = 'kafka', 'topic' = 'users_debezium', 'properties.bootstrap.servers' = '%s',
@@ -132,24 +167,48 @@ class KafkaEndToEndTest {
                 CREATE OR REFRESH STREAMING TABLE users_history;
                 CREATE FLOW users AS AUTO CDC INTO users_history FROM STREAM(users_cdc)
                 KEYS (userId) SEQUENCE BY changed_at COLUMNS * EXCEPT (changed_at) STORED AS SCD TYPE 2;
-                """.formatted(kafka.bootstrapServers()));
+                """
+                        .formatted(kafka.bootstrapServers()));
         Path result = dir.resolve("debezium.jsonl");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(
+                                new String[] {
+                                    "run",
+                                    "--flow",
+                                    flow.toString(),
+                                    "--parallelism",
+                                    "2",
+                                    "--materialize",
+                                    result.toString()
+                                });
         assertThat(code).as(err.toString()).isZero();
         String t = "\"__START_AT\": \"1970-01-01 00:00:0%dZ\", \"__END_AT\": %s}";
-        assertThat(Files.readAllLines(result)).containsExactly(
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", " + t.formatted(1, "\"1970-01-01 00:00:05Z\""),
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", " + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", " + t.formatted(1, "null"),
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", " + t.formatted(2, "\"1970-01-01 00:00:05Z\""),
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", " + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", " + t.formatted(6, "null"),
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", " + t.formatted(2, "null"));
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", "
+                                + t.formatted(1, "\"1970-01-01 00:00:05Z\""),
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", "
+                                + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
+                        "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", "
+                                + t.formatted(1, "null"),
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", "
+                                + t.formatted(2, "\"1970-01-01 00:00:05Z\""),
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", "
+                                + t.formatted(5, "\"1970-01-01 00:00:06Z\""),
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", "
+                                + t.formatted(6, "null"),
+                        "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", "
+                                + t.formatted(2, "null"));
     }
 
-    /** APPLY AS TRUNCATE WHEN at parallelism 2: the truncate in one partition, keys before and after it in others. */
+    /**
+     * APPLY AS TRUNCATE WHEN at parallelism 2: the truncate in one partition, keys before and after
+     * it in others.
+     */
     @Test
     void truncateReachesKeysOfEveryPartition() throws Exception {
         kafka.createTopic("truncating", 3);
@@ -159,11 +218,18 @@ class KafkaEndToEndTest {
         }
         events.add("{\"id\": null, \"v\": null, \"op\": \"TRUNCATE\", \"seq\": 5}");
         for (int id = 7; id <= 18; id++) {
-            events.add("{\"id\": " + id + ", \"v\": \"after\", \"op\": \"UPSERT\", \"seq\": " + (id % 2 == 0 ? 7 : 3) + "}");
+            events.add(
+                    "{\"id\": "
+                            + id
+                            + ", \"v\": \"after\", \"op\": \"UPSERT\", \"seq\": "
+                            + (id % 2 == 0 ? 7 : 3)
+                            + "}");
         }
         produce("truncating", events, 3);
         Path flow = dir.resolve("truncate.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE src (id INT, v STRING, op STRING, seq INT)
                 WITH ('connector' = 'kafka', 'topic' = 'truncating', 'properties.bootstrap.servers' = '%s',
                       'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
@@ -172,15 +238,29 @@ class KafkaEndToEndTest {
                 CREATE FLOW f AS AUTO CDC INTO current_values FROM STREAM(src)
                 KEYS (id) APPLY AS TRUNCATE WHEN op = 'TRUNCATE' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq)
                 STORED AS SCD TYPE 1;
-                """.formatted(kafka.bootstrapServers()));
+                """
+                        .formatted(kafka.bootstrapServers()));
         Path result = dir.resolve("truncate.jsonl");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(
+                                new String[] {
+                                    "run",
+                                    "--flow",
+                                    flow.toString(),
+                                    "--parallelism",
+                                    "2",
+                                    "--materialize",
+                                    result.toString()
+                                });
         assertThat(code).as(err.toString()).isZero();
         List<String> expected = new ArrayList<>();
         for (int id = 8; id <= 18; id += 2) {
-            expected.add("{\"id\": " + id + ", \"v\": \"after\"}"); // written after the truncate (7 > 5)
+            expected.add(
+                    "{\"id\": " + id + ", \"v\": \"after\"}"); // written after the truncate (7 > 5)
         }
         assertThat(Files.readAllLines(result)).containsExactlyElementsOf(expected);
     }
@@ -190,13 +270,23 @@ class KafkaEndToEndTest {
     }
 
     private static String debezium(String op, String before, String after, long sourceMillis) {
-        return "{\"before\": " + before + ", \"after\": " + after + ", \"op\": \"" + op + "\", \"source\": {\"ts_ms\": "
-                + sourceMillis + ", \"db\": \"hr\", \"table\": \"users\"}, \"ts_ms\": " + (sourceMillis + 10) + "}";
+        return "{\"before\": "
+                + before
+                + ", \"after\": "
+                + after
+                + ", \"op\": \""
+                + op
+                + "\", \"source\": {\"ts_ms\": "
+                + sourceMillis
+                + ", \"db\": \"hr\", \"table\": \"users\"}, \"ts_ms\": "
+                + (sourceMillis + 10)
+                + "}";
     }
 
     /**
-     * Records the format cannot parse reach the dead-letter table with the parse error, the raw record
-     * and its Kafka coordinates (format 'autocdc' wrapping 'json'); the good records make the table.
+     * Records the format cannot parse reach the dead-letter table with the parse error, the raw
+     * record and its Kafka coordinates (format 'autocdc' wrapping 'json'); the good records make
+     * the table.
      */
     @Test
     void unparseableRecordsGoToTheDeadLetterTable() throws Exception {
@@ -207,7 +297,9 @@ class KafkaEndToEndTest {
         events.add("{\"userId\": \"one hundred\", \"sequenceNum\": [1]}");
         produce("users_with_garbage", events, 2);
         Path flow = dir.resolve("garbage.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT,
                   parse_error STRING METADATA FROM 'value.autocdc.parse-error' VIRTUAL,
                   raw_record BYTES METADATA FROM 'value.autocdc.raw' VIRTUAL,
@@ -224,18 +316,44 @@ class KafkaEndToEndTest {
                 CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf)
                 KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
                 COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
-                """.formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+                """
+                        .formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
         Path result = dir.resolve("garbage.jsonl");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2", "--materialize", result.toString()});
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(
+                                new String[] {
+                                    "run",
+                                    "--flow",
+                                    flow.toString(),
+                                    "--parallelism",
+                                    "2",
+                                    "--materialize",
+                                    result.toString()
+                                });
         assertThat(code).as(err.toString()).isZero();
-        assertThat(Files.readAllLines(result)).hasSize(7).allSatisfy(line -> assertThat(line).doesNotContain("parse_error", "raw_record"));
+        assertThat(Files.readAllLines(result))
+                .hasSize(7)
+                .allSatisfy(line -> assertThat(line).doesNotContain("parse_error", "raw_record"));
         List<String> letters = readTopic("users_dead_letters");
-        assertThat(letters).hasSize(2).allSatisfy(l -> assertThat(l).contains("\"flow\":\"apply_cdc\"",
-                "\"source\":\"users_cdf\"", "\"reason\":\"PARSE_ERROR\"", "\"topic\":\"users_with_garbage\"",
-                "\"partition\":", "\"offset\":", "\"raw_record\":\""));
-        assertThat(letters).anySatisfy(l -> assertThat(l).contains("\"payload\":\"{this is not json\""));
+        assertThat(letters)
+                .hasSize(2)
+                .allSatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains(
+                                                "\"flow\":\"apply_cdc\"",
+                                                "\"source\":\"users_cdf\"",
+                                                "\"reason\":\"PARSE_ERROR\"",
+                                                "\"topic\":\"users_with_garbage\"",
+                                                "\"partition\":",
+                                                "\"offset\":",
+                                                "\"raw_record\":\""));
+        assertThat(letters)
+                .anySatisfy(l -> assertThat(l).contains("\"payload\":\"{this is not json\""));
         assertThat(letters).anySatisfy(l -> assertThat(l).contains("one hundred"));
     }
 
@@ -246,13 +364,23 @@ class KafkaEndToEndTest {
     }
 
     /** Reads a topic from the start until it has been quiet for 3 s (at most 60 s). */
-    static void consume(String topic, java.util.function.Consumer<ConsumerRecord<String, String>> each) {
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-                "group.id", "reader-" + topic, "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+    static void consume(String topic, Consumer<ConsumerRecord<String, String>> each) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(
+                        Map.of(
+                                "bootstrap.servers",
+                                kafka.bootstrapServers(),
+                                "group.id",
+                                "reader-" + topic,
+                                "auto.offset.reset",
+                                "earliest"),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
             long idleSince = System.currentTimeMillis();
             long deadline = System.currentTimeMillis() + 60_000;
-            while (System.currentTimeMillis() - idleSince < 3_000 && System.currentTimeMillis() < deadline) {
+            while (System.currentTimeMillis() - idleSince < 3_000
+                    && System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                     each.accept(r);
                     idleSince = System.currentTimeMillis();
@@ -261,14 +389,19 @@ class KafkaEndToEndTest {
         }
     }
 
-    /** A plain kafka target with a changelog format (retract mode): -U and -D become Debezium deletes. */
+    /**
+     * A plain kafka target with a changelog format (retract mode): -U and -D become Debezium
+     * deletes.
+     */
     @Test
     void kafkaTargetWithDebeziumJsonInRetractMode() throws Exception {
         kafka.createTopic("users_cdf_retract", 2);
         kafka.createTopic("users_history_debezium", 1);
         produce("users_cdf_retract", USERS, 2);
         Path flow = dir.resolve("retract.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
                 WITH ('connector' = 'kafka', 'topic' = 'users_cdf_retract', 'properties.bootstrap.servers' = '%s',
                       'properties.group.id' = 'autocdc-test', 'scan.startup.mode' = 'earliest-offset',
@@ -279,12 +412,16 @@ class KafkaEndToEndTest {
                 CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf)
                 KEYS (userId) APPLY AS DELETE WHEN operation = "DELETE" SEQUENCE BY sequenceNum
                 COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
-                """.formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+                """
+                        .formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new AutoCdcCli(new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8))
-                .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
         assertThat(code).as(err.toString()).isZero();
-        var json = new org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper();
+        var json = new ObjectMapper();
         List<String> rows = new ArrayList<>();
         for (String message : readTopic("users_history_debezium")) {
             var node = json.readTree(message);
@@ -292,39 +429,54 @@ class KafkaEndToEndTest {
             if (op.equals("c")) {
                 rows.add(node.get("after").toString());
             } else {
-                assertThat(rows.remove(node.get("before").toString())).as("a delete retracts a present row: " + message).isTrue();
+                assertThat(rows.remove(node.get("before").toString()))
+                        .as("a delete retracts a present row: " + message)
+                        .isTrue();
             }
         }
-        assertThat(rows).containsExactlyInAnyOrder(
-                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
-                "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
-                "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
-                "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
-                "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+        assertThat(rows)
+                .containsExactlyInAnyOrder(
+                        "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
+                        "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                        "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
+                        "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
+                        "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
     }
 
-    /** Sends the events round-robin over the partitions, so a key's events land in several partitions. */
+    /**
+     * Sends the events round-robin over the partitions, so a key's events land in several
+     * partitions.
+     */
     static void produce(String topic, List<String> values, int partitions) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             for (int i = 0; i < values.size(); i++) {
-                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i))).get();
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i)))
+                        .get();
             }
         }
     }
 
-    /** The upsert topic materialized: the last value per key, keys whose last value is a tombstone dropped. */
+    /**
+     * The upsert topic materialized: the last value per key, keys whose last value is a tombstone
+     * dropped.
+     */
     static List<String> readUpsertTopic(String topic) {
         Map<String, String> table = new TreeMap<>();
-        consume(topic, r -> {
-            if (r.value() == null) {
-                table.remove(r.key());
-            } else {
-                table.put(r.key(), r.value());
-            }
-        });
+        consume(
+                topic,
+                r -> {
+                    if (r.value() == null) {
+                        table.remove(r.key());
+                    } else {
+                        table.put(r.key(), r.value());
+                    }
+                });
         return new ArrayList<>(table.values());
     }
 }

@@ -4,8 +4,8 @@ import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.FlowMapping;
-import dev.autocdc.operators.flink.StateLayout;
 import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.StateLayout;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,34 +19,48 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * How one {@code AUTO_CDC} call maps its input table onto the engine: which columns the target keeps,
- * where the sequence, system sequence, delete flag and COLUMNS TO UPDATE list come from, and the
- * resulting {@link EngineSpec}. Built from the input's row type, its PARTITION BY columns (the KEYS) and
- * the call's literal arguments, the same way at planning time (to type the output and fail early) and
- * in the running function.
+ * How one {@code AUTO_CDC} call maps its input table onto the engine: which columns the target
+ * keeps, where the sequence, system sequence, delete flag and COLUMNS TO UPDATE list come from, and
+ * the resulting {@link EngineSpec}. Built from the input's row type, its PARTITION BY columns (the
+ * KEYS) and the call's literal arguments, the same way at planning time (to type the output and
+ * fail early) and in the running function.
  *
  * <p>The rules are the flow language's (see the job's planner): the target keeps the columns of
  * {@code column_list}, or all columns but {@code except_column_list}; the keys always; never the
- * {@code columns_to_update} column. Kept sequence columns are marked as such (they take each event's
- * value). A bad argument fails with a {@link ValidationException} that names it and says the fix.
+ * {@code columns_to_update} column. Kept sequence columns are marked as such (they take each
+ * event's value). A bad argument fails with a {@link ValidationException} that names it and says
+ * the fix.
  */
 final class AutoCdcPlan implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final RowType inputType;
     private final EngineSpec spec;
+
     /** Input positions of the target's base columns, in target order. */
     private final int[] kept;
+
     /** Input positions of the sequence columns; more than one forms a STRUCT. */
     private final int[] sequence;
+
     private final int systemSequence;
     private final int delete;
     private final int columnsToUpdate;
-    /** Positions of the keys in the target row: the function's output leaves them out (Flink prefixes them). */
+
+    /**
+     * Positions of the keys in the target row: the function's output leaves them out (Flink
+     * prefixes them).
+     */
     private final int[] targetKeys;
 
-    private AutoCdcPlan(RowType inputType, EngineSpec spec, int[] kept, int[] sequence, int systemSequence, int delete,
-                        int columnsToUpdate) {
+    private AutoCdcPlan(
+            RowType inputType,
+            EngineSpec spec,
+            int[] kept,
+            int[] sequence,
+            int systemSequence,
+            int delete,
+            int columnsToUpdate) {
         this.inputType = inputType;
         this.spec = spec;
         this.kept = kept;
@@ -79,10 +93,14 @@ final class AutoCdcPlan implements Serializable {
      * @param partitionBy the input positions of the PARTITION BY columns
      * @param mode the changelog the function emits
      */
-    static AutoCdcPlan of(String function, RowType input, int[] partitionBy, Arguments args, OutputMode mode) {
+    static AutoCdcPlan of(
+            String function, RowType input, int[] partitionBy, Arguments args, OutputMode mode) {
         List<String> names = input.getFieldNames();
         if (partitionBy.length == 0) {
-            throw error(function, "input", "needs PARTITION BY with the key columns, e.g. TABLE cdc PARTITION BY id");
+            throw error(
+                    function,
+                    "input",
+                    "needs PARTITION BY with the key columns, e.g. TABLE cdc PARTITION BY id");
         }
         List<String> keys = new ArrayList<>();
         for (int p : partitionBy) {
@@ -90,47 +108,85 @@ final class AutoCdcPlan implements Serializable {
         }
         for (String name : names) {
             if (EngineSpec.CONTROL_COLUMNS.contains(name)) {
-                throw error(function, "input", "has a column named " + name + ", a name the engine reserves for its"
-                        + " control columns; rename it in the input view (SELECT " + name + " AS ...)");
+                throw error(
+                        function,
+                        "input",
+                        "has a column named "
+                                + name
+                                + ", a name the engine reserves for its"
+                                + " control columns; rename it in the input view (SELECT "
+                                + name
+                                + " AS ...)");
             }
         }
         TargetType type = storedAs(function, args.storedAs);
         if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
-            throw error(function, "sequence_by", "is required: name the column that orders a key's events,"
-                    + " e.g. sequence_by => 'sequenceNum' (several, comma-separated, order as a STRUCT)");
+            throw error(
+                    function,
+                    "sequence_by",
+                    "is required: name the column that orders a key's events, e.g. sequence_by =>"
+                            + " 'sequenceNum' (several, comma-separated, order as a STRUCT)");
         }
         if (args.systemSequenceBy != null && type != TargetType.BITEMPORAL) {
-            throw error(function, "system_sequence_by", "applies to stored_as => 'BITEMPORAL' only; remove it or"
-                    + " store the target as BITEMPORAL");
+            throw error(
+                    function,
+                    "system_sequence_by",
+                    "applies to stored_as => 'BITEMPORAL' only; remove it or"
+                            + " store the target as BITEMPORAL");
         } else if (args.systemSequenceBy == null && type == TargetType.BITEMPORAL) {
-            throw error(function, "system_sequence_by", "is required with stored_as => 'BITEMPORAL': name the column"
-                    + " holding the system (transaction) time");
+            throw error(
+                    function,
+                    "system_sequence_by",
+                    "is required with stored_as => 'BITEMPORAL': name the column"
+                            + " holding the system (transaction) time");
         }
         FlowMapping mapping;
         try {
-            mapping = FlowMapping.builder(names).keys(keys).sequenceBy(list(function, "sequence_by", args.sequenceBy))
-                    .systemSequenceBy(args.systemSequenceBy).columnsToUpdate(args.columnsToUpdate)
-                    .columns(args.columnList == null ? null : list(function, "column_list", args.columnList))
-                    .columnsExcept(args.exceptColumnList == null ? null
-                            : list(function, "except_column_list", args.exceptColumnList))
-                    .build();
+            mapping =
+                    FlowMapping.builder(names)
+                            .keys(keys)
+                            .sequenceBy(list(function, "sequence_by", args.sequenceBy))
+                            .systemSequenceBy(args.systemSequenceBy)
+                            .columnsToUpdate(args.columnsToUpdate)
+                            .columns(
+                                    args.columnList == null
+                                            ? null
+                                            : list(function, "column_list", args.columnList))
+                            .columnsExcept(
+                                    args.exceptColumnList == null
+                                            ? null
+                                            : list(
+                                                    function,
+                                                    "except_column_list",
+                                                    args.exceptColumnList))
+                            .build();
         } catch (FlowDefinitionException e) {
             throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
         }
         int[] sequence = mapping.sequence().stream().mapToInt(names::indexOf).toArray();
-        int system = mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
+        int system =
+                mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
         int ctu = mapping.columnsToUpdate() == null ? -1 : names.indexOf(mapping.columnsToUpdate());
         int delete = -1;
         if (args.applyAsDeletes != null) {
             try {
-                delete = names.indexOf(FlowMapping.resolve(names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
+                delete =
+                        names.indexOf(
+                                FlowMapping.resolve(
+                                        names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
             } catch (FlowDefinitionException e) {
                 throw error(function, "apply_as_deletes:", e.detail());
             }
             if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-                throw error(function, "apply_as_deletes", "names " + names.get(delete) + ", which is "
-                        + input.getTypeAt(delete).asSummaryString() + ": name a BOOLEAN column, computed in the input"
-                        + " query, e.g. SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
+                throw error(
+                        function,
+                        "apply_as_deletes",
+                        "names "
+                                + names.get(delete)
+                                + ", which is "
+                                + input.getTypeAt(delete).asSummaryString()
+                                + ": name a BOOLEAN column, computed in the input query, e.g."
+                                + " SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
             }
         }
         List<Integer> kept = new ArrayList<>();
@@ -144,16 +200,24 @@ final class AutoCdcPlan implements Serializable {
         }
         engineInput.add(new RowType.RowField(EngineSpec.SEQUENCE, sequenceType(input, sequence)));
         if (system >= 0) {
-            engineInput.add(new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, input.getTypeAt(system)));
+            engineInput.add(
+                    new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, input.getTypeAt(system)));
         }
         if (delete >= 0) {
             engineInput.add(new RowType.RowField(EngineSpec.DELETE, input.getTypeAt(delete)));
         }
         if (ctu >= 0) {
-            engineInput.add(new RowType.RowField(EngineSpec.COLUMNS_TO_UPDATE, input.getTypeAt(ctu)));
+            engineInput.add(
+                    new RowType.RowField(EngineSpec.COLUMNS_TO_UPDATE, input.getTypeAt(ctu)));
         }
-        EngineSpec.Builder b = mapping.configure(EngineSpec.builder(function.toLowerCase(Locale.ROOT), type,
-                new RowType(engineInput))).outputMode(mode).tombstoneRetention(null);
+        EngineSpec.Builder b =
+                mapping.configure(
+                                EngineSpec.builder(
+                                        function.toLowerCase(Locale.ROOT),
+                                        type,
+                                        new RowType(engineInput)))
+                        .outputMode(mode)
+                        .tombstoneRetention(null);
         if (Boolean.TRUE.equals(args.ignoreNullUpdates)) {
             b.ignoreNullUpdates();
         }
@@ -168,11 +232,19 @@ final class AutoCdcPlan implements Serializable {
         }
         try {
             EngineSpec spec = b.build();
-            return new AutoCdcPlan(input, spec, kept.stream().mapToInt(Integer::intValue).toArray(), sequence, system, delete, ctu);
+            return new AutoCdcPlan(
+                    input,
+                    spec,
+                    kept.stream().mapToInt(Integer::intValue).toArray(),
+                    sequence,
+                    system,
+                    delete,
+                    ctu);
         } catch (FlowDefinitionException e) {
             throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
         } catch (IllegalArgumentException e) {
-            throw error(function, "input", "has a column the engine cannot keep: " + e.getMessage());
+            throw error(
+                    function, "input", "has a column the engine cannot keep: " + e.getMessage());
         }
     }
 
@@ -180,15 +252,21 @@ final class AutoCdcPlan implements Serializable {
         return spec;
     }
 
-    /** What the stored state's bytes depend on: the state layout of the target type, the columns and their types. */
+    /**
+     * What the stored state's bytes depend on: the state layout of the target type, the columns and
+     * their types.
+     */
     String stateLayout() {
-        return StateLayout.describe(spec.flow().targetType()) + ", columns " + spec.flow().columnNames() + " "
+        return StateLayout.describe(spec.flow().targetType())
+                + ", columns "
+                + spec.flow().columnNames()
+                + " "
                 + spec.flow().columnTypes();
     }
 
     /**
-     * The function's output columns: the target's columns without the keys (Flink puts the PARTITION BY
-     * columns first), then {@code __START_AT} ... as in the job's target.
+     * The function's output columns: the target's columns without the keys (Flink puts the
+     * PARTITION BY columns first), then {@code __START_AT} ... as in the job's target.
      */
     RowType outputType() {
         RowType target = spec.targetType();
@@ -203,7 +281,12 @@ final class AutoCdcPlan implements Serializable {
 
     /** The engine's input row for one input row (internal data, the row kind kept). */
     RowData engineInput(RowData in) {
-        int n = kept.length + 1 + (systemSequence >= 0 ? 1 : 0) + (delete >= 0 ? 1 : 0) + (columnsToUpdate >= 0 ? 1 : 0);
+        int n =
+                kept.length
+                        + 1
+                        + (systemSequence >= 0 ? 1 : 0)
+                        + (delete >= 0 ? 1 : 0)
+                        + (columnsToUpdate >= 0 ? 1 : 0);
         GenericRowData row = new GenericRowData(in.getRowKind(), n);
         int f = 0;
         for (int k : kept) {
@@ -232,7 +315,8 @@ final class AutoCdcPlan implements Serializable {
 
     /** The function's output row for one target row: the key columns left out. */
     RowData output(RowData target) {
-        GenericRowData out = new GenericRowData(target.getRowKind(), target.getArity() - targetKeys.length);
+        GenericRowData out =
+                new GenericRowData(target.getRowKind(), target.getArity() - targetKeys.length);
         GenericRowData t = (GenericRowData) target;
         int f = 0;
         for (int i = 0; i < target.getArity(); i++) {
@@ -290,8 +374,13 @@ final class AutoCdcPlan implements Serializable {
             case "BITEMPORAL":
                 return TargetType.BITEMPORAL;
             default:
-                throw error(function, "stored_as", "is '" + storedAs + "'; use 'SCD TYPE 1' (the default), 'SCD TYPE 2'"
-                        + " or 'BITEMPORAL'");
+                throw error(
+                        function,
+                        "stored_as",
+                        "is '"
+                                + storedAs
+                                + "'; use 'SCD TYPE 1' (the default), 'SCD TYPE 2'"
+                                + " or 'BITEMPORAL'");
         }
     }
 
@@ -299,7 +388,10 @@ final class AutoCdcPlan implements Serializable {
     private static List<String> list(String function, String argument, String commaSeparated) {
         List<String> items = list(commaSeparated);
         if (items.isEmpty()) {
-            throw error(function, argument, "is empty; name one or more input columns, comma-separated");
+            throw error(
+                    function,
+                    argument,
+                    "is empty; name one or more input columns, comma-separated");
         }
         return items;
     }
@@ -316,16 +408,19 @@ final class AutoCdcPlan implements Serializable {
 
     /** The argument a clause of the flow language comes from. */
     private static String argumentOf(String clause, Arguments args) {
-        Map<String, String> byClause = Map.of(
-                "KEYS", "input (PARTITION BY)",
-                "SEQUENCE BY", "sequence_by",
-                "SYSTEM SEQUENCE BY", "system_sequence_by",
-                "STORED AS BITEMPORAL", "stored_as",
-                "IGNORE NULL UPDATES", "ignore_null_updates",
-                "COLUMNS TO UPDATE", "columns_to_update",
-                "APPLY AS DELETE WHEN", "apply_as_deletes");
+        Map<String, String> byClause =
+                Map.of(
+                        "KEYS", "input (PARTITION BY)",
+                        "SEQUENCE BY", "sequence_by",
+                        "SYSTEM SEQUENCE BY", "system_sequence_by",
+                        "STORED AS BITEMPORAL", "stored_as",
+                        "IGNORE NULL UPDATES", "ignore_null_updates",
+                        "COLUMNS TO UPDATE", "columns_to_update",
+                        "APPLY AS DELETE WHEN", "apply_as_deletes");
         if (clause.startsWith("TRACK HISTORY")) {
-            return args.trackHistoryColumnList != null ? "track_history_column_list" : "track_history_except_column_list";
+            return args.trackHistoryColumnList != null
+                    ? "track_history_column_list"
+                    : "track_history_except_column_list";
         }
         if (clause.equals("COLUMNS")) {
             return args.columnList != null ? "column_list" : "except_column_list";

@@ -35,7 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code AUTO_CDC}: AUTO CDC as a Process Table Function, for Flink SQL users who do not run the job.
+ * {@code AUTO_CDC}: AUTO CDC as a Process Table Function, for Flink SQL users who do not run the
+ * job.
  *
  * <pre>{@code
  * SELECT * FROM AUTO_CDC(
@@ -47,29 +48,33 @@ import org.slf4j.LoggerFactory;
  *   uid => 'users-scd2')
  * }</pre>
  *
- * <p>Other arguments: {@code system_sequence_by} (bitemporal), {@code column_list},
- * {@code ignore_null_updates} (BOOLEAN), {@code track_history_column_list},
- * {@code track_history_except_column_list}, {@code columns_to_update} (a column of ARRAY&lt;STRING&gt; or
- * comma-separated STRING). Column lists are comma-separated names. Every argument is a literal; a wrong
- * one fails at planning time with a message naming it.
+ * <p>Other arguments: {@code system_sequence_by} (bitemporal), {@code column_list}, {@code
+ * ignore_null_updates} (BOOLEAN), {@code track_history_column_list}, {@code
+ * track_history_except_column_list}, {@code columns_to_update} (a column of ARRAY&lt;STRING&gt; or
+ * comma-separated STRING). Column lists are comma-separated names. Every argument is a literal; a
+ * wrong one fails at planning time with a message naming it.
  *
- * <p>Guarantees: the engine, its state layout and its semantics (SPEC §1-8) are the job's
- * ({@link AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I},
- * {@code -U}/{@code +U}, {@code -D}, each retraction carrying the row it retracts), with the PARTITION BY
- * columns first (Flink's rule for set-semantic tables), then the target's other columns and
- * {@code __START_AT}, {@code __END_AT}, {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}. State is keyed
- * Flink state (RocksDB when the job is configured so), restored from checkpoints and savepoints under
- * the call's {@code uid}.
+ * <p>Guarantees: the engine, its state layout and its semantics (SPEC §1-8) are the job's ({@link
+ * AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I}, {@code
+ * -U}/{@code +U}, {@code -D}, each retraction carrying the row it retracts), with the PARTITION BY
+ * columns first (Flink's rule for set-semantic tables), then the target's other columns and {@code
+ * __START_AT}, {@code __END_AT}, {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}. State is keyed
+ * Flink state (RocksDB when the job is configured so), restored from checkpoints and savepoints
+ * under the call's {@code uid}.
  *
- * <p>What a PTF cannot do, and how this function handles it: invalid events (SPEC §11) cannot go to a
- * side output: they are counted ({@code num_dead_letters} under the metric group {@code flow/auto_cdc}, or
- * {@code flow/auto_cdc_upsert}) and each is logged at WARN with its reason; truncates need every key: there is no
- * {@code apply_as_truncates}; retentions need processing-time timers: there are none. SCD type 1 state
- * follows {@code table.exec.state.ttl} (a key idle that long is forgotten, as in Flink's own
- * deduplication); type 2 and bitemporal history is kept (a partial expiry would tear it).
+ * <p>What a PTF cannot do, and how this function handles it: invalid events (SPEC §11) cannot go to
+ * a side output: they are counted ({@code num_dead_letters} under the metric group {@code
+ * flow/auto_cdc}, or {@code flow/auto_cdc_upsert}) and each is logged at WARN with its reason;
+ * truncates need every key: there is no {@code apply_as_truncates}; retentions need processing-time
+ * timers: there are none. SCD type 1 state follows {@code table.exec.state.ttl} (a key idle that
+ * long is forgotten, as in Flink's own deduplication); type 2 and bitemporal history is kept (a
+ * partial expiry would tear it).
  */
-@DataTypeHint(value = "ROW<unused INT>", bridgedTo = RowData.class) // replaced per call, see getTypeInference
-public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implements ChangelogFunction {
+@DataTypeHint(
+        value = "ROW<unused INT>",
+        bridgedTo = RowData.class) // replaced per call, see getTypeInference
+public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
+        implements ChangelogFunction {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(AutoCdcTableFunction.class);
 
@@ -93,18 +98,29 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
             @StateHint(name = "scd1") MapView<String, byte[]> scd1,
             @StateHint(name = "history", ttl = "0") MapView<String, byte[]> history,
             @StateHint(name = "history_blocks", ttl = "0") MapView<String, byte[]> historyBlocks,
-            @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE, ArgumentTrait.SUPPORT_UPDATES,
-                ArgumentTrait.REQUIRE_FULL_DELETE}, name = "input") Row input,
-            @ArgumentHint(name = "sequence_by", isOptional = true) String sequenceBy, // required: checked with a clearer message
+            @ArgumentHint(
+                            value = {
+                                ArgumentTrait.SET_SEMANTIC_TABLE,
+                                ArgumentTrait.SUPPORT_UPDATES,
+                                ArgumentTrait.REQUIRE_FULL_DELETE
+                            },
+                            name = "input")
+                    Row input,
+            @ArgumentHint(name = "sequence_by", isOptional = true)
+                    String sequenceBy, // required: checked with a clearer message
             @ArgumentHint(name = "stored_as", isOptional = true) String storedAs,
             @ArgumentHint(name = "system_sequence_by", isOptional = true) String systemSequenceBy,
             @ArgumentHint(name = "apply_as_deletes", isOptional = true) String applyAsDeletes,
             @ArgumentHint(name = "column_list", isOptional = true) String columnList,
             @ArgumentHint(name = "except_column_list", isOptional = true) String exceptColumnList,
-            @ArgumentHint(name = "ignore_null_updates", isOptional = true) Boolean ignoreNullUpdates,
-            @ArgumentHint(name = "track_history_column_list", isOptional = true) String trackHistoryColumnList,
-            @ArgumentHint(name = "track_history_except_column_list", isOptional = true) String trackHistoryExceptColumnList,
-            @ArgumentHint(name = "columns_to_update", isOptional = true) String columnsToUpdate) throws Exception {
+            @ArgumentHint(name = "ignore_null_updates", isOptional = true)
+                    Boolean ignoreNullUpdates,
+            @ArgumentHint(name = "track_history_column_list", isOptional = true)
+                    String trackHistoryColumnList,
+            @ArgumentHint(name = "track_history_except_column_list", isOptional = true)
+                    String trackHistoryExceptColumnList,
+            @ArgumentHint(name = "columns_to_update", isOptional = true) String columnsToUpdate)
+            throws Exception {
         if (processor == null) {
             AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
             args.sequenceBy = sequenceBy;
@@ -124,39 +140,59 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
         } else {
             states.bind(history, historyBlocks);
         }
-        processor.process(plan.engineInput((RowData) inputConverter.toInternal(input)), output, this::deadLetter);
+        processor.process(
+                plan.engineInput((RowData) inputConverter.toInternal(input)),
+                output,
+                this::deadLetter);
     }
 
     private void start(Context ctx, AutoCdcPlan.Arguments args) throws Exception {
         TableSemantics input = ctx.tableSemanticsFor("input");
-        OutputMode mode = ctx.getChangelogMode().contains(RowKind.UPDATE_BEFORE) ? OutputMode.RETRACT : OutputMode.UPSERT;
-        plan = AutoCdcPlan.of(name(), (RowType) input.dataType().getLogicalType(), input.partitionByColumns(), args, mode);
+        OutputMode mode =
+                ctx.getChangelogMode().contains(RowKind.UPDATE_BEFORE)
+                        ? OutputMode.RETRACT
+                        : OutputMode.UPSERT;
+        plan =
+                AutoCdcPlan.of(
+                        name(),
+                        (RowType) input.dataType().getLogicalType(),
+                        input.partitionByColumns(),
+                        args,
+                        mode);
         inputConverter = DataStructureConverters.getConverter(input.dataType());
         inputConverter.open(classLoader);
         states = new ViewStates(metrics, plan.stateLayout());
         processor = new AutoCdcProcessor(plan.spec());
         processor.open(states);
-        output = new Collector<>() {
-            @Override
-            public void collect(RowData target) {
-                AutoCdcTableFunction.this.collect(plan.output(target));
-            }
+        output =
+                new Collector<>() {
+                    @Override
+                    public void collect(RowData target) {
+                        AutoCdcTableFunction.this.collect(plan.output(target));
+                    }
 
-            @Override
-            public void close() {
-            }
-        };
+                    @Override
+                    public void close() {}
+                };
     }
 
     /**
-     * Counted by the engine (metric {@code num_dead_letters}); logged here, every one, with its reason and
-     * the event (cut at 2,000 characters), since a PTF has no side output to send it to.
+     * Counted by the engine (metric {@code num_dead_letters}); logged here, every one, with its
+     * reason and the event (cut at 2,000 characters), since a PTF has no side output to send it to.
      */
     private void deadLetter(DeadLetter d) {
         deadLetters++;
-        String payload = d.payload == null || d.payload.length() <= 2000 ? d.payload : d.payload.substring(0, 2000) + "...";
-        LOG.warn("{}: invalid event skipped (#{} of this instance): {}: {}; event {}", name(), deadLetters, d.reason,
-                d.message, payload);
+        String payload =
+                d.payload == null || d.payload.length() <= 2000
+                        ? d.payload
+                        : d.payload.substring(0, 2000) + "...";
+        LOG.warn(
+                "{}: invalid event skipped (#{} of this instance): {}: {}; event {}",
+                name(),
+                deadLetters,
+                d.reason,
+                d.message,
+                payload);
     }
 
     /** The function's name in messages. */
@@ -186,7 +222,9 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
                 .build();
     }
 
-    /** Plans the call (failing on a bad argument) and returns the target's columns without the keys. */
+    /**
+     * Plans the call (failing on a bad argument) and returns the target's columns without the keys.
+     */
     private Optional<DataType> outputType(CallContext call, List<StaticArgument> arguments) {
         AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
         args.sequenceBy = literal(call, arguments, "sequence_by", String.class);
@@ -196,22 +234,41 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
         args.columnList = literal(call, arguments, "column_list", String.class);
         args.exceptColumnList = literal(call, arguments, "except_column_list", String.class);
         args.ignoreNullUpdates = literal(call, arguments, "ignore_null_updates", Boolean.class);
-        args.trackHistoryColumnList = literal(call, arguments, "track_history_column_list", String.class);
-        args.trackHistoryExceptColumnList = literal(call, arguments, "track_history_except_column_list", String.class);
+        args.trackHistoryColumnList =
+                literal(call, arguments, "track_history_column_list", String.class);
+        args.trackHistoryExceptColumnList =
+                literal(call, arguments, "track_history_except_column_list", String.class);
         args.columnsToUpdate = literal(call, arguments, "columns_to_update", String.class);
-        TableSemantics input = call.getTableSemantics(0).orElseThrow(() -> AutoCdcPlan.error(name(), "input",
-                "must be a table: input => TABLE cdc PARTITION BY id"));
-        AutoCdcPlan plan = AutoCdcPlan.of(name(), (RowType) input.dataType().getLogicalType(), input.partitionByColumns(),
-                args, OutputMode.RETRACT);
+        TableSemantics input =
+                call.getTableSemantics(0)
+                        .orElseThrow(
+                                () ->
+                                        AutoCdcPlan.error(
+                                                name(),
+                                                "input",
+                                                "must be a table: input => TABLE cdc PARTITION BY"
+                                                        + " id"));
+        AutoCdcPlan plan =
+                AutoCdcPlan.of(
+                        name(),
+                        (RowType) input.dataType().getLogicalType(),
+                        input.partitionByColumns(),
+                        args,
+                        OutputMode.RETRACT);
         if (upsertWhenPossible() && plan.spec().flow().targetType() != TargetType.SCD1) {
-            throw AutoCdcPlan.error(name(), "stored_as", "must be 'SCD TYPE 1': an upsert changelog is keyed by the"
-                    + " PARTITION BY columns, which identify a row of a type 1 target only; use AUTO_CDC for type 2 and"
-                    + " bitemporal targets (retract mode, into any sink)");
+            throw AutoCdcPlan.error(
+                    name(),
+                    "stored_as",
+                    "must be 'SCD TYPE 1': an upsert changelog is keyed by the PARTITION BY"
+                        + " columns, which identify a row of a type 1 target only; use AUTO_CDC for"
+                        + " type 2 and bitemporal targets (retract mode, into any sink)");
         }
-        return Optional.of(TypeConversions.fromLogicalToDataType(plan.outputType()).bridgedTo(RowData.class));
+        return Optional.of(
+                TypeConversions.fromLogicalToDataType(plan.outputType()).bridgedTo(RowData.class));
     }
 
-    private <T> T literal(CallContext call, List<StaticArgument> arguments, String name, Class<T> type) {
+    private <T> T literal(
+            CallContext call, List<StaticArgument> arguments, String name, Class<T> type) {
         int pos = -1;
         for (int i = 0; i < arguments.size(); i++) {
             if (arguments.get(i).getName().equals(name)) {
@@ -222,9 +279,17 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData> implemen
             return null;
         }
         if (!call.isArgumentLiteral(pos)) {
-            throw AutoCdcPlan.error(name(), name, "must be a literal, e.g. " + name + " => 'column'");
+            throw AutoCdcPlan.error(
+                    name(), name, "must be a literal, e.g. " + name + " => 'column'");
         }
-        return call.getArgumentValue(pos, type).orElseThrow(() -> new ValidationException(name() + ": argument " + name
-                + " must be a " + type.getSimpleName()));
+        return call.getArgumentValue(pos, type)
+                .orElseThrow(
+                        () ->
+                                new ValidationException(
+                                        name()
+                                                + ": argument "
+                                                + name
+                                                + " must be a "
+                                                + type.getSimpleName()));
     }
 }

@@ -4,13 +4,14 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.RowKind;
 
 /**
- * {@code AUTO_CDC_UPSERT}: {@link AutoCdcTableFunction AUTO_CDC} for SCD type 1 targets written to upsert
- * sinks (upsert-kafka, JDBC with a primary key, ...). When the consumer takes upserts, the function emits
- * {@code +I}, {@code +U} and full-row {@code -D} keyed by the PARTITION BY columns (Flink's
- * {@code upsert(false)} mode), without the {@code -U} rows the sink would drop anyway; when it does not,
- * it emits retract mode like AUTO_CDC. Type 2 and bitemporal targets are refused at planning time: their
- * rows are keyed by the key and {@code __START_AT} (and {@code __SYSTEM_START_AT}), not by the
- * PARTITION BY columns alone, so they stay in retract mode (use AUTO_CDC).
+ * {@code AUTO_CDC_UPSERT}: {@link AutoCdcTableFunction AUTO_CDC} for SCD type 1 targets written to
+ * upsert sinks (upsert-kafka, JDBC with a primary key, ...). When the consumer takes upserts, the
+ * function emits {@code +I}, {@code +U} and full-row {@code -D} keyed by the PARTITION BY columns
+ * (Flink's {@code upsert(false)} mode), without the {@code -U} rows the sink would drop anyway;
+ * when it does not, it emits retract mode like AUTO_CDC. Type 2 and bitemporal targets are refused
+ * at planning time: their rows are keyed by the key and {@code __START_AT} (and {@code
+ * __SYSTEM_START_AT}), not by the PARTITION BY columns alone, so they stay in retract mode (use
+ * AUTO_CDC).
  *
  * <p>A separate function because Flink 2.2 asks a function for its changelog mode without its
  * arguments: {@code stored_as} cannot decide it.

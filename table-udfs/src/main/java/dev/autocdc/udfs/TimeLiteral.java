@@ -9,23 +9,24 @@ import java.time.format.DateTimeParseException;
 import org.apache.flink.table.types.logical.LogicalType;
 
 /**
- * A point in time written as text, read as a value of a history column's type, so that {@code AS_OF}
- * can take one argument for any business or system time type (a Process Table Function's scalar
- * arguments have fixed types). The text is the SQL literal's body: {@code 2025-02-15} for a DATE,
- * {@code 2025-03-10 00:00:00} (or with a {@code T}, or a date alone for midnight) for a TIMESTAMP, an
- * instant with its offset such as {@code 2025-03-10T00:00:00Z} or {@code 2025-03-10 01:00:00+01:00} for a
- * TIMESTAMP_LTZ (the session's time zone is not known to the function), digits for the
- * integer types, a decimal for DECIMAL, FLOAT and DOUBLE, the text itself for a STRING.
+ * A point in time written as text, read as a value of a history column's type, so that {@code
+ * AS_OF} can take one argument for any business or system time type (a Process Table Function's
+ * scalar arguments have fixed types). The text is the SQL literal's body: {@code 2025-02-15} for a
+ * DATE, {@code 2025-03-10 00:00:00} (or with a {@code T}, or a date alone for midnight) for a
+ * TIMESTAMP, an instant with its offset such as {@code 2025-03-10T00:00:00Z} or {@code 2025-03-10
+ * 01:00:00+01:00} for a TIMESTAMP_LTZ (the session's time zone is not known to the function),
+ * digits for the integer types, a decimal for DECIMAL, FLOAT and DOUBLE, the text itself for a
+ * STRING.
  */
 final class TimeLiteral {
 
-    private TimeLiteral() {
-    }
+    private TimeLiteral() {}
 
     /**
      * The value, as Flink's default Java class for the type (the class a row's field holds).
      *
-     * @throws IllegalArgumentException saying what was expected, when the text does not read as the type
+     * @throws IllegalArgumentException saying what was expected, when the text does not read as the
+     *     type
      */
     static Comparable<?> parse(String text, LogicalType type) {
         String s = text.trim();
@@ -36,10 +37,13 @@ final class TimeLiteral {
                 case TIME_WITHOUT_TIME_ZONE:
                     return LocalTime.parse(s);
                 case TIMESTAMP_WITHOUT_TIME_ZONE:
-                    return s.length() == 10 ? LocalDate.parse(s).atStartOfDay() : LocalDateTime.parse(s.replace(' ', 'T'));
+                    return s.length() == 10
+                            ? LocalDate.parse(s).atStartOfDay()
+                            : LocalDateTime.parse(s.replace(' ', 'T'));
                 case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                     // an instant needs its offset: the session's time zone is not known here
-                    return OffsetDateTime.parse(s.replace(' ', 'T').replaceFirst("T(?=[Z+-])", "")).toInstant();
+                    return OffsetDateTime.parse(s.replace(' ', 'T').replaceFirst("T(?=[Z+-])", ""))
+                            .toInstant();
                 case TINYINT:
                     return Byte.parseByte(s);
                 case SMALLINT:
@@ -58,12 +62,21 @@ final class TimeLiteral {
                 case VARCHAR:
                     return text;
                 default:
-                    throw new IllegalArgumentException("a column of type " + type.asSummaryString()
-                            + " cannot hold a time: use DATE, TIMESTAMP, TIMESTAMP_LTZ, a number or STRING");
+                    throw new IllegalArgumentException(
+                            "a column of type "
+                                    + type.asSummaryString()
+                                    + " cannot hold a time: use DATE, TIMESTAMP, TIMESTAMP_LTZ, a"
+                                    + " number or STRING");
             }
         } catch (NumberFormatException | DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + text + "' does not read as " + type.asSummaryString() + " ("
-                    + example(type) + ")");
+            throw new IllegalArgumentException(
+                    "'"
+                            + text
+                            + "' does not read as "
+                            + type.asSummaryString()
+                            + " ("
+                            + example(type)
+                            + ")");
         }
     }
 

@@ -25,16 +25,17 @@ import org.apache.flink.table.types.utils.TypeConversions;
 
 /**
  * {@code VALID_AT(start, end, at)}: whether a history row's interval holds {@code at}, that is
- * {@code start <= at < coalesce(end, +infinity)} (SPEC §9). Use it on a type 2 table's
- * {@code __START_AT, __END_AT} ("valid at business time B"); {@link BelievedAt BELIEVED_AT} is the same
- * test for a bitemporal table's {@code __SYSTEM_START_AT, __SYSTEM_END_AT} ("believed at system time S").
+ * {@code start <= at < coalesce(end, +infinity)} (SPEC §9). Use it on a type 2 table's {@code
+ * __START_AT, __END_AT} ("valid at business time B"); {@link BelievedAt BELIEVED_AT} is the same
+ * test for a bitemporal table's {@code __SYSTEM_START_AT, __SYSTEM_END_AT} ("believed at system
+ * time S").
  *
- * <p>The three arguments are brought to their common type (an INT and a BIGINT compare as BIGINT; a DATE
- * column at a TIMESTAMP compares at midnight); they must be numbers, dates, times, timestamps or
- * strings, and each must convert to the common type implicitly. Anything else fails at planning time,
- * with a message naming the argument and the cast to write; so does a TIMESTAMP column at a DATE, which
- * Flink would compare as DATEs, dropping the time of day. Strings compare by their UTF-8 bytes. A null
- * {@code start} or {@code at} gives null.
+ * <p>The three arguments are brought to their common type (an INT and a BIGINT compare as BIGINT; a
+ * DATE column at a TIMESTAMP compares at midnight); they must be numbers, dates, times, timestamps
+ * or strings, and each must convert to the common type implicitly. Anything else fails at planning
+ * time, with a message naming the argument and the cast to write; so does a TIMESTAMP column at a
+ * DATE, which Flink would compare as DATEs, dropping the time of day. Strings compare by their
+ * UTF-8 bytes. A null {@code start} or {@code at} gives null.
  *
  * <pre>{@code
  * SELECT employeeId, role FROM employees_bitemporal
@@ -61,7 +62,10 @@ public class ValidAt extends ScalarFunction {
         return compare(start, at) <= 0 && (end == null || compare(end, at) > 0);
     }
 
-    /** Values of one type, ordered as SPEC §1 orders them: strings by their UTF-8 bytes (as Flink does). */
+    /**
+     * Values of one type, ordered as SPEC §1 orders them: strings by their UTF-8 bytes (as Flink
+     * does).
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static int compare(Object a, Object b) {
         if (a instanceof String && b instanceof String) {
@@ -83,7 +87,10 @@ public class ValidAt extends ScalarFunction {
                 .build();
     }
 
-    /** Three arguments of one comparable type: the common type of the three, reached by implicit casts. */
+    /**
+     * Three arguments of one comparable type: the common type of the three, reached by implicit
+     * casts.
+     */
     private final class CommonComparableType implements InputTypeStrategy {
         @Override
         public ArgumentCount getArgumentCount() {
@@ -96,33 +103,61 @@ public class ValidAt extends ScalarFunction {
             List<LogicalType> types = given.stream().map(DataType::getLogicalType).toList();
             for (int i = 0; i < 3; i++) {
                 if (!comparable(types.get(i))) {
-                    return fail(call, throwOnFailure, "argument " + ARGUMENTS.get(i) + " is " + types.get(i).asSummaryString()
-                            + "; use numbers, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ or STRING");
+                    return fail(
+                            call,
+                            throwOnFailure,
+                            "argument "
+                                    + ARGUMENTS.get(i)
+                                    + " is "
+                                    + types.get(i).asSummaryString()
+                                    + "; use numbers, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ or"
+                                    + " STRING");
                 }
             }
             Optional<LogicalType> common = LogicalTypeMerging.findCommonType(types);
             for (int i = 0; i < 3 && common.isPresent(); i++) {
                 LogicalType t = types.get(i);
-                if (t.getTypeRoot() != LogicalTypeRoot.NULL && !LogicalTypeCasts.supportsImplicitCast(t, common.get())) {
+                if (t.getTypeRoot() != LogicalTypeRoot.NULL
+                        && !LogicalTypeCasts.supportsImplicitCast(t, common.get())) {
                     common = Optional.empty();
                 }
             }
-            LogicalType column = types.stream().filter(t -> t.getTypeRoot() != LogicalTypeRoot.NULL).findFirst()
-                    .orElse(types.get(0));
+            LogicalType column =
+                    types.stream()
+                            .filter(t -> t.getTypeRoot() != LogicalTypeRoot.NULL)
+                            .findFirst()
+                            .orElse(types.get(0));
             if (common.isEmpty()) {
-                return fail(call, throwOnFailure, "arguments start, end and at must have one type, but are "
-                        + types.get(0).asSummaryString() + ", " + types.get(1).asSummaryString() + " and "
-                        + types.get(2).asSummaryString() + ": cast argument at to the columns' type, e.g. CAST(x AS "
-                        + column.copy(true).asSerializableString() + ")");
+                return fail(
+                        call,
+                        throwOnFailure,
+                        "arguments start, end and at must have one type, but are "
+                                + types.get(0).asSummaryString()
+                                + ", "
+                                + types.get(1).asSummaryString()
+                                + " and "
+                                + types.get(2).asSummaryString()
+                                + ": cast argument at to the columns' type, e.g. CAST(x AS "
+                                + column.copy(true).asSerializableString()
+                                + ")");
             }
             if (common.get().getTypeRoot() == LogicalTypeRoot.DATE) {
-                // Flink casts a TIMESTAMP to DATE implicitly, which drops the time of day: exact for the point
-                // compared with DATE columns (start <= at iff start <= date(at)), wrong for a TIMESTAMP column
+                // Flink casts a TIMESTAMP to DATE implicitly, which drops the time of day: exact
+                // for the point
+                // compared with DATE columns (start <= at iff start <= date(at)), wrong for a
+                // TIMESTAMP column
                 for (int i = 0; i < 2; i++) {
                     if (types.get(i).is(LogicalTypeFamily.TIMESTAMP)) {
-                        return fail(call, throwOnFailure, "argument " + ARGUMENTS.get(i) + " is "
-                                + types.get(i).asSummaryString() + " and another is a DATE: comparing as DATE would drop"
-                                + " the time of day; cast the DATE to TIMESTAMP, e.g. CAST(x AS TIMESTAMP(3))");
+                        return fail(
+                                call,
+                                throwOnFailure,
+                                "argument "
+                                        + ARGUMENTS.get(i)
+                                        + " is "
+                                        + types.get(i).asSummaryString()
+                                        + " and another is a DATE: comparing as DATE would drop the"
+                                        + " time of day; cast the DATE to TIMESTAMP, e.g. CAST(x AS"
+                                        + " TIMESTAMP(3))");
                     }
                 }
             }
@@ -130,7 +165,8 @@ public class ValidAt extends ScalarFunction {
             return Optional.of(List.of(type, type, type));
         }
 
-        private Optional<List<DataType>> fail(CallContext call, boolean throwOnFailure, String message) {
+        private Optional<List<DataType>> fail(
+                CallContext call, boolean throwOnFailure, String message) {
             if (throwOnFailure) {
                 throw call.newValidationError(name() + ": " + message);
             }
@@ -138,14 +174,19 @@ public class ValidAt extends ScalarFunction {
         }
 
         private boolean comparable(LogicalType t) {
-            return t.getTypeRoot() == LogicalTypeRoot.NULL || t.is(LogicalTypeFamily.NUMERIC)
-                    || t.is(LogicalTypeFamily.DATETIME) || t.is(LogicalTypeFamily.CHARACTER_STRING);
+            return t.getTypeRoot() == LogicalTypeRoot.NULL
+                    || t.is(LogicalTypeFamily.NUMERIC)
+                    || t.is(LogicalTypeFamily.DATETIME)
+                    || t.is(LogicalTypeFamily.CHARACTER_STRING);
         }
 
         @Override
         public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
-            return Collections.singletonList(Signature.of(Signature.Argument.of("start", "<COMPARABLE>"),
-                    Signature.Argument.of("end", "<COMPARABLE>"), Signature.Argument.of("at", "<COMPARABLE>")));
+            return Collections.singletonList(
+                    Signature.of(
+                            Signature.Argument.of("start", "<COMPARABLE>"),
+                            Signature.Argument.of("end", "<COMPARABLE>"),
+                            Signature.Argument.of("at", "<COMPARABLE>")));
         }
     }
 }

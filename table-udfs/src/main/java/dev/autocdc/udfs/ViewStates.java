@@ -20,22 +20,24 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.api.dataview.MapView;
 
 /**
- * The engine's keyed states ({@link KeyedStateAccess}) on the two map views a Process Table Function
- * gets per key: every value state is one entry of {@code values} under its name; every map state's
- * entries are entries of {@code maps}, under its name and the key's bytes. Values are stored with the
- * serializers of the engine's state descriptors, so the bytes are those the job stores.
+ * The engine's keyed states ({@link KeyedStateAccess}) on the two map views a Process Table
+ * Function gets per key: every value state is one entry of {@code values} under its name; every map
+ * state's entries are entries of {@code maps}, under its name and the key's bytes. Values are
+ * stored with the serializers of the engine's state descriptors, so the bytes are those the job
+ * stores.
  *
- * <p>Keys are Strings (the bytes read as ISO-8859-1, one char per byte) rather than byte arrays: the heap
- * state backend compares map keys with {@code equals}, which a byte array does not implement by content.
+ * <p>Keys are Strings (the bytes read as ISO-8859-1, one char per byte) rather than byte arrays:
+ * the heap state backend compares map keys with {@code equals}, which a byte array does not
+ * implement by content.
  *
- * <p>The views belong to the key being processed; {@link #bind} hands over the current ones before each
- * event.
+ * <p>The views belong to the key being processed; {@link #bind} hands over the current ones before
+ * each event.
  *
- * <p>Flink sees only {@code MAP<STRING, BYTES>} here, so it cannot refuse a restore whose bytes were
- * written for another flow (other columns or types, another target type, another state format), as it
- * refuses one in the job through the serializers' snapshots. Every stored value therefore starts with a
- * fingerprint of what wrote it; a value with another fingerprint fails the read with a message saying
- * what changed, instead of being decoded as garbage.
+ * <p>Flink sees only {@code MAP<STRING, BYTES>} here, so it cannot refuse a restore whose bytes
+ * were written for another flow (other columns or types, another target type, another state
+ * format), as it refuses one in the job through the serializers' snapshots. Every stored value
+ * therefore starts with a fingerprint of what wrote it; a value with another fingerprint fails the
+ * read with a message saying what changed, instead of being decoded as garbage.
  */
 final class ViewStates implements KeyedStateAccess {
     private final MetricGroup metrics;
@@ -45,8 +47,8 @@ final class ViewStates implements KeyedStateAccess {
     private MapView<String, byte[]> maps;
 
     /**
-     * @param layout what the stored bytes depend on (state format, target type, column names and types),
-     *     as text for the error message; its hash is the fingerprint
+     * @param layout what the stored bytes depend on (state format, target type, column names and
+     *     types), as text for the error message; its hash is the fingerprint
      */
     ViewStates(MetricGroup metrics, String layout) {
         this.metrics = metrics;
@@ -111,7 +113,10 @@ final class ViewStates implements KeyedStateAccess {
     @Override
     public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
         descriptor.initializeSerializerUnlessSet(new ExecutionConfig());
-        return new ViewMapState<>(descriptor.getName() + '/', descriptor.getKeySerializer(), descriptor.getValueSerializer());
+        return new ViewMapState<>(
+                descriptor.getName() + '/',
+                descriptor.getKeySerializer(),
+                descriptor.getValueSerializer());
     }
 
     /** One map state: the entries of {@code maps} whose key starts with its name and a slash. */
@@ -158,15 +163,23 @@ final class ViewStates implements KeyedStateAccess {
             return maps.contains(entryKey(key));
         }
 
-        /** This state's entries, decoded (a key's map holds one flow's few states: the filter is cheap). */
+        /**
+         * This state's entries, decoded (a key's map holds one flow's few states: the filter is
+         * cheap).
+         */
         @Override
         public Iterable<Map.Entry<K, V>> entries() throws Exception {
             List<Map.Entry<K, V>> out = new ArrayList<>();
             for (Map.Entry<String, byte[]> e : maps.entries()) {
                 if (e.getKey().startsWith(prefix)) {
-                    byte[] key = e.getKey().substring(prefix.length()).getBytes(StandardCharsets.ISO_8859_1);
-                    out.add(new AbstractMap.SimpleImmutableEntry<>(keys.deserialize(new DataInputDeserializer(key)),
-                            read(values, e.getValue())));
+                    byte[] key =
+                            e.getKey()
+                                    .substring(prefix.length())
+                                    .getBytes(StandardCharsets.ISO_8859_1);
+                    out.add(
+                            new AbstractMap.SimpleImmutableEntry<>(
+                                    keys.deserialize(new DataInputDeserializer(key)),
+                                    read(values, e.getValue())));
                 }
             }
             return out;
@@ -218,7 +231,9 @@ final class ViewStates implements KeyedStateAccess {
         }
     }
 
-    /** A map key's bytes (no fingerprint: a key is found or not, never decoded from foreign bytes). */
+    /**
+     * A map key's bytes (no fingerprint: a key is found or not, never decoded from foreign bytes).
+     */
     private static <T> byte[] key(TypeSerializer<T> serializer, T value) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(32);
         serializer.serialize(value, out);
@@ -236,12 +251,17 @@ final class ViewStates implements KeyedStateAccess {
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         int written = in.readInt();
         if (written != fingerprint) {
-            throw new IllegalStateException("The state restored for this AUTO_CDC call was written by another flow"
-                    + " definition or state format (fingerprint " + Integer.toHexString(written) + "); this call is "
-                    + layout + " (fingerprint " + Integer.toHexString(fingerprint) + "). Restore with the arguments and"
-                    + " input columns that wrote the state, or start this call under a new uid.");
+            throw new IllegalStateException(
+                    "The state restored for this AUTO_CDC call was written by another flow"
+                            + " definition or state format (fingerprint "
+                            + Integer.toHexString(written)
+                            + "); this call is "
+                            + layout
+                            + " (fingerprint "
+                            + Integer.toHexString(fingerprint)
+                            + "). Restore with the arguments and input columns that wrote the"
+                            + " state, or start this call under a new uid.");
         }
         return serializer.deserialize(in);
     }
-
 }

@@ -11,13 +11,15 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * A query's changelog and the table it materializes to, checked as it is applied: a retraction
- * ({@code -U}, {@code -D}) must carry exactly a row that is present; in retract mode a {@code +U} must
- * follow its {@code -U}; in upsert mode rows are keyed by the given columns. For tests.
+ * ({@code -U}, {@code -D}) must carry exactly a row that is present; in retract mode a {@code +U}
+ * must follow its {@code -U}; in upsert mode rows are keyed by the given columns. For tests.
  */
 final class Changelog {
     final List<Row> changes = new ArrayList<>();
+
     /** The materialized rows as text (fields joined by '/'), with their multiplicity. */
     final Map<String, Integer> rows = new LinkedHashMap<>();
+
     private final int[] upsertKey;
 
     private Changelog(int[] upsertKey) {
@@ -34,7 +36,9 @@ final class Changelog {
         return of(t, sql, null);
     }
 
-    /** @param upsertKey the positions of the upsert key, or null for retract mode */
+    /**
+     * @param upsertKey the positions of the upsert key, or null for retract mode
+     */
     static Changelog of(TableEnvironment t, String sql, int[] upsertKey) throws Exception {
         Changelog c = new Changelog(upsertKey);
         try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
@@ -117,12 +121,16 @@ final class Changelog {
     /** The materialized rows as text; a row present twice appears twice. */
     List<String> table() {
         List<String> out = new ArrayList<>();
-        rows.forEach((text, n) -> {
-            String row = upsertKey == null ? text : text.substring(text.lastIndexOf('\u0001') + 1);
-            for (int i = 0; i < n; i++) {
-                out.add(row);
-            }
-        });
+        rows.forEach(
+                (text, n) -> {
+                    String row =
+                            upsertKey == null
+                                    ? text
+                                    : text.substring(text.lastIndexOf('\u0001') + 1);
+                    for (int i = 0; i < n; i++) {
+                        out.add(row);
+                    }
+                });
         return out;
     }
 }

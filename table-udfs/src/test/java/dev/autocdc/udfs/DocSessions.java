@@ -13,8 +13,7 @@ import java.util.List;
  */
 final class DocSessions {
 
-    private DocSessions() {
-    }
+    private DocSessions() {}
 
     static List<String> statements(Path markdown, String session) throws IOException {
         String text = Files.readString(markdown);

@@ -9,10 +9,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -28,11 +30,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The employees session of docs/sql-functions.md driven through the Flink SQL Gateway's REST API, as
- * the SQL client in gateway mode drives it: a session cluster (a MiniCluster with its REST endpoint), a
- * gateway submitting to it, and the statements posted one by one. The functions reach the cluster only
- * through the jar the session adds. Each SELECT's result pages are fetched until the materialized
- * answer equals the reference's.
+ * The employees session of docs/sql-functions.md driven through the Flink SQL Gateway's REST API,
+ * as the SQL client in gateway mode drives it: a session cluster (a MiniCluster with its REST
+ * endpoint), a gateway submitting to it, and the statements posted one by one. The functions reach
+ * the cluster only through the jar the session adds. Each SELECT's result pages are fetched until
+ * the materialized answer equals the reference's.
  */
 class SqlGatewayIT {
     private static final long DEADLINE_MILLIS = 120_000;
@@ -54,8 +56,13 @@ class SqlGatewayIT {
 
         Configuration clusterConf = new Configuration();
         clusterConf.setString("rest.bind-port", "0");
-        cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(clusterConf)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(8).build());
+        cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(clusterConf)
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(8)
+                                .build());
         cluster.start();
         URI rest = cluster.getRestAddress().get();
 
@@ -96,18 +103,39 @@ class SqlGatewayIT {
         List<String> jobs = new ArrayList<>();
         int answer = 0;
         try {
-            for (String raw : DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees")) {
-                String statement = raw.replace("/path/to/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR)
-                        .replace("localhost:9092", kafka.bootstrapServers());
-                String operation = post("/sessions/" + session + "/statements", Map.of("statement", statement))
-                        .get("operationHandle").asText();
-                String results = "/sessions/" + session + "/operations/" + operation + "/result/0?rowFormat=JSON";
+            for (String raw :
+                    DocSessions.statements(REPO.resolve("docs/sql-functions.md"), "employees")) {
+                String statement =
+                        raw.replace("/path/to/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR)
+                                .replace("localhost:9092", kafka.bootstrapServers());
+                String operation =
+                        post("/sessions/" + session + "/statements", Map.of("statement", statement))
+                                .get("operationHandle")
+                                .asText();
+                String results =
+                        "/sessions/"
+                                + session
+                                + "/operations/"
+                                + operation
+                                + "/result/0?rowFormat=JSON";
                 if (statement.toUpperCase().startsWith("SELECT")) {
                     List<String> expected = answers.get(answer++);
-                    assertThat(settle(results, expected)).as(statement).containsExactlyInAnyOrderElementsOf(expected);
-                    // closing the operation cancels the query's job, as leaving the SQL client's result view does
-                    send(HttpRequest.newBuilder(URI.create(base + "/sessions/" + session + "/operations/" + operation
-                            + "/close")).DELETE().build());
+                    assertThat(settle(results, expected))
+                            .as(statement)
+                            .containsExactlyInAnyOrderElementsOf(expected);
+                    // closing the operation cancels the query's job, as leaving the SQL client's
+                    // result view does
+                    send(
+                            HttpRequest.newBuilder(
+                                            URI.create(
+                                                    base
+                                                            + "/sessions/"
+                                                            + session
+                                                            + "/operations/"
+                                                            + operation
+                                                            + "/close"))
+                                    .DELETE()
+                                    .build());
                 } else {
                     JsonNode first = fetchUntilReady(results);
                     if (first.hasNonNull("jobID")) {
@@ -118,7 +146,7 @@ class SqlGatewayIT {
             assertThat(answer).isEqualTo(answers.size());
         } finally {
             for (String job : jobs) {
-                cluster.cancelJob(org.apache.flink.api.common.JobID.fromHexString(job));
+                cluster.cancelJob(JobID.fromHexString(job));
             }
         }
     }
@@ -128,14 +156,18 @@ class SqlGatewayIT {
         long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
         while (true) {
             JsonNode page = get(uri);
-            if (!"NOT_READY".equals(page.path("resultType").asText()) || System.currentTimeMillis() > deadline) {
+            if (!"NOT_READY".equals(page.path("resultType").asText())
+                    || System.currentTimeMillis() > deadline) {
                 return page;
             }
             Thread.sleep(100);
         }
     }
 
-    /** Fetches a streaming query's pages, materializing its changelog, until the answer is the expected one. */
+    /**
+     * Fetches a streaming query's pages, materializing its changelog, until the answer is the
+     * expected one.
+     */
     private static List<String> settle(String uri, List<String> expected) throws Exception {
         List<String> sorted = new ArrayList<>(expected);
         Collections.sort(sorted);
@@ -165,23 +197,34 @@ class SqlGatewayIT {
             if (settledAt > 0 && System.currentTimeMillis() - settledAt > 2_000) {
                 return now; // right, and still right 2 s later while the upstream jobs run on
             }
-            next = page.hasNonNull("nextResultUri") ? page.get("nextResultUri").asText().replaceFirst("^/v\\d+", "") : null;
-            if ("NOT_READY".equals(page.path("resultType").asText()) || page.path("results").path("data").isEmpty()) {
+            next =
+                    page.hasNonNull("nextResultUri")
+                            ? page.get("nextResultUri").asText().replaceFirst("^/v\\d+", "")
+                            : null;
+            if ("NOT_READY".equals(page.path("resultType").asText())
+                    || page.path("results").path("data").isEmpty()) {
                 Thread.sleep(200);
             }
         }
         return now;
     }
 
-    /** A JSON timestamp ("2025-01-02T09:00:00") as Java prints the LocalDateTime the table API returns. */
+    /**
+     * A JSON timestamp ("2025-01-02T09:00:00") as Java prints the LocalDateTime the table API
+     * returns.
+     */
     private static String javaText(String json) {
         return json.matches("\\d{4}-\\d\\d-\\d\\d[ T]\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?")
-                ? java.time.LocalDateTime.parse(json.replace(' ', 'T')).toString() : json;
+                ? LocalDateTime.parse(json.replace(' ', 'T')).toString()
+                : json;
     }
 
     private static JsonNode post(String path, Map<String, String> body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                        .build();
         return send(request);
     }
 
@@ -192,8 +235,14 @@ class SqlGatewayIT {
     private static JsonNode send(HttpRequest request) throws Exception {
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() >= 300) {
-            throw new AssertionError(request.method() + " " + request.uri() + " -> " + response.statusCode() + ": "
-                    + response.body());
+            throw new AssertionError(
+                    request.method()
+                            + " "
+                            + request.uri()
+                            + " -> "
+                            + response.statusCode()
+                            + ": "
+                            + response.body());
         }
         return JSON.readTree(response.body());
     }

@@ -21,19 +21,26 @@ class TimeLiteralTest {
 
     @Test
     void readsEachTypesLiteralForm() {
-        assertThat(TimeLiteral.parse("2025-02-15", new DateType())).isEqualTo(LocalDate.of(2025, 2, 15));
+        assertThat(TimeLiteral.parse("2025-02-15", new DateType()))
+                .isEqualTo(LocalDate.of(2025, 2, 15));
         LocalDateTime t = LocalDateTime.of(2025, 3, 10, 9, 30);
         assertThat(TimeLiteral.parse("2025-03-10 09:30:00", new TimestampType(0))).isEqualTo(t);
         assertThat(TimeLiteral.parse("2025-03-10T09:30", new TimestampType(3))).isEqualTo(t);
-        assertThat(TimeLiteral.parse("2025-03-10", new TimestampType(3))).isEqualTo(LocalDate.of(2025, 3, 10).atStartOfDay());
+        assertThat(TimeLiteral.parse("2025-03-10", new TimestampType(3)))
+                .isEqualTo(LocalDate.of(2025, 3, 10).atStartOfDay());
         Instant i = Instant.parse("2025-03-10T09:30:00Z");
-        assertThat(TimeLiteral.parse("2025-03-10T09:30:00Z", new LocalZonedTimestampType(3))).isEqualTo(i);
-        assertThat(TimeLiteral.parse("2025-03-10 09:30:00Z", new LocalZonedTimestampType(3))).isEqualTo(i);
-        assertThat(TimeLiteral.parse("2025-03-10 09:30:00 Z", new LocalZonedTimestampType(3))).isEqualTo(i);
-        assertThat(TimeLiteral.parse("2025-03-10 10:30:00+01:00", new LocalZonedTimestampType(3))).isEqualTo(i);
+        assertThat(TimeLiteral.parse("2025-03-10T09:30:00Z", new LocalZonedTimestampType(3)))
+                .isEqualTo(i);
+        assertThat(TimeLiteral.parse("2025-03-10 09:30:00Z", new LocalZonedTimestampType(3)))
+                .isEqualTo(i);
+        assertThat(TimeLiteral.parse("2025-03-10 09:30:00 Z", new LocalZonedTimestampType(3)))
+                .isEqualTo(i);
+        assertThat(TimeLiteral.parse("2025-03-10 10:30:00+01:00", new LocalZonedTimestampType(3)))
+                .isEqualTo(i);
         assertThat(TimeLiteral.parse(" 5 ", new IntType())).isEqualTo(5);
         assertThat(TimeLiteral.parse("5000000000", new BigIntType())).isEqualTo(5_000_000_000L);
-        assertThat(TimeLiteral.parse("1.50", new DecimalType(5, 2))).isEqualTo(new BigDecimal("1.50"));
+        assertThat(TimeLiteral.parse("1.50", new DecimalType(5, 2)))
+                .isEqualTo(new BigDecimal("1.50"));
         assertThat(TimeLiteral.parse("b", VarCharType.STRING_TYPE)).isEqualTo("b");
     }
 
@@ -41,8 +48,12 @@ class TimeLiteralTest {
     void refusesTextThatDoesNotReadAsTheType() {
         assertThatThrownBy(() -> TimeLiteral.parse("Feb 15", new DateType()))
                 .hasMessage("'Feb 15' does not read as DATE (e.g. '2025-02-15')");
-        assertThatThrownBy(() -> TimeLiteral.parse("2025-03-10 09:30:00", new LocalZonedTimestampType(3)))
+        assertThatThrownBy(
+                        () ->
+                                TimeLiteral.parse(
+                                        "2025-03-10 09:30:00", new LocalZonedTimestampType(3)))
                 .hasMessageContaining("an instant with its offset, e.g. '2025-03-10T00:00:00Z'");
-        assertThatThrownBy(() -> TimeLiteral.parse("5.5", new IntType())).hasMessageContaining("does not read as INT");
+        assertThatThrownBy(() -> TimeLiteral.parse("5.5", new IntType()))
+                .hasMessageContaining("does not read as INT");
     }
 }

@@ -17,12 +17,23 @@ class ValidAtTest {
     void answersTheReferenceQueryOnTheEmployeesTableAfterStep5() throws Exception {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.executeSql("CREATE FUNCTION VALID_AT AS 'dev.autocdc.udfs.ValidAt'");
-        t.executeSql("CREATE TEMPORARY VIEW employees_bitemporal AS " + AsOfTest.EMPLOYEES_AFTER_STEP5);
-        assertThat(query(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT, DATE '2025-02-15')"
-                + " AND VALID_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2025-03-10 00:00:00')"))
+        t.executeSql(
+                "CREATE TEMPORARY VIEW employees_bitemporal AS " + AsOfTest.EMPLOYEES_AFTER_STEP5);
+        assertThat(
+                        query(
+                                t,
+                                "SELECT name, role FROM employees_bitemporal WHERE"
+                                        + " VALID_AT(__START_AT, __END_AT, DATE '2025-02-15') AND"
+                                        + " VALID_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP"
+                                        + " '2025-03-10 00:00:00')"))
                 .containsExactlyInAnyOrder("Chris,Owner", "Dana,Engineer");
-        assertThat(query(t, "SELECT name, role FROM employees_bitemporal WHERE VALID_AT(__START_AT, __END_AT, DATE '2025-02-15')"
-                + " AND VALID_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP '2026-01-01 00:00:00')"))
+        assertThat(
+                        query(
+                                t,
+                                "SELECT name, role FROM employees_bitemporal WHERE"
+                                        + " VALID_AT(__START_AT, __END_AT, DATE '2025-02-15') AND"
+                                        + " VALID_AT(__SYSTEM_START_AT, __SYSTEM_END_AT, TIMESTAMP"
+                                        + " '2026-01-01 00:00:00')"))
                 .containsExactlyInAnyOrder("Chris,Team Lead", "Dana,Analyst");
     }
 

@@ -16,7 +16,10 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.api.dataview.MapView;
 import org.junit.jupiter.api.Test;
 
-/** The engine's states on a PTF's map views: exact round trips, separate names, and the layout fingerprint. */
+/**
+ * The engine's states on a PTF's map views: exact round trips, separate names, and the layout
+ * fingerprint.
+ */
 class ViewStatesTest {
 
     @Test
@@ -25,18 +28,28 @@ class ViewStatesTest {
         MapView<String, byte[]> maps = new MapView<>();
         ViewStates states = new ViewStates(new UnregisteredMetricsGroup(), "layout A");
         states.bind(values, maps);
-        ValueState<Long> a = states.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE));
-        ValueState<Long> b = states.getState(new ValueStateDescriptor<>("b", LongSerializer.INSTANCE));
+        ValueState<Long> a =
+                states.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE));
+        ValueState<Long> b =
+                states.getState(new ValueStateDescriptor<>("b", LongSerializer.INSTANCE));
         a.update(7L);
         assertThat(a.value()).isEqualTo(7L);
         assertThat(b.value()).isNull();
         a.clear();
         assertThat(a.value()).isNull();
 
-        MapState<byte[], String> m = states.getMapState(
-                new MapStateDescriptor<>("m", BytePrimitiveArraySerializer.INSTANCE, StringSerializer.INSTANCE));
-        MapState<byte[], String> other = states.getMapState(
-                new MapStateDescriptor<>("m2", BytePrimitiveArraySerializer.INSTANCE, StringSerializer.INSTANCE));
+        MapState<byte[], String> m =
+                states.getMapState(
+                        new MapStateDescriptor<>(
+                                "m",
+                                BytePrimitiveArraySerializer.INSTANCE,
+                                StringSerializer.INSTANCE));
+        MapState<byte[], String> other =
+                states.getMapState(
+                        new MapStateDescriptor<>(
+                                "m2",
+                                BytePrimitiveArraySerializer.INSTANCE,
+                                StringSerializer.INSTANCE));
         Map<String, String> expected = new HashMap<>();
         for (int i = 0; i < 256; i++) {
             byte[] key = {(byte) i, (byte) (255 - i)}; // every byte value, as a key
@@ -59,14 +72,26 @@ class ViewStatesTest {
     void stateWrittenForAnotherLayoutFailsItsFirstReadSayingWhy() throws Exception {
         MapView<String, byte[]> values = new MapView<>();
         MapView<String, byte[]> maps = new MapView<>();
-        ViewStates before = new ViewStates(new UnregisteredMetricsGroup(), "SCD2, columns [id, v] [INT, STRING]");
+        ViewStates before =
+                new ViewStates(
+                        new UnregisteredMetricsGroup(), "SCD2, columns [id, v] [INT, STRING]");
         before.bind(values, maps);
         before.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE)).update(1L);
 
-        ViewStates after = new ViewStates(new UnregisteredMetricsGroup(), "SCD2, columns [id, v, w] [INT, STRING, INT]");
+        ViewStates after =
+                new ViewStates(
+                        new UnregisteredMetricsGroup(),
+                        "SCD2, columns [id, v, w] [INT, STRING, INT]");
         after.bind(values, maps);
-        assertThatThrownBy(() -> after.getState(new ValueStateDescriptor<>("a", LongSerializer.INSTANCE)).value())
-                .hasStackTraceContaining("The state restored for this AUTO_CDC call was written by another flow definition")
+        assertThatThrownBy(
+                        () ->
+                                after.getState(
+                                                new ValueStateDescriptor<>(
+                                                        "a", LongSerializer.INSTANCE))
+                                        .value())
+                .hasStackTraceContaining(
+                        "The state restored for this AUTO_CDC call was written by another flow"
+                                + " definition")
                 .hasStackTraceContaining("SCD2, columns [id, v, w] [INT, STRING, INT]");
     }
 }

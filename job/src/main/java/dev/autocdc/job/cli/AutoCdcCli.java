@@ -7,6 +7,7 @@ import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.job.plan.TargetTable;
 import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,10 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.transformations.WithBoundedness;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
@@ -25,16 +26,20 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
 
 /**
- * The command line: {@code run}, {@code validate} and {@code demo}. The same main class runs locally
- * (an embedded Flink) and through {@code flink run} (the cluster's environment). Exit codes: 0 success,
- * 1 the flow or the job failed (message on stderr), 2 wrong usage.
+ * The command line: {@code run}, {@code validate} and {@code demo}. The same main class runs
+ * locally (an embedded Flink) and through {@code flink run} (the cluster's environment). Exit
+ * codes: 0 success, 1 the flow or the job failed (message on stderr), 2 wrong usage.
  */
 public final class AutoCdcCli {
-    static final String USAGE = String.join("\n",
-            "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl] [--parallelism N]",
-            "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR] [-Dkey=value ...]",
-            "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
-            "       autocdc demo");
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl] [--parallelism"
+                            + " N]",
+                    "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
+                            + " [-Dkey=value ...]",
+                    "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+                    "       autocdc demo");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -75,7 +80,11 @@ public final class AutoCdcCli {
             err.println("autocdc: flow " + options.flow + ", " + e.getMessage());
             return 1;
         } catch (Exception e) {
-            err.println("autocdc: " + (e.getMessage() == null ? e.toString() : FlowPlannerMessages.root(e)));
+            err.println(
+                    "autocdc: "
+                            + (e.getMessage() == null
+                                    ? e.toString()
+                                    : FlowPlannerMessages.root(e)));
             return 1;
         }
     }
@@ -86,23 +95,33 @@ public final class AutoCdcCli {
         try {
             demo = Class.forName("dev.autocdc.embedded.Demo");
         } catch (ClassNotFoundException e) {
-            err.println("autocdc: the demo needs the embedded runtime; run it with deploy/autocdc demo");
+            err.println(
+                    "autocdc: the demo needs the embedded runtime; run it with deploy/autocdc"
+                            + " demo");
             return 1;
         }
         try {
             return (Boolean) demo.getMethod("run", PrintStream.class).invoke(null, out) ? 0 : 1;
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
 
     private int validate(Options options) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
         for (PlannedFlow f : flows) {
-            out.println("flow " + f.flow().name() + ": AUTO CDC INTO " + f.flow().target() + " FROM " + f.flow().source()
-                    + " STORED AS " + f.type());
+            out.println(
+                    "flow "
+                            + f.flow().name()
+                            + ": AUTO CDC INTO "
+                            + f.flow().target()
+                            + " FROM "
+                            + f.flow().source()
+                            + " STORED AS "
+                            + f.type());
             out.println("  source schema:");
             for (Column c : tEnvSchema(tEnv, f.flow().source())) {
                 out.println("    " + c.getName() + " " + c.getDataType());
@@ -110,28 +129,42 @@ public final class AutoCdcCli {
             out.println("  target schema:");
             var target = f.spec().targetType();
             for (int i = 0; i < target.getFieldCount(); i++) {
-                out.println("    " + target.getFieldNames().get(i) + " " + target.getTypeAt(i).asSummaryString());
+                out.println(
+                        "    "
+                                + target.getFieldNames().get(i)
+                                + " "
+                                + target.getTypeAt(i).asSummaryString());
             }
             List<String> pk = new ArrayList<>();
             for (int i : f.spec().targetPrimaryKey()) {
                 pk.add(target.getFieldNames().get(i));
             }
             out.println("  primary key: (" + String.join(", ", pk) + ")");
-            out.println("  changelog mode: " + f.spec().outputMode().name().toLowerCase()
-                    + (f.spec().outputMode().name().equals("UPSERT") ? " (+I, +U, -D)" : " (+I, -U, +U, -D)"));
-            out.println("  target: " + (f.target().hasConnector() ? "table with connector (" + f.target().options() + ")"
-                    : "kept by the CLI (--materialize) or printed"));
+            out.println(
+                    "  changelog mode: "
+                            + f.spec().outputMode().name().toLowerCase()
+                            + (f.spec().outputMode().name().equals("UPSERT")
+                                    ? " (+I, +U, -D)"
+                                    : " (+I, -U, +U, -D)"));
+            out.println(
+                    "  target: "
+                            + (f.target().hasConnector()
+                                    ? "table with connector (" + f.target().options() + ")"
+                                    : "kept by the CLI (--materialize) or printed"));
             out.println("  engine input: " + f.inputSql());
         }
         return 0;
     }
 
     private static List<Column> tEnvSchema(StreamTableEnvironment tEnv, String source) {
-        return tEnv.from(source.contains(".") ? source : "`" + source + "`").getResolvedSchema().getColumns();
+        return tEnv.from(source.contains(".") ? source : "`" + source + "`")
+                .getResolvedSchema()
+                .getColumns();
     }
 
     private int runFlows(Options options) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
         List<PlannedFlow> flows = planner.plan(FlowScript.read(options.flow));
@@ -141,8 +174,11 @@ public final class AutoCdcCli {
         if (options.materialize != null) {
             String unbounded = unboundedSource(env);
             if (unbounded != null) {
-                err.println("autocdc: --materialize needs bounded sources, and " + unbounded + " is unbounded;"
-                        + " bound it (for Kafka: 'scan.bounded.mode' = 'latest-offset') or write to a target table instead");
+                err.println(
+                        "autocdc: --materialize needs bounded sources, and "
+                                + unbounded
+                                + " is unbounded; bound it (for Kafka: 'scan.bounded.mode' ="
+                                + " 'latest-offset') or write to a target table instead");
                 return 1;
             }
             for (PlannedFlow f : flows) {
@@ -151,7 +187,10 @@ public final class AutoCdcCli {
         } else {
             for (PlannedFlow f : flows) {
                 if (!f.target().hasConnector()) {
-                    changelogs.get(f.flow().target()).print("target " + f.flow().target()).name("print " + f.flow().target());
+                    changelogs
+                            .get(f.flow().target())
+                            .print("target " + f.flow().target())
+                            .name("print " + f.flow().target());
                 }
             }
         }
@@ -161,21 +200,33 @@ public final class AutoCdcCli {
             try (CloseableIterator<RowData> it = e.getValue()) {
                 it.forEachRemaining(table::apply);
             }
-            Path file = materializeFile(options.materialize, e.getKey().flow().target(), flows.size());
+            Path file =
+                    materializeFile(options.materialize, e.getKey().flow().target(), flows.size());
             Files.writeString(file, table.toJsonLines());
-            err.println("autocdc: wrote " + table.rows().size() + " rows of " + e.getKey().flow().target() + " to " + file);
+            err.println(
+                    "autocdc: wrote "
+                            + table.rows().size()
+                            + " rows of "
+                            + e.getKey().flow().target()
+                            + " to "
+                            + file);
         }
         return 0;
     }
 
-    /** OUT.jsonl for one flow; OUT.&lt;target&gt;.jsonl for each target when the script has several. */
+    /**
+     * OUT.jsonl for one flow; OUT.&lt;target&gt;.jsonl for each target when the script has several.
+     */
     static Path materializeFile(Path out, String target, int flows) {
         if (flows == 1) {
             return out;
         }
         String name = out.getFileName().toString();
         int dot = name.lastIndexOf('.');
-        String file = dot < 0 ? name + "." + target : name.substring(0, dot) + "." + target + name.substring(dot);
+        String file =
+                dot < 0
+                        ? name + "." + target
+                        : name.substring(0, dot) + "." + target + name.substring(dot);
         return out.resolveSibling(file);
     }
 
@@ -183,7 +234,8 @@ public final class AutoCdcCli {
     static String unboundedSource(StreamExecutionEnvironment env) {
         for (Transformation<?> sink : env.getTransformations()) {
             for (Transformation<?> t : sink.getTransitivePredecessors()) {
-                if (t instanceof WithBoundedness bounded && bounded.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
+                if (t instanceof WithBoundedness bounded
+                        && bounded.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
                     return t.getName();
                 }
             }
@@ -224,14 +276,18 @@ public final class AutoCdcCli {
                     }
                     case "--state-backend" -> {
                         o.stateBackend = value(args, ++i, a);
-                        if (!o.stateBackend.equals("rocksdb") && !o.stateBackend.equals("hashmap")) {
-                            throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
+                        if (!o.stateBackend.equals("rocksdb")
+                                && !o.stateBackend.equals("hashmap")) {
+                            throw new IllegalArgumentException(
+                                    "--state-backend is rocksdb or hashmap");
                         }
                     }
                     case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
                     default -> {
                         if (a.startsWith("-D") && a.contains("=")) {
-                            o.properties.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+                            o.properties.put(
+                                    a.substring(2, a.indexOf('=')),
+                                    a.substring(a.indexOf('=') + 1));
                         } else {
                             throw new IllegalArgumentException("unknown option " + a);
                         }
@@ -278,7 +334,9 @@ public final class AutoCdcCli {
             while (t.getCause() != null && t.getCause() != t) {
                 t = t.getCause();
             }
-            return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (cause: " + t.getMessage() + ")";
+            return t == e
+                    ? String.valueOf(e.getMessage())
+                    : e.getMessage() + " (cause: " + t.getMessage() + ")";
         }
     }
 }

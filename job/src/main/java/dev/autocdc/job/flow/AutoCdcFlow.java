@@ -3,13 +3,15 @@ package dev.autocdc.job.flow;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
- * One AUTO CDC flow as written (the SQL {@code CREATE FLOW ... AS AUTO CDC INTO} statement or the Java
- * {@link #builder}, which mirrors Databricks' {@code create_auto_cdc_flow}). Nothing is resolved yet:
- * names are as written, expressions are Flink SQL text. The planner checks it against the source's
- * schema. Immutable; equal definitions from SQL and from the builder are {@code equals}.
+ * One AUTO CDC flow as written (the SQL {@code CREATE FLOW ... AS AUTO CDC INTO} statement or the
+ * Java {@link #builder}, which mirrors Databricks' {@code create_auto_cdc_flow}). Nothing is
+ * resolved yet: names are as written, expressions are Flink SQL text. The planner checks it against
+ * the source's schema. Immutable; equal definitions from SQL and from the builder are {@code
+ * equals}.
  */
 public final class AutoCdcFlow {
     private final String name;
@@ -149,16 +151,24 @@ public final class AutoCdcFlow {
             return false;
         }
         AutoCdcFlow f = (AutoCdcFlow) o;
-        return Objects.equals(name, f.name) && Objects.equals(target, f.target) && Objects.equals(source, f.source)
-                && keys.equals(f.keys) && sequenceBy.equals(f.sequenceBy) && sequenceIsStruct == f.sequenceIsStruct
-                && Objects.equals(systemSequenceBy, f.systemSequenceBy) && Objects.equals(applyAsDeletes, f.applyAsDeletes)
-                && Objects.equals(applyAsTruncates, f.applyAsTruncates) && Objects.equals(columnList, f.columnList)
-                && Objects.equals(exceptColumnList, f.exceptColumnList) && storedAs == f.storedAs
+        return Objects.equals(name, f.name)
+                && Objects.equals(target, f.target)
+                && Objects.equals(source, f.source)
+                && keys.equals(f.keys)
+                && sequenceBy.equals(f.sequenceBy)
+                && sequenceIsStruct == f.sequenceIsStruct
+                && Objects.equals(systemSequenceBy, f.systemSequenceBy)
+                && Objects.equals(applyAsDeletes, f.applyAsDeletes)
+                && Objects.equals(applyAsTruncates, f.applyAsTruncates)
+                && Objects.equals(columnList, f.columnList)
+                && Objects.equals(exceptColumnList, f.exceptColumnList)
+                && storedAs == f.storedAs
                 && Objects.equals(trackHistoryColumnList, f.trackHistoryColumnList)
                 && Objects.equals(trackHistoryExceptColumnList, f.trackHistoryExceptColumnList)
                 && ignoreNullUpdates == f.ignoreNullUpdates
                 && Objects.equals(ignoreNullUpdatesColumnList, f.ignoreNullUpdatesColumnList)
-                && Objects.equals(ignoreNullUpdatesExceptColumnList, f.ignoreNullUpdatesExceptColumnList)
+                && Objects.equals(
+                        ignoreNullUpdatesExceptColumnList, f.ignoreNullUpdatesExceptColumnList)
                 && Objects.equals(columnsToUpdate, f.columnsToUpdate);
     }
 
@@ -169,15 +179,27 @@ public final class AutoCdcFlow {
 
     @Override
     public String toString() {
-        return "AUTO CDC flow " + name + " INTO " + target + " FROM " + source + " KEYS " + keys + " SEQUENCE BY "
-                + (sequenceIsStruct ? "STRUCT" : "") + sequenceBy + " STORED AS " + storedAs;
+        return "AUTO CDC flow "
+                + name
+                + " INTO "
+                + target
+                + " FROM "
+                + source
+                + " KEYS "
+                + keys
+                + " SEQUENCE BY "
+                + (sequenceIsStruct ? "STRUCT" : "")
+                + sequenceBy
+                + " STORED AS "
+                + storedAs;
     }
 
     /**
      * Mirrors {@code create_auto_cdc_flow}: target, source, keys, sequence_by, system_sequence_by,
-     * apply_as_deletes, apply_as_truncates, column_list, except_column_list, stored_as_scd_type (1, 2 or
-     * "bitemporal", as int or string), track_history_column_list, track_history_except_column_list,
-     * ignore_null_updates (and its column-list forms), columns_to_update, name.
+     * apply_as_deletes, apply_as_truncates, column_list, except_column_list, stored_as_scd_type (1,
+     * 2 or "bitemporal", as int or string), track_history_column_list,
+     * track_history_except_column_list, ignore_null_updates (and its column-list forms),
+     * columns_to_update, name.
      */
     public static final class Builder {
         private String name;
@@ -263,7 +285,7 @@ public final class AutoCdcFlow {
 
         /** 1, 2 or "bitemporal" (also "1", "2"), as {@code stored_as_scd_type}. */
         public Builder storedAsScdType(Object type) {
-            String t = String.valueOf(type).trim().toLowerCase(java.util.Locale.ROOT);
+            String t = String.valueOf(type).trim().toLowerCase(Locale.ROOT);
             switch (t) {
                 case "1":
                     storedAs = TargetType.SCD1;
@@ -275,7 +297,8 @@ public final class AutoCdcFlow {
                     storedAs = TargetType.BITEMPORAL;
                     break;
                 default:
-                    throw new IllegalArgumentException("stored_as_scd_type must be 1, 2 or \"bitemporal\", not " + type);
+                    throw new IllegalArgumentException(
+                            "stored_as_scd_type must be 1, 2 or \"bitemporal\", not " + type);
             }
             return this;
         }
@@ -322,10 +345,12 @@ public final class AutoCdcFlow {
 
         public AutoCdcFlow build() {
             if (keys.isEmpty()) {
-                throw new FlowSyntaxException(line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
+                throw new FlowSyntaxException(
+                        line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
             }
             if (sequenceBy.isEmpty()) {
-                throw new FlowSyntaxException(line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
+                throw new FlowSyntaxException(
+                        line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
             }
             return new AutoCdcFlow(this);
         }

@@ -3,17 +3,20 @@ package dev.autocdc.job.flow;
 import dev.autocdc.job.flow.Tokens.Kind;
 import dev.autocdc.job.flow.Tokens.Token;
 import dev.autocdc.operators.core.TargetType;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A flow file: a Flink SQL script with the AUTO CDC statements of the references. Each statement
- * becomes one {@link Item}: ordinary Flink SQL (run as is), a target declaration
- * ({@code CREATE OR REFRESH STREAMING TABLE}), or an {@link AutoCdcFlow}
- * ({@code CREATE FLOW ... AS AUTO CDC INTO ...}). Keywords are case-insensitive; string literals may use
- * single or double quotes in AUTO CDC clauses (identifiers that need quoting use backticks).
+ * becomes one {@link Item}: ordinary Flink SQL (run as is), a target declaration ({@code CREATE OR
+ * REFRESH STREAMING TABLE}), or an {@link AutoCdcFlow} ({@code CREATE FLOW ... AS AUTO CDC INTO
+ * ...}). Keywords are case-insensitive; string literals may use single or double quotes in AUTO CDC
+ * clauses (identifiers that need quoting use backticks).
  */
 public final class FlowScript {
 
@@ -23,14 +26,15 @@ public final class FlowScript {
     }
 
     /** Flink SQL to execute as written (CREATE TABLE, CREATE VIEW, SET, ...). */
-    public record SqlStatement(String sql, int line) implements Item {
-    }
+    public record SqlStatement(String sql, int line) implements Item {}
 
     /**
-     * {@code CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH (options)]}: the flow's target.
-     * {@code columns} and {@code options} are the text inside the parentheses, or null when absent.
+     * {@code CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH (options)]}: the flow's
+     * target. {@code columns} and {@code options} are the text inside the parentheses, or null when
+     * absent.
      */
-    public record TargetTable(String name, String columns, String options, int line) implements Item {
+    public record TargetTable(String name, String columns, String options, int line)
+            implements Item {
         /** Whether the target is a Flink table with a connector (else only the CLI keeps it). */
         public boolean hasConnector() {
             return options != null;
@@ -75,7 +79,7 @@ public final class FlowScript {
         return out;
     }
 
-    public static FlowScript read(Path file) throws java.io.IOException {
+    public static FlowScript read(Path file) throws IOException {
         return parse(Files.readString(file));
     }
 
@@ -91,8 +95,11 @@ public final class FlowScript {
             } else if (startsWith(tokens, "CREATE", "FLOW") && isAutoCdc(tokens)) {
                 items.add(new FlowItem(new AutoCdcParser(tokens, text, s.line()).parse()));
             } else if (startsWith(tokens, "CREATE", "FLOW")) {
-                throw new FlowSyntaxException(s.line(), "CREATE FLOW", "only AUTO CDC flows are supported:"
-                        + " CREATE FLOW name AS AUTO CDC INTO target FROM STREAM(source) ...");
+                throw new FlowSyntaxException(
+                        s.line(),
+                        "CREATE FLOW",
+                        "only AUTO CDC flows are supported: CREATE FLOW name AS AUTO CDC INTO"
+                                + " target FROM STREAM(source) ...");
             } else {
                 items.add(new SqlStatement(s.text(), s.line()));
             }
@@ -138,7 +145,8 @@ public final class FlowScript {
     private static TargetTable targetTable(List<Token> tokens, String text, int line) {
         int i = tokens.get(1).is("OR") ? 5 : 3;
         if (i >= tokens.size()) {
-            throw new FlowSyntaxException(line, "CREATE OR REFRESH STREAMING TABLE", "the target table needs a name");
+            throw new FlowSyntaxException(
+                    line, "CREATE OR REFRESH STREAMING TABLE", "the target table needs a name");
         }
         Token nameToken = tokens.get(i++);
         String columns = null;
@@ -153,11 +161,18 @@ public final class FlowScript {
                 int close = closing(tokens, i + 1, line, "WITH");
                 options = text.substring(tokens.get(i + 1).end(), tokens.get(close).start()).trim();
                 i = close + 1;
-            } else if (t.is("COMMENT") && i + 1 < tokens.size() && tokens.get(i + 1).kind() == Kind.STRING) {
+            } else if (t.is("COMMENT")
+                    && i + 1 < tokens.size()
+                    && tokens.get(i + 1).kind() == Kind.STRING) {
                 i += 2;
             } else {
-                throw new FlowSyntaxException(t.line(), "CREATE OR REFRESH STREAMING TABLE", "unexpected '" + t.text()
-                        + "'; write CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH ('connector' = ...)]");
+                throw new FlowSyntaxException(
+                        t.line(),
+                        "CREATE OR REFRESH STREAMING TABLE",
+                        "unexpected '"
+                                + t.text()
+                                + "'; write CREATE OR REFRESH STREAMING TABLE name [(columns)]"
+                                + " [WITH ('connector' = ...)]");
             }
         }
         return new TargetTable(nameToken.name(), columns, options, line);
@@ -185,7 +200,7 @@ public final class FlowScript {
         private final String text;
         private final int line;
         private int pos;
-        private final java.util.Set<String> seen = new java.util.HashSet<>();
+        private final Set<String> seen = new HashSet<>();
 
         AutoCdcParser(List<Token> tokens, String text, int line) {
             this.tokens = tokens;
@@ -226,7 +241,9 @@ public final class FlowScript {
                 } else if (at("SEQUENCE", "BY")) {
                     clause("SEQUENCE BY");
                     pos += 2;
-                    if (at("STRUCT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+                    if (at("STRUCT")
+                            && pos + 1 < tokens.size()
+                            && tokens.get(pos + 1).isSymbol("(")) {
                         pos++;
                         b.sequenceByStruct(list("SEQUENCE BY STRUCT"));
                     } else {
@@ -260,7 +277,8 @@ public final class FlowScript {
                         if (atSymbol("*")) {
                             pos++;
                             expect("IGNORE NULL UPDATES ON * EXCEPT", "EXCEPT");
-                            b.ignoreNullUpdatesExceptColumnList(list("IGNORE NULL UPDATES ON * EXCEPT"));
+                            b.ignoreNullUpdatesExceptColumnList(
+                                    list("IGNORE NULL UPDATES ON * EXCEPT"));
                         } else {
                             b.ignoreNullUpdatesColumnList(list("IGNORE NULL UPDATES ON"));
                         }
@@ -282,7 +300,10 @@ public final class FlowScript {
                         pos++;
                         b.storedAs(TargetType.BITEMPORAL);
                     } else {
-                        throw error(current(), "STORED AS", "write STORED AS SCD TYPE 1, SCD TYPE 2 or BITEMPORAL");
+                        throw error(
+                                current(),
+                                "STORED AS",
+                                "write STORED AS SCD TYPE 1, SCD TYPE 2 or BITEMPORAL");
                     }
                 } else if (at("TRACK", "HISTORY", "ON")) {
                     clause("TRACK HISTORY");
@@ -299,16 +320,26 @@ public final class FlowScript {
                         b.trackHistoryColumnList(list("TRACK HISTORY ON"));
                     }
                 } else {
-                    throw error(t, "AUTO CDC", "unexpected '" + t.text() + "'; the clauses are KEYS, APPLY AS DELETE WHEN,"
-                            + " APPLY AS TRUNCATE WHEN, SEQUENCE BY, SYSTEM SEQUENCE BY, COLUMNS, IGNORE NULL UPDATES,"
-                            + " COLUMNS TO UPDATE, STORED AS, TRACK HISTORY ON");
+                    throw error(
+                            t,
+                            "AUTO CDC",
+                            "unexpected '"
+                                    + t.text()
+                                    + "'; the clauses are KEYS, APPLY AS DELETE WHEN, APPLY AS"
+                                    + " TRUNCATE WHEN, SEQUENCE BY, SYSTEM SEQUENCE BY, COLUMNS,"
+                                    + " IGNORE NULL UPDATES, COLUMNS TO UPDATE, STORED AS, TRACK"
+                                    + " HISTORY ON");
                 }
             }
             if (!seen.contains("KEYS")) {
-                throw new FlowSyntaxException(line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
+                throw new FlowSyntaxException(
+                        line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
             }
             if (!seen.contains("SEQUENCE BY")) {
-                throw new FlowSyntaxException(line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col (or STRUCT(c1, c2))");
+                throw new FlowSyntaxException(
+                        line,
+                        "SEQUENCE BY",
+                        "flow " + name + " needs SEQUENCE BY col (or STRUCT(c1, c2))");
             }
             if (!storedAsSeen) {
                 b.storedAs(TargetType.SCD1); // the references' default
@@ -336,7 +367,10 @@ public final class FlowScript {
 
         private Token next(String clause) {
             if (pos >= tokens.size()) {
-                throw new FlowSyntaxException(tokens.get(tokens.size() - 1).line(), clause, "the statement ends too early");
+                throw new FlowSyntaxException(
+                        tokens.get(tokens.size() - 1).line(),
+                        clause,
+                        "the statement ends too early");
             }
             return tokens.get(pos++);
         }
@@ -376,7 +410,10 @@ public final class FlowScript {
                     return names;
                 }
                 if (!t.isSymbol(",")) {
-                    throw error(t, clause, "expected ',' or ')' in the column list but found '" + t.text() + "'");
+                    throw error(
+                            t,
+                            clause,
+                            "expected ',' or ')' in the column list but found '" + t.text() + "'");
                 }
             }
         }
@@ -397,14 +434,23 @@ public final class FlowScript {
                 pos++;
             }
             if (pos == start) {
-                throw error(current(), clause, "needs a boolean expression, for example operation = 'DELETE'");
+                throw error(
+                        current(),
+                        clause,
+                        "needs a boolean expression, for example operation = 'DELETE'");
             }
             return Tokens.flinkExpression(tokens.subList(start, pos), text);
         }
 
         private boolean startsClause() {
-            return at("KEYS") || at("APPLY", "AS") || at("SEQUENCE", "BY") || at("SYSTEM", "SEQUENCE", "BY")
-                    || at("COLUMNS") || at("IGNORE", "NULL", "UPDATES") || at("STORED", "AS") || at("TRACK", "HISTORY");
+            return at("KEYS")
+                    || at("APPLY", "AS")
+                    || at("SEQUENCE", "BY")
+                    || at("SYSTEM", "SEQUENCE", "BY")
+                    || at("COLUMNS")
+                    || at("IGNORE", "NULL", "UPDATES")
+                    || at("STORED", "AS")
+                    || at("TRACK", "HISTORY");
         }
 
         private FlowSyntaxException error(Token at, String clause, String message) {

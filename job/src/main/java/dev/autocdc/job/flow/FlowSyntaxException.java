@@ -1,8 +1,8 @@
 package dev.autocdc.job.flow;
 
 /**
- * A flow script that cannot be read: says where (line; 0 for a setting given outside the script, such as
- * {@code -D} on the command line), which clause, and what to do.
+ * A flow script that cannot be read: says where (line; 0 for a setting given outside the script,
+ * such as {@code -D} on the command line), which clause, and what to do.
  */
 public final class FlowSyntaxException extends IllegalArgumentException {
     private final int line;

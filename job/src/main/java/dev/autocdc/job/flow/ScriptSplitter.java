@@ -5,18 +5,16 @@ import java.util.List;
 
 /**
  * Splits a SQL script into statements at semicolons that are outside string literals ('...' and
- * "..."), quoted identifiers (`...`) and comments (-- to the end of the line, and /* ... *&#47;), and
- * remembers the line each statement starts on. Comments are kept in the statement text; blank
+ * "..."), quoted identifiers (`...`) and comments (-- to the end of the line, and /* ... *&#47;),
+ * and remembers the line each statement starts on. Comments are kept in the statement text; blank
  * statements are dropped.
  */
 public final class ScriptSplitter {
 
-    private ScriptSplitter() {
-    }
+    private ScriptSplitter() {}
 
     /** One statement and the 1-based line of its first non-blank character. */
-    public record Statement(String text, int line) {
-    }
+    public record Statement(String text, int line) {}
 
     public static List<Statement> split(String script) {
         List<Statement> out = new ArrayList<>();
@@ -112,7 +110,9 @@ public final class ScriptSplitter {
             }
             if (c == '\'' || c == '"' || c == '`') {
                 int end = i + 1;
-                while (end < n && !(text.charAt(end) == c && (end + 1 >= n || text.charAt(end + 1) != c))) {
+                while (end < n
+                        && !(text.charAt(end) == c
+                                && (end + 1 >= n || text.charAt(end + 1) != c))) {
                     end += text.charAt(end) == c ? 2 : 1;
                 }
                 end = Math.min(end + 1, n);

@@ -4,10 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** A small SQL tokenizer for the AUTO CDC statements: enough to find clauses and keep expression text. */
+/**
+ * A small SQL tokenizer for the AUTO CDC statements: enough to find clauses and keep expression
+ * text.
+ */
 final class Tokens {
 
-    enum Kind { WORD, QUOTED_ID, STRING, NUMBER, SYMBOL }
+    enum Kind {
+        WORD,
+        QUOTED_ID,
+        STRING,
+        NUMBER,
+        SYMBOL
+    }
 
     /** One token; {@code start}/{@code end} are offsets into the statement text. */
     record Token(Kind kind, String text, int start, int end, int line) {
@@ -21,7 +30,9 @@ final class Tokens {
 
         /** An identifier's name: a word as written, a quoted identifier without its backticks. */
         String name() {
-            return kind == Kind.QUOTED_ID ? text.substring(1, text.length() - 1).replace("``", "`") : text;
+            return kind == Kind.QUOTED_ID
+                    ? text.substring(1, text.length() - 1).replace("``", "`")
+                    : text;
         }
 
         String upper() {
@@ -29,8 +40,7 @@ final class Tokens {
         }
     }
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     /** Tokens of comment-free statement text; {@code firstLine} is the line the text starts on. */
     static List<Token> of(String text, int firstLine) {
@@ -64,25 +74,36 @@ final class Tokens {
                     end++;
                 }
                 if (end >= n) {
-                    throw new FlowSyntaxException(line, "quotes", "the quote " + c + " opened here is never closed");
+                    throw new FlowSyntaxException(
+                            line, "quotes", "the quote " + c + " opened here is never closed");
                 }
                 i = end + 1;
                 kind = c == '`' ? Kind.QUOTED_ID : Kind.STRING;
             } else if (Character.isLetter(c) || c == '_') {
-                while (i < n && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '_' || text.charAt(i) == '$'
-                        || (text.charAt(i) == '.' && i + 1 < n && (Character.isLetter(text.charAt(i + 1)) || text.charAt(i + 1) == '_')))) {
+                while (i < n
+                        && (Character.isLetterOrDigit(text.charAt(i))
+                                || text.charAt(i) == '_'
+                                || text.charAt(i) == '$'
+                                || (text.charAt(i) == '.'
+                                        && i + 1 < n
+                                        && (Character.isLetter(text.charAt(i + 1))
+                                                || text.charAt(i + 1) == '_')))) {
                     i++;
                 }
                 kind = Kind.WORD;
             } else if (Character.isDigit(c)) {
-                while (i < n && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '.')) {
+                while (i < n
+                        && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '.')) {
                     i++;
                 }
                 kind = Kind.NUMBER;
             } else {
                 i++;
-                if (i < n && ((c == '<' && (text.charAt(i) == '=' || text.charAt(i) == '>')) || (c == '>' && text.charAt(i) == '=')
-                        || (c == '!' && text.charAt(i) == '=') || (c == '|' && text.charAt(i) == '|'))) {
+                if (i < n
+                        && ((c == '<' && (text.charAt(i) == '=' || text.charAt(i) == '>'))
+                                || (c == '>' && text.charAt(i) == '=')
+                                || (c == '!' && text.charAt(i) == '=')
+                                || (c == '|' && text.charAt(i) == '|'))) {
                     i++;
                 }
                 kind = Kind.SYMBOL;

@@ -1,5 +1,6 @@
 package dev.autocdc.job.plan;
 
+import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.AutoCdcFunction;
@@ -37,10 +38,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires planned flows into one Flink job: each flow's input projection (a Flink SQL query over its
- * source) becomes a changelog stream, goes through the AUTO CDC operator, and its target changelog goes
- * to the declared target table (when it has a connector). Dead letters and late events go to the
- * tables named by {@code autocdc.<flow>.dead-letter-table} / {@code autocdc.<flow>.late-events-table},
- * or are logged; both are counted by the operator's metrics.
+ * source) becomes a changelog stream, goes through the AUTO CDC operator, and its target changelog
+ * goes to the declared target table (when it has a connector). Dead letters and late events go to
+ * the tables named by {@code autocdc.<flow>.dead-letter-table} / {@code
+ * autocdc.<flow>.late-events-table}, or are logged; both are counted by the operator's metrics.
  */
 public final class FlowJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowJob.class);
@@ -56,7 +57,9 @@ public final class FlowJob {
         this(tEnv, flows, List.of());
     }
 
-    /** @param inserts the script's own INSERT statements, run in the same job */
+    /**
+     * @param inserts the script's own INSERT statements, run in the same job
+     */
     public FlowJob(StreamTableEnvironment tEnv, List<PlannedFlow> flows, List<String> inserts) {
         this.tEnv = tEnv;
         this.flows = List.copyOf(flows);
@@ -75,19 +78,38 @@ public final class FlowJob {
         for (PlannedFlow flow : flows) {
             EngineSpec spec = flow.spec();
             DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();
-            DataStream<RowData> events = tEnv.toChangelogStream(flow.input())
-                    .map(new ToInternal(inputType)).returns(InternalTypeInfo.of(spec.inputType()))
-                    .name("engine input of " + flow.flow().name()).uid("auto-cdc-input-" + flow.flow().name());
-            SingleOutputStreamOperator<RowData> changelog = AutoCdc.apply(events, spec,
-                    InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + flow.flow().name());
+            DataStream<RowData> events =
+                    tEnv.toChangelogStream(flow.input())
+                            .map(new ToInternal(inputType))
+                            .returns(InternalTypeInfo.of(spec.inputType()))
+                            .name("engine input of " + flow.flow().name())
+                            .uid("auto-cdc-input-" + flow.flow().name());
+            SingleOutputStreamOperator<RowData> changelog =
+                    AutoCdc.apply(
+                            events,
+                            spec,
+                            InternalTypeInfo.of(spec.targetType()),
+                            "auto-cdc-" + flow.flow().name());
             changelogs.put(flow.flow().target(), changelog);
-            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS), flow.deadLetterTable(),
-                    FlowOptions.DEAD_LETTER_TABLE.key(), "dead letter");
-            anySink |= route(flow, changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS), flow.lateEventsTable(),
-                    FlowOptions.LATE_EVENTS_TABLE.key(), "late event");
+            anySink |=
+                    route(
+                            flow,
+                            changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS),
+                            flow.deadLetterTable(),
+                            FlowOptions.DEAD_LETTER_TABLE.key(),
+                            "dead letter");
+            anySink |=
+                    route(
+                            flow,
+                            changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS),
+                            flow.lateEventsTable(),
+                            FlowOptions.LATE_EVENTS_TABLE.key(),
+                            "late event");
             if (flow.target().hasConnector()) {
                 createTargetTable(flow);
-                statements.add(toTable(flow, changelog).insertInto(FlowPlanner.quoteName(flow.flow().target())));
+                statements.add(
+                        toTable(flow, changelog)
+                                .insertInto(FlowPlanner.quoteName(flow.flow().target())));
                 anySink = true;
             }
         }
@@ -97,26 +119,57 @@ public final class FlowJob {
         return changelogs;
     }
 
-    /** Sends letters to their table, or logs them (the sink's uid is named after the setting that routes them). */
-    private boolean route(PlannedFlow flow, DataStream<DeadLetter> letters, String table, String setting, String what) {
+    /**
+     * Sends letters to their table, or logs them (the sink's uid is named after the setting that
+     * routes them).
+     */
+    private boolean route(
+            PlannedFlow flow,
+            DataStream<DeadLetter> letters,
+            String table,
+            String setting,
+            String what) {
         if (table == null) {
-            letters.map(new LogLetter(what)).name(what + "s of " + flow.flow().name())
-                    .uid("auto-cdc-" + setting + "-" + flow.flow().name()).sinkTo(new DiscardingSink<>());
+            letters.map(new LogLetter(what))
+                    .name(what + "s of " + flow.flow().name())
+                    .uid("auto-cdc-" + setting + "-" + flow.flow().name())
+                    .sinkTo(new DiscardingSink<>());
             return false;
         }
-        DataType type = DataTypes.ROW(DataTypes.FIELD("flow", DataTypes.STRING()), DataTypes.FIELD("source", DataTypes.STRING()),
-                DataTypes.FIELD("reason", DataTypes.STRING()), DataTypes.FIELD("message", DataTypes.STRING()),
-                DataTypes.FIELD("payload", DataTypes.STRING()), DataTypes.FIELD("topic", DataTypes.STRING()),
-                DataTypes.FIELD("partition", DataTypes.INT()), DataTypes.FIELD("offset", DataTypes.BIGINT()),
-                DataTypes.FIELD("raw", DataTypes.BYTES()));
+        DataType type =
+                DataTypes.ROW(
+                        DataTypes.FIELD("flow", DataTypes.STRING()),
+                        DataTypes.FIELD("source", DataTypes.STRING()),
+                        DataTypes.FIELD("reason", DataTypes.STRING()),
+                        DataTypes.FIELD("message", DataTypes.STRING()),
+                        DataTypes.FIELD("payload", DataTypes.STRING()),
+                        DataTypes.FIELD("topic", DataTypes.STRING()),
+                        DataTypes.FIELD("partition", DataTypes.INT()),
+                        DataTypes.FIELD("offset", DataTypes.BIGINT()),
+                        DataTypes.FIELD("raw", DataTypes.BYTES()));
         String source = flow.flow().source();
-        DataStream<Row> rows = letters.map(d -> Row.of(d.flow, d.source == null ? source : d.source, d.reason, d.message,
-                d.payload, d.topic, d.partition, d.offset, d.raw)).returns(ExternalTypeInfo.of(type));
+        DataStream<Row> rows =
+                letters.map(
+                                d ->
+                                        Row.of(
+                                                d.flow,
+                                                d.source == null ? source : d.source,
+                                                d.reason,
+                                                d.message,
+                                                d.payload,
+                                                d.topic,
+                                                d.partition,
+                                                d.offset,
+                                                d.raw))
+                        .returns(ExternalTypeInfo.of(type));
         statements.add(tEnv.fromDataStream(rows).insertInto(FlowPlanner.quoteName(table)));
         return true;
     }
 
-    /** Declares a target that has a connector: its columns and primary key come from the flow unless written. */
+    /**
+     * Declares a target that has a connector: its columns and primary key come from the flow unless
+     * written.
+     */
     private void createTargetTable(PlannedFlow flow) {
         EngineSpec spec = flow.spec();
         String columns = flow.target().columns();
@@ -124,14 +177,17 @@ public final class FlowJob {
             RowType t = spec.targetType();
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < t.getFieldCount(); i++) {
-                b.append(FlowPlanner.quote(t.getFieldNames().get(i))).append(' ').append(t.getTypeAt(i).asSerializableString())
+                b.append(FlowPlanner.quote(t.getFieldNames().get(i)))
+                        .append(' ')
+                        .append(t.getTypeAt(i).asSerializableString())
                         .append(", ");
             }
             if (spec.outputMode() == OutputMode.UPSERT) {
                 b.append("PRIMARY KEY (");
                 int[] pk = spec.targetPrimaryKey();
                 for (int i = 0; i < pk.length; i++) {
-                    b.append(i > 0 ? ", " : "").append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
+                    b.append(i > 0 ? ", " : "")
+                            .append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
                 }
                 b.append(") NOT ENFORCED");
             } else {
@@ -139,12 +195,20 @@ public final class FlowJob {
             }
             columns = b.toString();
         }
-        String ddl = "CREATE TABLE " + FlowPlanner.quoteName(flow.flow().target()) + " (" + columns + ") WITH ("
-                + flow.target().options() + ")";
+        String ddl =
+                "CREATE TABLE "
+                        + FlowPlanner.quoteName(flow.flow().target())
+                        + " ("
+                        + columns
+                        + ") WITH ("
+                        + flow.target().options()
+                        + ")";
         try {
             tEnv.executeSql(ddl);
         } catch (RuntimeException e) {
-            throw new dev.autocdc.job.flow.FlowSyntaxException(flow.target().line(), "CREATE OR REFRESH STREAMING TABLE",
+            throw new FlowSyntaxException(
+                    flow.target().line(),
+                    "CREATE OR REFRESH STREAMING TABLE",
                     "Flink could not create the target table: " + FlowPlanner.rootMessage(e));
         }
     }
@@ -152,7 +216,8 @@ public final class FlowJob {
     private Table toTable(PlannedFlow flow, DataStream<RowData> changelog) {
         EngineSpec spec = flow.spec();
         DataType type = TypeConversions.fromLogicalToDataType(spec.targetType());
-        // The engine's RowData go to the planner as they are (their type information is internal), with no
+        // The engine's RowData go to the planner as they are (their type information is internal),
+        // with no
         // conversion to Row and back; fromChangelogStream is declared for Row only.
         @SuppressWarnings({"unchecked", "rawtypes"})
         DataStream<Row> rows = (DataStream) changelog;
@@ -167,7 +232,9 @@ public final class FlowJob {
             RowType t = spec.targetType();
             for (int i = 0; i < t.getFieldCount(); i++) {
                 DataType f = TypeConversions.fromLogicalToDataType(t.getTypeAt(i));
-                schema.column(t.getFieldNames().get(i), pk.contains(t.getFieldNames().get(i)) ? f.notNull() : f);
+                schema.column(
+                        t.getFieldNames().get(i),
+                        pk.contains(t.getFieldNames().get(i)) ? f.notNull() : f);
             }
             schema.primaryKey(pk);
             return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.upsert(false));
@@ -175,7 +242,9 @@ public final class FlowJob {
         return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
     }
 
-    /** Between Flink SQL rows ({@link Row}) and the engine's {@link RowData}, keeping the row kind. */
+    /**
+     * Between Flink SQL rows ({@link Row}) and the engine's {@link RowData}, keeping the row kind.
+     */
     abstract static class Conversion<I, O> extends RichMapFunction<I, O> {
         private final DataType type;
         transient DataStructureConverter<Object, Object> converter;
@@ -215,7 +284,13 @@ public final class FlowJob {
 
         @Override
         public DeadLetter map(DeadLetter d) {
-            LOG.warn("AUTO CDC {} of flow {}: {} ({}) {}", what, d.flow, d.reason, d.message, d.payload);
+            LOG.warn(
+                    "AUTO CDC {} of flow {}: {} ({}) {}",
+                    what,
+                    d.flow,
+                    d.reason,
+                    d.message,
+                    d.payload);
             return d;
         }
     }

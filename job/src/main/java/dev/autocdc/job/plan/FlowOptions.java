@@ -6,6 +6,7 @@ import dev.autocdc.operators.flink.OutputMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,54 +19,76 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.description.TextElement;
 
 /**
- * Every setting of a flow as a typed Flink option, read in this one place. A flow's settings are the keys
- * {@code autocdc.<flow>.<option>}, set with {@code SET 'key' = 'value';} in the script or {@code -Dkey=value}
- * on the command line. {@link #read} refuses a key under {@code autocdc.} that names no flow of the script
- * or no option (listing the valid ones) and a value that does not parse (saying what would), so a typo
- * fails the flow before a job starts instead of being ignored. The docs' table of settings
- * ({@code docs/flows.md}) is {@link #markdownTable()}, checked by a test.
+ * Every setting of a flow as a typed Flink option, read in this one place. A flow's settings are
+ * the keys {@code autocdc.<flow>.<option>}, set with {@code SET 'key' = 'value';} in the script or
+ * {@code -Dkey=value} on the command line. {@link #read} refuses a key under {@code autocdc.} that
+ * names no flow of the script or no option (listing the valid ones) and a value that does not parse
+ * (saying what would), so a typo fails the flow before a job starts instead of being ignored. The
+ * docs' table of settings ({@code docs/flows.md}) is {@link #markdownTable()}, checked by a test.
  */
 public final class FlowOptions {
     /** The prefix of every key this class reads. */
     public static final String PREFIX = "autocdc.";
 
-    public static final ConfigOption<OutputMode> CHANGELOG_MODE = ConfigOptions.key("changelog-mode")
-            .enumType(OutputMode.class).noDefaultValue()
-            .withDescription("`upsert` emits no `-U` rows and declares the target's primary key (for upsert sinks);"
-                    + " `retract` emits `-U`/`+U` and declares no key (for `kafka` with a changelog format such as"
-                    + " `debezium-json`, `print`, ...)");
-    public static final ConfigOption<Duration> TOMBSTONE_RETENTION = ConfigOptions.key("tombstone-retention")
-            .durationType().defaultValue(EngineSpec.DEFAULT_TOMBSTONE_RETENTION)
-            .withDescription("how long a deleted key is remembered (`forever` keeps it); must exceed your sources'"
-                    + " lateness");
-    public static final ConfigOption<Duration> HISTORY_RETENTION = ConfigOptions.key("history-retention")
-            .durationType().noDefaultValue()
-            .withDescription("SCD2 and bitemporal: drop history closed longer ago (it is in the sink)");
-    public static final ConfigOption<String> DEAD_LETTER_TABLE = ConfigOptions.key("dead-letter-table")
-            .stringType().noDefaultValue()
-            .withDescription("a declared table (columns `flow, source, reason, message, payload STRING, topic"
-                    + " STRING, partition INT, offset BIGINT, raw_record BYTES`, by position) that receives the dead"
-                    + " letters");
-    public static final ConfigOption<String> LATE_EVENTS_TABLE = ConfigOptions.key("late-events-table")
-            .stringType().noDefaultValue()
-            .withDescription("the same for events refused by a retention");
-    public static final ConfigOption<Integer> BLOCK_SIZE = ConfigOptions.key("block-size")
-            .intType().defaultValue(EngineSpec.DEFAULT_BLOCK_SIZE)
-            .withDescription("SCD2 and bitemporal: history entries stored as one state value (see"
-                    + " [state](state.md)); any size restores state written with any other");
+    public static final ConfigOption<OutputMode> CHANGELOG_MODE =
+            ConfigOptions.key("changelog-mode")
+                    .enumType(OutputMode.class)
+                    .noDefaultValue()
+                    .withDescription(
+                            "`upsert` emits no `-U` rows and declares the target's primary key (for"
+                                + " upsert sinks); `retract` emits `-U`/`+U` and declares no key"
+                                + " (for `kafka` with a changelog format such as `debezium-json`,"
+                                + " `print`, ...)");
+    public static final ConfigOption<Duration> TOMBSTONE_RETENTION =
+            ConfigOptions.key("tombstone-retention")
+                    .durationType()
+                    .defaultValue(EngineSpec.DEFAULT_TOMBSTONE_RETENTION)
+                    .withDescription(
+                            "how long a deleted key is remembered (`forever` keeps it); must exceed"
+                                    + " your sources' lateness");
+    public static final ConfigOption<Duration> HISTORY_RETENTION =
+            ConfigOptions.key("history-retention")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "SCD2 and bitemporal: drop history closed longer ago (it is in the"
+                                    + " sink)");
+    public static final ConfigOption<String> DEAD_LETTER_TABLE =
+            ConfigOptions.key("dead-letter-table")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "a declared table (columns `flow, source, reason, message, payload"
+                                + " STRING, topic STRING, partition INT, offset BIGINT, raw_record"
+                                + " BYTES`, by position) that receives the dead letters");
+    public static final ConfigOption<String> LATE_EVENTS_TABLE =
+            ConfigOptions.key("late-events-table")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("the same for events refused by a retention");
+    public static final ConfigOption<Integer> BLOCK_SIZE =
+            ConfigOptions.key("block-size")
+                    .intType()
+                    .defaultValue(EngineSpec.DEFAULT_BLOCK_SIZE)
+                    .withDescription(
+                            "SCD2 and bitemporal: history entries stored as one state value (see"
+                                + " [state](state.md)); any size restores state written with any"
+                                + " other");
 
     /** Each option with the default as the docs give it (a computed or absent default in words). */
-    private record Documented(ConfigOption<?> option, String defaultText) {
-    }
+    private record Documented(ConfigOption<?> option, String defaultText) {}
 
-    private static final List<Documented> ALL = List.of(
-            new Documented(CHANGELOG_MODE, "`upsert` for an `upsert-kafka` target or a target whose columns declare"
-                    + " a PRIMARY KEY, else `retract`"),
-            new Documented(TOMBSTONE_RETENTION, "`2 d`"),
-            new Documented(HISTORY_RETENTION, "keep all"),
-            new Documented(DEAD_LETTER_TABLE, "log"),
-            new Documented(LATE_EVENTS_TABLE, "log"),
-            new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"));
+    private static final List<Documented> ALL =
+            List.of(
+                    new Documented(
+                            CHANGELOG_MODE,
+                            "`upsert` for an `upsert-kafka` target or a target whose columns"
+                                    + " declare a PRIMARY KEY, else `retract`"),
+                    new Documented(TOMBSTONE_RETENTION, "`2 d`"),
+                    new Documented(HISTORY_RETENTION, "keep all"),
+                    new Documented(DEAD_LETTER_TABLE, "log"),
+                    new Documented(LATE_EVENTS_TABLE, "log"),
+                    new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"));
 
     private final Map<String, Configuration> byFlow;
     private final Map<String, Integer> lines;
@@ -79,21 +102,30 @@ public final class FlowOptions {
      * Reads the settings of a script's flows from {@code conf}.
      *
      * @param flows every flow of the script
-     * @param lines the script line of each key set with SET (keys set otherwise are reported without one)
-     * @throws FlowSyntaxException for a key under {@code autocdc.} that names no flow or no option, or a value
-     *     that does not parse
+     * @param lines the script line of each key set with SET (keys set otherwise are reported
+     *     without one)
+     * @throws FlowSyntaxException for a key under {@code autocdc.} that names no flow or no option,
+     *     or a value that does not parse
      */
-    public static FlowOptions read(ReadableConfig conf, Collection<String> flows, Map<String, Integer> lines) {
+    public static FlowOptions read(
+            ReadableConfig conf, Collection<String> flows, Map<String, Integer> lines) {
         return read(conf, flows, lines, true);
     }
 
-    /** Reads one flow's settings (a flow planned alone, as the Java builder does): other flows' keys are left alone. */
-    public static FlowOptions readOne(ReadableConfig conf, String flow, Map<String, Integer> lines) {
+    /**
+     * Reads one flow's settings (a flow planned alone, as the Java builder does): other flows' keys
+     * are left alone.
+     */
+    public static FlowOptions readOne(
+            ReadableConfig conf, String flow, Map<String, Integer> lines) {
         return read(conf, List.of(flow), lines, false);
     }
 
-    private static FlowOptions read(ReadableConfig conf, Collection<String> flows, Map<String, Integer> lines,
-                                    boolean everyFlow) {
+    private static FlowOptions read(
+            ReadableConfig conf,
+            Collection<String> flows,
+            Map<String, Integer> lines,
+            boolean everyFlow) {
         Map<String, String> all = conf.toMap();
         TreeSet<String> names = new TreeSet<>(flows);
         List<String> options = ALL.stream().map(d -> d.option().key()).toList();
@@ -110,16 +142,26 @@ public final class FlowOptions {
                 continue;
             }
             if (!names.contains(flow)) {
-                throw new FlowSyntaxException(line, "SET '" + key + "'", "no flow of the script is named " + flow
-                        + "; the flows are " + names + " (keys are " + PREFIX + "<flow>.<option>)");
+                throw new FlowSyntaxException(
+                        line,
+                        "SET '" + key + "'",
+                        "no flow of the script is named "
+                                + flow
+                                + "; the flows are "
+                                + names
+                                + " (keys are "
+                                + PREFIX
+                                + "<flow>.<option>)");
             }
             if (!options.contains(option)) {
-                throw new FlowSyntaxException(line, "SET '" + key + "'", "a flow has no setting " + option
-                        + "; the settings are " + options);
+                throw new FlowSyntaxException(
+                        line,
+                        "SET '" + key + "'",
+                        "a flow has no setting " + option + "; the settings are " + options);
             }
         }
         Configuration whole = Configuration.fromMap(all);
-        Map<String, Configuration> byFlow = new java.util.HashMap<>();
+        Map<String, Configuration> byFlow = new HashMap<>();
         for (String flow : names) {
             byFlow.put(flow, new DelegatingConfiguration(whole, PREFIX + flow + "."));
         }
@@ -165,7 +207,10 @@ public final class FlowOptions {
     /** A retention: a duration, or {@code forever} (also {@code none}) for no retention. */
     private Duration retention(String flow, ConfigOption<Duration> option) {
         String raw = byFlow.get(flow).toMap().get(option.key());
-        boolean forever = raw != null && (raw.trim().equalsIgnoreCase("forever") || raw.trim().equalsIgnoreCase("none"));
+        boolean forever =
+                raw != null
+                        && (raw.trim().equalsIgnoreCase("forever")
+                                || raw.trim().equalsIgnoreCase("none"));
         return forever ? null : value(flow, option);
     }
 
@@ -175,8 +220,10 @@ public final class FlowOptions {
             return conf.get(option);
         } catch (IllegalArgumentException e) {
             String key = PREFIX + flow + "." + option.key();
-            throw new FlowSyntaxException(lines.getOrDefault(key, 0), "SET '" + key + "'", "'"
-                    + conf.toMap().get(option.key()) + "' is not " + expected(option));
+            throw new FlowSyntaxException(
+                    lines.getOrDefault(key, 0),
+                    "SET '" + key + "'",
+                    "'" + conf.toMap().get(option.key()) + "' is not " + expected(option));
         }
     }
 
@@ -196,8 +243,17 @@ public final class FlowOptions {
         rows.add("| key | default | meaning |");
         rows.add("|---|---|---|");
         for (Documented d : ALL) {
-            rows.add("| `" + PREFIX + "<flow>." + d.option().key() + "` | " + d.defaultText() + " | "
-                    + ((TextElement) d.option().description().getBlocks().get(0)).getFormat() + " |");
+            rows.add(
+                    "| `"
+                            + PREFIX
+                            + "<flow>."
+                            + d.option().key()
+                            + "` | "
+                            + d.defaultText()
+                            + " | "
+                            + ((TextElement) d.option().description().getBlocks().get(0))
+                                    .getFormat()
+                            + " |");
         }
         return String.join("\n", rows) + "\n";
     }

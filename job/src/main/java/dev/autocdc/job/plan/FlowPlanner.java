@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.format.DeadLetterFormatFactory;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.EngineSpec;
@@ -10,10 +11,14 @@ import dev.autocdc.operators.flink.FlowMapping;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
@@ -23,21 +28,23 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources, views,
- * SET), resolves each flow against its source's schema, checks every clause, and builds the engine's
- * input projection and {@link EngineSpec}. Any mistake fails here, before a job starts, with a
- * {@link FlowSyntaxException} naming the line, the clause and the fix.
+ * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources,
+ * views, SET), resolves each flow against its source's schema, checks every clause, and builds the
+ * engine's input projection and {@link EngineSpec}. Any mistake fails here, before a job starts,
+ * with a {@link FlowSyntaxException} naming the line, the clause and the fix.
  *
- * <p>Per-flow settings are read from the table configuration (set them with {@code SET} in the script
- * or {@code -D} on the command line) through {@link FlowOptions}, when the flow is planned; a key under
- * {@code autocdc.} that names no flow of the script or no setting fails the script.
+ * <p>Per-flow settings are read from the table configuration (set them with {@code SET} in the
+ * script or {@code -D} on the command line) through {@link FlowOptions}, when the flow is planned;
+ * a key under {@code autocdc.} that names no flow of the script or no setting fails the script.
  */
 public final class FlowPlanner {
-    private static final java.util.regex.Pattern SET = java.util.regex.Pattern.compile(
-            "(?is)SET\\s+('(?:[^']|'')*'|[\\w.\\-]+)\\s*=\\s*('(?:[^']|'')*'|\\S+)\\s*");
+    private static final Pattern SET =
+            Pattern.compile(
+                    "(?is)SET\\s+('(?:[^']|'')*'|[\\w.\\-]+)\\s*=\\s*('(?:[^']|'')*'|\\S+)\\s*");
 
     private final StreamTableEnvironment tEnv;
     private final List<String> inserts = new ArrayList<>();
+
     /** The script line of each key set with SET, for messages. */
     private final Map<String, Integer> setLines = new HashMap<>();
 
@@ -57,7 +64,7 @@ public final class FlowPlanner {
     /** Runs the script's SQL statements and plans every flow, in script order. */
     public List<PlannedFlow> plan(FlowScript script) {
         Map<String, FlowScript.TargetTable> targets = new HashMap<>();
-        Set<String> targetsWithFlow = new java.util.HashSet<>();
+        Set<String> targetsWithFlow = new HashSet<>();
         List<PlannedFlow> planned = new ArrayList<>();
         List<String> flowNames = new ArrayList<>();
         for (FlowScript.Item item : script.items()) {
@@ -68,13 +75,16 @@ public final class FlowPlanner {
         for (FlowScript.Item item : script.items()) {
             if (item instanceof FlowScript.SqlStatement sql) {
                 String text = sql.sql().strip();
-                java.util.regex.Matcher set = SET.matcher(text);
+                Matcher set = SET.matcher(text);
                 if (set.matches()) {
-                    tEnv.getConfig().getConfiguration().setString(unquote(set.group(1)), unquote(set.group(2)));
+                    tEnv.getConfig()
+                            .getConfiguration()
+                            .setString(unquote(set.group(1)), unquote(set.group(2)));
                     setLines.put(unquote(set.group(1)), sql.line());
                     continue;
                 }
-                if (text.regionMatches(true, 0, "SET", 0, 3) && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
+                if (text.regionMatches(true, 0, "SET", 0, 3)
+                        && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
                     throw new FlowSyntaxException(sql.line(), "SET", "write SET 'key' = 'value'");
                 }
                 if (text.regionMatches(true, 0, "INSERT", 0, 6)) {
@@ -84,38 +94,62 @@ public final class FlowPlanner {
                 try {
                     tEnv.executeSql(text);
                 } catch (RuntimeException e) {
-                    throw new FlowSyntaxException(sql.line(), "SQL", "Flink could not run the statement: " + rootMessage(e));
+                    throw new FlowSyntaxException(
+                            sql.line(),
+                            "SQL",
+                            "Flink could not run the statement: " + rootMessage(e));
                 }
             } else if (item instanceof FlowScript.TargetTable target) {
                 if (targets.put(key(target.name()), target) != null) {
-                    throw new FlowSyntaxException(target.line(), "CREATE OR REFRESH STREAMING TABLE", "target "
-                            + target.name() + " is declared twice; keep one declaration");
+                    throw new FlowSyntaxException(
+                            target.line(),
+                            "CREATE OR REFRESH STREAMING TABLE",
+                            "target " + target.name() + " is declared twice; keep one declaration");
                 }
             } else if (item instanceof FlowScript.FlowItem flowItem) {
                 AutoCdcFlow flow = flowItem.flow();
                 FlowScript.TargetTable target = targets.get(key(flow.target()));
                 if (target == null) {
-                    throw new FlowSyntaxException(flow.line(), "AUTO CDC INTO", "no target " + flow.target()
-                            + " is declared before the flow; add CREATE OR REFRESH STREAMING TABLE " + flow.target() + ";");
+                    throw new FlowSyntaxException(
+                            flow.line(),
+                            "AUTO CDC INTO",
+                            "no target "
+                                    + flow.target()
+                                    + " is declared before the flow; add CREATE OR REFRESH"
+                                    + " STREAMING TABLE "
+                                    + flow.target()
+                                    + ";");
                 }
                 if (!targetsWithFlow.add(key(flow.target()))) {
-                    throw new FlowSyntaxException(flow.line(), "AUTO CDC INTO", "target " + flow.target()
-                            + " already has an AUTO CDC flow; a target takes one AUTO CDC flow (use a UNION ALL view as the source)");
+                    throw new FlowSyntaxException(
+                            flow.line(),
+                            "AUTO CDC INTO",
+                            "target "
+                                    + flow.target()
+                                    + " already has an AUTO CDC flow; a target takes one AUTO CDC"
+                                    + " flow (use a UNION ALL view as the source)");
                 }
-                planned.add(plan(flow, target, FlowOptions.read(tEnv.getConfig(), flowNames, setLines)));
+                planned.add(
+                        plan(
+                                flow,
+                                target,
+                                FlowOptions.read(tEnv.getConfig(), flowNames, setLines)));
             }
         }
         FlowOptions.read(tEnv.getConfig(), flowNames, setLines); // settings after the last flow
         if (planned.isEmpty()) {
-            throw new FlowSyntaxException(1, "CREATE FLOW", "the script has no AUTO CDC flow;"
-                    + " add CREATE FLOW name AS AUTO CDC INTO target FROM STREAM(source) KEYS (...) SEQUENCE BY ...");
+            throw new FlowSyntaxException(
+                    1,
+                    "CREATE FLOW",
+                    "the script has no AUTO CDC flow; add CREATE FLOW name AS AUTO CDC INTO target"
+                            + " FROM STREAM(source) KEYS (...) SEQUENCE BY ...");
         }
         return planned;
     }
 
     /**
-     * Plans one flow (its source must exist in the table environment), with the settings of the table
-     * configuration under {@code autocdc.<its name>.}; keys of other flows are left alone.
+     * Plans one flow (its source must exist in the table environment), with the settings of the
+     * table configuration under {@code autocdc.<its name>.}; keys of other flows are left alone.
      */
     public PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target) {
         return plan(flow, target, FlowOptions.readOne(tEnv.getConfig(), flow.name(), setLines));
@@ -127,28 +161,36 @@ public final class FlowPlanner {
         try {
             source = tEnv.from(quoteName(flow.source())).getResolvedSchema();
         } catch (RuntimeException e) {
-            throw new FlowSyntaxException(line, "FROM", "unknown source " + flow.source()
-                    + "; create it first (CREATE TABLE " + flow.source() + " (...) WITH (...)) or use an existing table or view");
+            throw new FlowSyntaxException(
+                    line,
+                    "FROM",
+                    "unknown source "
+                            + flow.source()
+                            + "; create it first (CREATE TABLE "
+                            + flow.source()
+                            + " (...) WITH (...)) or use an existing table or view");
         }
         List<String> sourceColumns = new ArrayList<>();
         for (Column c : source.getColumns()) {
             sourceColumns.add(c.getName());
         }
-        // Metadata that feeds the dead letters, not the target: the autocdc format's parse error and raw
+        // Metadata that feeds the dead letters, not the target: the autocdc format's parse error
+        // and raw
         // record, and Kafka's topic, partition and offset.
-        Map<String, String> control = new java.util.LinkedHashMap<>();
+        Map<String, String> control = new LinkedHashMap<>();
         for (Column c : source.getColumns()) {
             if (c instanceof Column.MetadataColumn m) {
                 String key = m.getMetadataKey().orElse(c.getName());
                 key = key.startsWith("value.") ? key.substring("value.".length()) : key;
-                String as = switch (key) {
-                    case dev.autocdc.job.format.DeadLetterFormatFactory.PARSE_ERROR -> EngineSpec.PARSE_ERROR;
-                    case dev.autocdc.job.format.DeadLetterFormatFactory.RAW -> EngineSpec.RAW;
-                    case "topic" -> EngineSpec.TOPIC;
-                    case "partition" -> EngineSpec.PARTITION;
-                    case "offset" -> EngineSpec.OFFSET;
-                    default -> null;
-                };
+                String as =
+                        switch (key) {
+                            case DeadLetterFormatFactory.PARSE_ERROR -> EngineSpec.PARSE_ERROR;
+                            case DeadLetterFormatFactory.RAW -> EngineSpec.RAW;
+                            case "topic" -> EngineSpec.TOPIC;
+                            case "partition" -> EngineSpec.PARTITION;
+                            case "offset" -> EngineSpec.OFFSET;
+                            default -> null;
+                        };
                 if (as != null) {
                     control.put(c.getName(), as);
                 }
@@ -156,10 +198,16 @@ public final class FlowPlanner {
         }
         FlowMapping mapping;
         try {
-            mapping = FlowMapping.builder(sourceColumns).keys(flow.keys()).sequenceBy(flow.sequenceBy())
-                    .systemSequenceBy(flow.systemSequenceBy()).columnsToUpdate(flow.columnsToUpdate())
-                    .columns(flow.columnList()).columnsExcept(flow.exceptColumnList())
-                    .notKept(new ArrayList<>(control.keySet())).build();
+            mapping =
+                    FlowMapping.builder(sourceColumns)
+                            .keys(flow.keys())
+                            .sequenceBy(flow.sequenceBy())
+                            .systemSequenceBy(flow.systemSequenceBy())
+                            .columnsToUpdate(flow.columnsToUpdate())
+                            .columns(flow.columnList())
+                            .columnsExcept(flow.exceptColumnList())
+                            .notKept(new ArrayList<>(control.keySet()))
+                            .build();
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
         }
@@ -168,25 +216,44 @@ public final class FlowPlanner {
         for (String c : mapping.kept()) {
             select.append(quote(c)).append(", ");
         }
-        select.append(sequenceExpression(flow, mapping, source)).append(" AS `").append(EngineSpec.SEQUENCE).append('`');
+        select.append(sequenceExpression(flow, mapping, source))
+                .append(" AS `")
+                .append(EngineSpec.SEQUENCE)
+                .append('`');
         if (mapping.systemSequence() != null) {
-            select.append(", ").append(quote(mapping.systemSequence())).append(" AS `").append(EngineSpec.SYSTEM_SEQUENCE)
+            select.append(", ")
+                    .append(quote(mapping.systemSequence()))
+                    .append(" AS `")
+                    .append(EngineSpec.SYSTEM_SEQUENCE)
                     .append('`');
         }
         if (flow.applyAsDeletes() != null) {
-            select.append(", (").append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
-                    .append(") AS `").append(EngineSpec.DELETE).append('`');
+            select.append(", (")
+                    .append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
+                    .append(") AS `")
+                    .append(EngineSpec.DELETE)
+                    .append('`');
         }
         if (flow.applyAsTruncates() != null) {
-            select.append(", (").append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
-                    .append(") AS `").append(EngineSpec.TRUNCATE).append('`');
+            select.append(", (")
+                    .append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
+                    .append(") AS `")
+                    .append(EngineSpec.TRUNCATE)
+                    .append('`');
         }
         if (mapping.columnsToUpdate() != null) {
-            select.append(", ").append(quote(mapping.columnsToUpdate())).append(" AS `").append(EngineSpec.COLUMNS_TO_UPDATE)
+            select.append(", ")
+                    .append(quote(mapping.columnsToUpdate()))
+                    .append(" AS `")
+                    .append(EngineSpec.COLUMNS_TO_UPDATE)
                     .append('`');
         }
         for (Map.Entry<String, String> c : control.entrySet()) {
-            select.append(", ").append(quote(c.getKey())).append(" AS `").append(c.getValue()).append('`');
+            select.append(", ")
+                    .append(quote(c.getKey()))
+                    .append(" AS `")
+                    .append(c.getValue())
+                    .append('`');
         }
         select.append(" FROM ").append(quoteName(flow.source()));
         String sql = select.toString();
@@ -194,11 +261,14 @@ public final class FlowPlanner {
         try {
             projection = tEnv.sqlQuery(sql);
         } catch (RuntimeException e) {
-            throw new FlowSyntaxException(line, "AUTO CDC", "Flink could not plan the flow's input: " + rootMessage(e));
+            throw new FlowSyntaxException(
+                    line, "AUTO CDC", "Flink could not plan the flow's input: " + rootMessage(e));
         }
-        RowType input = (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        RowType input =
+                (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
 
-        EngineSpec.Builder b = mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input));
+        EngineSpec.Builder b =
+                mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input));
         if (flow.ignoreNullUpdates()) {
             b.ignoreNullUpdates();
         }
@@ -214,13 +284,25 @@ public final class FlowPlanner {
         if (flow.trackHistoryExceptColumnList() != null) {
             b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
         }
-        // upsert by default for sinks keyed by the target's primary key: upsert-kafka, or a target whose
-        // columns declare a PRIMARY KEY; retract for the others (kafka with a changelog format, print, ...)
-        boolean targetHasKey = target.columns() != null && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
-        boolean upsertConnector = target.hasConnector() && target.options().replace(" ", "").toLowerCase(Locale.ROOT)
-                .contains("'connector'='upsert-kafka'");
-        b.outputMode(options.changelogMode(flow.name())
-                .orElse(upsertConnector || targetHasKey ? OutputMode.UPSERT : OutputMode.RETRACT));
+        // upsert by default for sinks keyed by the target's primary key: upsert-kafka, or a target
+        // whose
+        // columns declare a PRIMARY KEY; retract for the others (kafka with a changelog format,
+        // print, ...)
+        boolean targetHasKey =
+                target.columns() != null
+                        && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
+        boolean upsertConnector =
+                target.hasConnector()
+                        && target.options()
+                                .replace(" ", "")
+                                .toLowerCase(Locale.ROOT)
+                                .contains("'connector'='upsert-kafka'");
+        b.outputMode(
+                options.changelogMode(flow.name())
+                        .orElse(
+                                upsertConnector || targetHasKey
+                                        ? OutputMode.UPSERT
+                                        : OutputMode.RETRACT));
         b.tombstoneRetention(options.tombstoneRetention(flow.name()));
         b.historyRetention(options.historyRetention(flow.name()));
         b.blockSize(options.blockSize(flow.name()));
@@ -232,11 +314,18 @@ public final class FlowPlanner {
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(line, "COLUMNS", e.getMessage());
         }
-        return new PlannedFlow(flow, target, spec, sql, projection, options.deadLetterTable(flow.name()),
+        return new PlannedFlow(
+                flow,
+                target,
+                spec,
+                sql,
+                projection,
+                options.deadLetterTable(flow.name()),
                 options.lateEventsTable(flow.name()));
     }
 
-    private static String sequenceExpression(AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
+    private static String sequenceExpression(
+            AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
         if (!flow.sequenceIsStruct()) {
             return quote(mapping.sequence().get(0));
         }
@@ -261,13 +350,26 @@ public final class FlowPlanner {
         try {
             t = tEnv.sqlQuery("SELECT (" + expression + ") FROM " + quoteName(flow.source()));
         } catch (RuntimeException e) {
-            throw new FlowSyntaxException(flow.line(), clause, "the condition " + expression
-                    + " is not valid Flink SQL over " + flow.source() + ": " + rootMessage(e));
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    clause,
+                    "the condition "
+                            + expression
+                            + " is not valid Flink SQL over "
+                            + flow.source()
+                            + ": "
+                            + rootMessage(e));
         }
         LogicalType type = t.getResolvedSchema().getColumns().get(0).getDataType().getLogicalType();
         if (type.getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-            throw new FlowSyntaxException(flow.line(), clause, "the condition " + expression + " is " + type
-                    + ", not BOOLEAN; write a comparison such as operation = 'DELETE'");
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    clause,
+                    "the condition "
+                            + expression
+                            + " is "
+                            + type
+                            + ", not BOOLEAN; write a comparison such as operation = 'DELETE'");
         }
         return expression;
     }
@@ -305,11 +407,17 @@ public final class FlowPlanner {
     }
 
     /**
-     * A flow ready to wire: its definition, target, engine spec, input projection, and the tables its dead
-     * letters and late events go to (null: logged).
+     * A flow ready to wire: its definition, target, engine spec, input projection, and the tables
+     * its dead letters and late events go to (null: logged).
      */
-    public record PlannedFlow(AutoCdcFlow flow, FlowScript.TargetTable target, EngineSpec spec, String inputSql, Table input,
-                              String deadLetterTable, String lateEventsTable) {
+    public record PlannedFlow(
+            AutoCdcFlow flow,
+            FlowScript.TargetTable target,
+            EngineSpec spec,
+            String inputSql,
+            Table input,
+            String deadLetterTable,
+            String lateEventsTable) {
         public TargetType type() {
             return flow.storedAs();
         }

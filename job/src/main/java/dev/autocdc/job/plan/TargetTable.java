@@ -5,7 +5,6 @@ import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.TypeMapping;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
@@ -21,12 +20,12 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A target table materialized from its changelog (by primary key), and its JSON-lines form: one object
- * per row, keys the target's column names, rows sorted by the primary key (nulls first). Values:
- * numbers as JSON numbers, STRING as strings, BOOLEAN as true/false, DATE "YYYY-MM-DD", TIME
- * "HH:MM:SS", TIMESTAMP "YYYY-MM-DD HH:MM:SS", TIMESTAMP_LTZ the same in UTC followed by "Z"
- * (fractional seconds only when not zero, trailing zeros removed), BYTES base64, ROW an object by field
- * name, ARRAY an array, MAP an object, null null.
+ * A target table materialized from its changelog (by primary key), and its JSON-lines form: one
+ * object per row, keys the target's column names, rows sorted by the primary key (nulls first).
+ * Values: numbers as JSON numbers, STRING as strings, BOOLEAN as true/false, DATE "YYYY-MM-DD",
+ * TIME "HH:MM:SS", TIMESTAMP "YYYY-MM-DD HH:MM:SS", TIMESTAMP_LTZ the same in UTC followed by "Z"
+ * (fractional seconds only when not zero, trailing zeros removed), BYTES base64, ROW an object by
+ * field name, ARRAY an array, MAP an object, null null.
  */
 public final class TargetTable {
     private final RowType type;
@@ -62,15 +61,16 @@ public final class TargetTable {
     /** The rows, sorted by primary key with nulls first. */
     public List<Object[]> rows() {
         List<Object[]> out = new ArrayList<>(rows.values());
-        out.sort((a, b) -> {
-            for (int i : primaryKey) {
-                int c = Values.compare(a[i], b[i]);
-                if (c != 0) {
-                    return c;
-                }
-            }
-            return 0;
-        });
+        out.sort(
+                (a, b) -> {
+                    for (int i : primaryKey) {
+                        int c = Values.compare(a[i], b[i]);
+                        if (c != 0) {
+                            return c;
+                        }
+                    }
+                    return 0;
+                });
         return out;
     }
 
@@ -113,82 +113,88 @@ public final class TargetTable {
                 b.append(v);
                 break;
             case FLOAT:
-            case DOUBLE: {
-                double d = ((Number) v).doubleValue();
-                if (Double.isNaN(d) || Double.isInfinite(d)) {
-                    string(b, v.toString());
-                } else {
-                    b.append(v);
+            case DOUBLE:
+                {
+                    double d = ((Number) v).doubleValue();
+                    if (Double.isNaN(d) || Double.isInfinite(d)) {
+                        string(b, v.toString());
+                    } else {
+                        b.append(v);
+                    }
+                    break;
                 }
-                break;
-            }
             case DATE:
                 string(b, v.toString());
                 break;
             case TIME_WITHOUT_TIME_ZONE:
                 string(b, time((LocalTime) v));
                 break;
-            case TIMESTAMP_WITHOUT_TIME_ZONE: {
-                LocalDateTime ts = (LocalDateTime) v;
-                string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()));
-                break;
-            }
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
-                LocalDateTime ts = LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC);
-                string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()) + "Z");
-                break;
-            }
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                {
+                    LocalDateTime ts = (LocalDateTime) v;
+                    string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()));
+                    break;
+                }
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                {
+                    LocalDateTime ts = LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC);
+                    string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()) + "Z");
+                    break;
+                }
             case BINARY:
             case VARBINARY:
                 string(b, Base64.getEncoder().encodeToString((byte[]) v));
                 break;
-            case ROW: {
-                RowType r = (RowType) t;
-                Object[] fields = (Object[]) v;
-                b.append('{');
-                for (int i = 0; i < fields.length; i++) {
-                    if (i > 0) {
-                        b.append(", ");
+            case ROW:
+                {
+                    RowType r = (RowType) t;
+                    Object[] fields = (Object[]) v;
+                    b.append('{');
+                    for (int i = 0; i < fields.length; i++) {
+                        if (i > 0) {
+                            b.append(", ");
+                        }
+                        string(b, r.getFieldNames().get(i));
+                        b.append(": ");
+                        value(b, r.getTypeAt(i), fields[i]);
                     }
-                    string(b, r.getFieldNames().get(i));
-                    b.append(": ");
-                    value(b, r.getTypeAt(i), fields[i]);
+                    b.append('}');
+                    break;
                 }
-                b.append('}');
-                break;
-            }
-            case ARRAY: {
-                LogicalType e = ((ArrayType) t).getElementType();
-                b.append('[');
-                List<?> list = (List<?>) v;
-                for (int i = 0; i < list.size(); i++) {
-                    if (i > 0) {
-                        b.append(", ");
+            case ARRAY:
+                {
+                    LogicalType e = ((ArrayType) t).getElementType();
+                    b.append('[');
+                    List<?> list = (List<?>) v;
+                    for (int i = 0; i < list.size(); i++) {
+                        if (i > 0) {
+                            b.append(", ");
+                        }
+                        value(b, e, list.get(i));
                     }
-                    value(b, e, list.get(i));
+                    b.append(']');
+                    break;
                 }
-                b.append(']');
-                break;
-            }
-            case MAP: {
-                MapType m = (MapType) t;
-                b.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                    if (!first) {
-                        b.append(", ");
+            case MAP:
+                {
+                    MapType m = (MapType) t;
+                    b.append('{');
+                    boolean first = true;
+                    for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                        if (!first) {
+                            b.append(", ");
+                        }
+                        first = false;
+                        StringBuilder k = new StringBuilder();
+                        value(k, m.getKeyType(), e.getKey());
+                        String key = k.toString();
+                        string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
+                        b.append(": ");
+                        value(b, m.getValueType(), e.getValue());
                     }
-                    first = false;
-                    StringBuilder k = new StringBuilder();
-                    value(k, m.getKeyType(), e.getKey());
-                    String key = k.toString();
-                    string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
-                    b.append(": ");
-                    value(b, m.getValueType(), e.getValue());
+                    b.append('}');
+                    break;
                 }
-                b.append('}');
-                break;
-            }
             default:
                 string(b, v.toString());
         }

@@ -11,16 +11,20 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The CLI end to end on a local Flink: flows read from a filesystem JSON source, targets materialized. */
+/**
+ * The CLI end to end on a local Flink: flows read from a filesystem JSON source, targets
+ * materialized.
+ */
 class CliTest {
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int cli(String... args) {
-        return new AutoCdcCli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))
+        return new AutoCdcCli(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
                 .run(args);
     }
 
@@ -31,7 +35,9 @@ class CliTest {
 
     private Path usersFlow(String storedAs) throws Exception {
         Path flow = dir.resolve("users.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
                 WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
 
@@ -44,47 +50,90 @@ class CliTest {
                 SEQUENCE BY sequenceNum
                 COLUMNS * EXCEPT (operation, sequenceNum)
                 STORED AS %s;
-                """.formatted(usersFeed(), storedAs));
+                """
+                        .formatted(usersFeed(), storedAs));
         return flow;
     }
 
     @Test
     void runMaterializesTheUsersWalkthroughAsScd2() throws Exception {
         Path result = dir.resolve("users.jsonl");
-        int code = cli("run", "--flow", usersFlow("SCD TYPE 2").toString(), "--materialize", result.toString(), "--parallelism", "2");
+        int code =
+                cli(
+                        "run",
+                        "--flow",
+                        usersFlow("SCD TYPE 2").toString(),
+                        "--materialize",
+                        result.toString(),
+                        "--parallelism",
+                        "2");
         assertThat(code).as(err.toString()).isZero();
-        assertThat(Files.readAllLines(result)).containsExactly(
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"__START_AT\": 1, \"__END_AT\": 5}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"__START_AT\": 5, \"__END_AT\": 6}",
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"__START_AT\": 1, \"__END_AT\": null}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"__START_AT\": 2, \"__END_AT\": 5}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"__START_AT\": 5, \"__END_AT\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"__START_AT\": 6, \"__END_AT\": null}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"__START_AT\": 2, \"__END_AT\": null}");
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\","
+                                + " \"__START_AT\": 1, \"__END_AT\": 5}",
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\","
+                                + " \"__START_AT\": 5, \"__END_AT\": 6}",
+                        "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\","
+                                + " \"__START_AT\": 1, \"__END_AT\": null}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\","
+                                + " \"__START_AT\": 2, \"__END_AT\": 5}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\","
+                                + " \"__START_AT\": 5, \"__END_AT\": 6}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\","
+                                + " \"__START_AT\": 6, \"__END_AT\": null}",
+                        "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\","
+                                + " \"__START_AT\": 2, \"__END_AT\": null}");
     }
 
     @Test
     void runMaterializesTheUsersWalkthroughAsScd1() throws Exception {
         Path result = dir.resolve("users1.jsonl");
-        assertThat(cli("run", "--flow", usersFlow("SCD TYPE 1").toString(), "--materialize", result.toString(),
-                "--state-backend", "hashmap")).as(err.toString()).isZero();
-        assertThat(Files.readAllLines(result)).containsExactly(
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\"}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\"}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\"}");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                usersFlow("SCD TYPE 1").toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--state-backend",
+                                "hashmap"))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\"}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\"}",
+                        "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\"}");
     }
 
     @Test
     void runMaterializesTheEmployeesWalkthroughAsBitemporal() throws Exception {
         Path feed = dir.resolve("employees.json");
-        Files.writeString(feed, String.join("\n",
-                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Owner\", \"operation\": \"INSERT\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\"}",
-                "{\"employeeId\": 2, \"name\": \"Dana\", \"role\": \"Engineer\", \"operation\": \"INSERT\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\"}",
-                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Manager\", \"operation\": \"UPDATE\", \"effectiveDate\": \"2025-03-01\", \"recordedAt\": \"2025-03-01 09:00:00\"}",
-                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Team Lead\", \"operation\": \"UPDATE\", \"effectiveDate\": \"2025-02-01\", \"recordedAt\": \"2025-03-15 09:00:00\"}",
-                "{\"employeeId\": 2, \"name\": \"Dana\", \"role\": \"Analyst\", \"operation\": \"UPDATE\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-04-01 09:00:00\"}") + "\n");
+        Files.writeString(
+                feed,
+                String.join(
+                                "\n",
+                                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Owner\","
+                                    + " \"operation\": \"INSERT\", \"effectiveDate\":"
+                                    + " \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\"}",
+                                "{\"employeeId\": 2, \"name\": \"Dana\", \"role\": \"Engineer\","
+                                    + " \"operation\": \"INSERT\", \"effectiveDate\":"
+                                    + " \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\"}",
+                                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Manager\","
+                                    + " \"operation\": \"UPDATE\", \"effectiveDate\":"
+                                    + " \"2025-03-01\", \"recordedAt\": \"2025-03-01 09:00:00\"}",
+                                "{\"employeeId\": 1, \"name\": \"Chris\", \"role\": \"Team Lead\","
+                                    + " \"operation\": \"UPDATE\", \"effectiveDate\":"
+                                    + " \"2025-02-01\", \"recordedAt\": \"2025-03-15 09:00:00\"}",
+                                "{\"employeeId\": 2, \"name\": \"Dana\", \"role\": \"Analyst\","
+                                    + " \"operation\": \"UPDATE\", \"effectiveDate\":"
+                                    + " \"2025-01-01\", \"recordedAt\": \"2025-04-01 09:00:00\"}")
+                        + "\n");
         Path flow = dir.resolve("employees.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE employees_cdf (employeeId INT, name STRING, role STRING, operation STRING,
                   effectiveDate DATE, recordedAt TIMESTAMP(0))
                 WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
@@ -97,55 +146,133 @@ class CliTest {
                 SYSTEM SEQUENCE BY recordedAt
                 COLUMNS * EXCEPT (operation)
                 STORED AS BITEMPORAL;
-                """.formatted(feed));
+                """
+                        .formatted(feed));
         Path result = dir.resolve("employees.jsonl");
-        assertThat(cli("run", "--flow", flow.toString(), "--materialize", result.toString())).as(err.toString()).isZero();
+        assertThat(cli("run", "--flow", flow.toString(), "--materialize", result.toString()))
+                .as(err.toString())
+                .isZero();
         String c = "{\"employeeId\": 1, \"name\": \"Chris\", ";
         String d = "{\"employeeId\": 2, \"name\": \"Dana\", ";
-        assertThat(Files.readAllLines(result)).containsExactly(
-                c + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\": \"2025-01-02 09:00:00\", \"__SYSTEM_END_AT\": \"2025-03-01 09:00:00\"}",
-                c + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": \"2025-03-01\", \"__SYSTEM_START_AT\": \"2025-03-01 09:00:00\", \"__SYSTEM_END_AT\": \"2025-03-15 09:00:00\"}",
-                c + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": \"2025-02-01\", \"__SYSTEM_START_AT\": \"2025-03-15 09:00:00\", \"__SYSTEM_END_AT\": null}",
-                c + "\"role\": \"Team Lead\", \"effectiveDate\": \"2025-02-01\", \"recordedAt\": \"2025-03-15 09:00:00\", \"__START_AT\": \"2025-02-01\", \"__END_AT\": \"2025-03-01\", \"__SYSTEM_START_AT\": \"2025-03-15 09:00:00\", \"__SYSTEM_END_AT\": null}",
-                c + "\"role\": \"Manager\", \"effectiveDate\": \"2025-03-01\", \"recordedAt\": \"2025-03-01 09:00:00\", \"__START_AT\": \"2025-03-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\": \"2025-03-01 09:00:00\", \"__SYSTEM_END_AT\": null}",
-                d + "\"role\": \"Engineer\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\": \"2025-01-02 09:00:00\", \"__SYSTEM_END_AT\": \"2025-04-01 09:00:00\"}",
-                d + "\"role\": \"Analyst\", \"effectiveDate\": \"2025-01-01\", \"recordedAt\": \"2025-04-01 09:00:00\", \"__START_AT\": \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\": \"2025-04-01 09:00:00\", \"__SYSTEM_END_AT\": null}");
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        c
+                                + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\","
+                                + " \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\":"
+                                + " \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\":"
+                                + " \"2025-01-02 09:00:00\", \"__SYSTEM_END_AT\": \"2025-03-01"
+                                + " 09:00:00\"}",
+                        c
+                                + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\","
+                                + " \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\":"
+                                + " \"2025-01-01\", \"__END_AT\": \"2025-03-01\","
+                                + " \"__SYSTEM_START_AT\": \"2025-03-01 09:00:00\","
+                                + " \"__SYSTEM_END_AT\": \"2025-03-15 09:00:00\"}",
+                        c
+                                + "\"role\": \"Owner\", \"effectiveDate\": \"2025-01-01\","
+                                + " \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\":"
+                                + " \"2025-01-01\", \"__END_AT\": \"2025-02-01\","
+                                + " \"__SYSTEM_START_AT\": \"2025-03-15 09:00:00\","
+                                + " \"__SYSTEM_END_AT\": null}",
+                        c
+                                + "\"role\": \"Team Lead\", \"effectiveDate\": \"2025-02-01\","
+                                + " \"recordedAt\": \"2025-03-15 09:00:00\", \"__START_AT\":"
+                                + " \"2025-02-01\", \"__END_AT\": \"2025-03-01\","
+                                + " \"__SYSTEM_START_AT\": \"2025-03-15 09:00:00\","
+                                + " \"__SYSTEM_END_AT\": null}",
+                        c
+                                + "\"role\": \"Manager\", \"effectiveDate\": \"2025-03-01\","
+                                + " \"recordedAt\": \"2025-03-01 09:00:00\", \"__START_AT\":"
+                                + " \"2025-03-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\":"
+                                + " \"2025-03-01 09:00:00\", \"__SYSTEM_END_AT\": null}",
+                        d
+                                + "\"role\": \"Engineer\", \"effectiveDate\": \"2025-01-01\","
+                                + " \"recordedAt\": \"2025-01-02 09:00:00\", \"__START_AT\":"
+                                + " \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\":"
+                                + " \"2025-01-02 09:00:00\", \"__SYSTEM_END_AT\": \"2025-04-01"
+                                + " 09:00:00\"}",
+                        d
+                                + "\"role\": \"Analyst\", \"effectiveDate\": \"2025-01-01\","
+                                + " \"recordedAt\": \"2025-04-01 09:00:00\", \"__START_AT\":"
+                                + " \"2025-01-01\", \"__END_AT\": null, \"__SYSTEM_START_AT\":"
+                                + " \"2025-04-01 09:00:00\", \"__SYSTEM_END_AT\": null}");
     }
 
     /** The example flows of the repository, as the README tells a new user to run them. */
     @Test
     void theExamplesRunAndValidate() throws Exception {
         Path root = Path.of("..").toAbsolutePath().normalize();
-        String flow = Files.readString(root.resolve("examples/users_history.sql"))
-                .replace("'examples/users_cdf.json'", "'" + root.resolve("examples/users_cdf.json") + "'");
+        String flow =
+                Files.readString(root.resolve("examples/users_history.sql"))
+                        .replace(
+                                "'examples/users_cdf.json'",
+                                "'" + root.resolve("examples/users_cdf.json") + "'");
         Path copy = dir.resolve("users_history.sql");
         Files.writeString(copy, flow);
         Path result = dir.resolve("example.jsonl");
-        assertThat(cli("run", "--flow", copy.toString(), "--materialize", result.toString())).as(err.toString()).isZero();
-        assertThat(Files.readAllLines(result)).hasSize(7)
-                .contains("{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"__START_AT\": 5, \"__END_AT\": 6}");
-        assertThat(cli("validate", "--flow", root.resolve("examples/employees_kafka.sql").toString())).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("flow apply_cdc: AUTO CDC INTO employees_bitemporal", "changelog mode: upsert",
-                "`parse_error` AS `__parse_error`", "`raw_record` AS `__raw`", "`offset` AS `__offset`");
+        assertThat(cli("run", "--flow", copy.toString(), "--materialize", result.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .hasSize(7)
+                .contains(
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\","
+                                + " \"__START_AT\": 5, \"__END_AT\": 6}");
+        assertThat(
+                        cli(
+                                "validate",
+                                "--flow",
+                                root.resolve("examples/employees_kafka.sql").toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .contains(
+                        "flow apply_cdc: AUTO CDC INTO employees_bitemporal",
+                        "changelog mode: upsert",
+                        "`parse_error` AS `__parse_error`",
+                        "`raw_record` AS `__raw`",
+                        "`offset` AS `__offset`");
     }
 
     @Test
     void validatePrintsThePlan() throws Exception {
-        assertThat(cli("validate", "--flow", usersFlow("SCD TYPE 2").toString())).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("flow apply_cdc: AUTO CDC INTO users_target FROM users_cdf STORED AS SCD2",
-                "    __START_AT INT", "primary key: (userId, __START_AT)", "changelog mode: retract (+I, -U, +U, -D)",
-                "engine input: SELECT `userId`, `name`, `city`, `sequenceNum` AS `__seq`, (operation = 'DELETE') AS `__delete`");
+        assertThat(cli("validate", "--flow", usersFlow("SCD TYPE 2").toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .contains(
+                        "flow apply_cdc: AUTO CDC INTO users_target FROM users_cdf STORED AS SCD2",
+                        "    __START_AT INT",
+                        "primary key: (userId, __START_AT)",
+                        "changelog mode: retract (+I, -U, +U, -D)",
+                        "engine input: SELECT `userId`, `name`, `city`, `sequenceNum` AS `__seq`,"
+                                + " (operation = 'DELETE') AS `__delete`");
     }
 
     @Test
     void commandLineSettingsAndCheckpointsReachTheJob() throws Exception {
-        assertThat(cli("validate", "--flow", usersFlow("SCD TYPE 2").toString(), "-Dautocdc.apply_cdc.changelog-mode=upsert"))
-                .as(err.toString()).isZero();
+        assertThat(
+                        cli(
+                                "validate",
+                                "--flow",
+                                usersFlow("SCD TYPE 2").toString(),
+                                "-Dautocdc.apply_cdc.changelog-mode=upsert"))
+                .as(err.toString())
+                .isZero();
         assertThat(out.toString()).contains("changelog mode: upsert (+I, +U, -D)");
         Path result = dir.resolve("checkpointed.jsonl");
-        assertThat(cli("run", "--flow", usersFlow("SCD TYPE 2").toString(), "--materialize", result.toString(),
-                "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(), "-Dexecution.checkpointing.interval=200 ms"))
-                .as(err.toString()).isZero();
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                usersFlow("SCD TYPE 2").toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--checkpoint-dir",
+                                dir.resolve("checkpoints").toUri().toString(),
+                                "-Dexecution.checkpointing.interval=200 ms"))
+                .as(err.toString())
+                .isZero();
         assertThat(Files.readAllLines(result)).hasSize(7);
     }
 
@@ -156,7 +283,10 @@ class CliTest {
         assertThat(cli("run")).isEqualTo(2);
         assertThat(err.toString()).contains("run needs --flow FILE.sql", "usage: autocdc run");
         Path bad = dir.resolve("bad.sql");
-        Files.writeString(bad, "CREATE OR REFRESH STREAMING TABLE t;\nCREATE FLOW f AS AUTO CDC INTO t FROM nowhere KEYS (k) SEQUENCE BY s;");
+        Files.writeString(
+                bad,
+                "CREATE OR REFRESH STREAMING TABLE t;\n"
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM nowhere KEYS (k) SEQUENCE BY s;");
         assertThat(cli("run", "--flow", bad.toString())).isEqualTo(1);
         assertThat(err.toString()).contains("line 2, FROM: unknown source nowhere");
     }
@@ -164,19 +294,30 @@ class CliTest {
     @Test
     void anUnboundedSourceIsRefusedWithMaterialize() throws Exception {
         Path flow = dir.resolve("unbounded.sql");
-        Files.writeString(flow, """
+        Files.writeString(
+                flow,
+                """
                 CREATE TABLE src (k INT, v STRING, s BIGINT) WITH ('connector' = 'datagen');
                 CREATE OR REFRESH STREAMING TABLE t;
                 CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (k) SEQUENCE BY s;
                 """);
-        assertThat(cli("run", "--flow", flow.toString(), "--materialize", dir.resolve("x.jsonl").toString())).isEqualTo(1);
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                dir.resolve("x.jsonl").toString()))
+                .isEqualTo(1);
         assertThat(err.toString()).contains("--materialize needs bounded sources");
     }
 
     @Test
     void severalFlowsMaterializeOneFilePerTarget() {
-        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 2)).isEqualTo(Path.of("/tmp/out.users.jsonl"));
-        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 1)).isEqualTo(Path.of("/tmp/out.jsonl"));
+        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 2))
+                .isEqualTo(Path.of("/tmp/out.users.jsonl"));
+        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 1))
+                .isEqualTo(Path.of("/tmp/out.jsonl"));
         assertThat(List.of()).isEmpty();
     }
 }

@@ -12,50 +12,62 @@ class FlowScriptTest {
 
     @Test
     void readsTheUsersFlowOfTheReference() {
-        FlowScript script = FlowScript.parse("""
-                CREATE OR REFRESH STREAMING TABLE users_history;
+        FlowScript script =
+                FlowScript.parse(
+                        """
+                        CREATE OR REFRESH STREAMING TABLE users_history;
 
-                CREATE FLOW apply_cdc AS AUTO CDC INTO
-                  users_history
-                FROM
-                  stream(main.cdc_tutorial.users_cdf)
-                KEYS
-                  (userId)
-                APPLY AS DELETE WHEN
-                  operation = "DELETE"
-                SEQUENCE BY
-                  sequenceNum
-                COLUMNS * EXCEPT
-                  (operation, sequenceNum)
-                STORED AS
-                  SCD TYPE 2;
-                """);
-        assertThat(script.targets()).containsExactly(new FlowScript.TargetTable("users_history", null, null, 1));
+                        CREATE FLOW apply_cdc AS AUTO CDC INTO
+                          users_history
+                        FROM
+                          stream(main.cdc_tutorial.users_cdf)
+                        KEYS
+                          (userId)
+                        APPLY AS DELETE WHEN
+                          operation = "DELETE"
+                        SEQUENCE BY
+                          sequenceNum
+                        COLUMNS * EXCEPT
+                          (operation, sequenceNum)
+                        STORED AS
+                          SCD TYPE 2;
+                        """);
+        assertThat(script.targets())
+                .containsExactly(new FlowScript.TargetTable("users_history", null, null, 1));
         AutoCdcFlow flow = script.flows().get(0);
-        assertThat(flow).isEqualTo(AutoCdcFlow.builder("users_history", "main.cdc_tutorial.users_cdf")
-                .name("apply_cdc").keys("userId").applyAsDeletes("operation = 'DELETE'").sequenceBy("sequenceNum")
-                .exceptColumnList(List.of("operation", "sequenceNum")).storedAsScdType(2).build());
+        assertThat(flow)
+                .isEqualTo(
+                        AutoCdcFlow.builder("users_history", "main.cdc_tutorial.users_cdf")
+                                .name("apply_cdc")
+                                .keys("userId")
+                                .applyAsDeletes("operation = 'DELETE'")
+                                .sequenceBy("sequenceNum")
+                                .exceptColumnList(List.of("operation", "sequenceNum"))
+                                .storedAsScdType(2)
+                                .build());
         assertThat(flow.line()).isEqualTo(3);
     }
 
     @Test
     void readsTheBitemporalFlowAndEveryClause() {
-        FlowScript script = FlowScript.parse("""
-                -- sources are ordinary Flink SQL
-                CREATE TABLE employees_cdf (employeeId INT, name STRING) WITH ('connector' = 'datagen');
-                create or refresh streaming table employees_bitemporal;
-                create flow apply_cdc as auto cdc into employees_bitemporal
-                from stream(employees_cdf)
-                keys (employeeId)
-                apply as delete when operation = 'DELETE' AND note <> "it's"
-                apply as truncate when op = 'T'
-                sequence by struct(effectiveDate, seqNo)
-                system sequence by recordedAt
-                columns * except (operation)
-                ignore null updates on * except (note)
-                stored as bitemporal
-                track history on * except (note);
-                """);
+        FlowScript script =
+                FlowScript.parse(
+                        """
+                        -- sources are ordinary Flink SQL
+                        CREATE TABLE employees_cdf (employeeId INT, name STRING) WITH ('connector' = 'datagen');
+                        create or refresh streaming table employees_bitemporal;
+                        create flow apply_cdc as auto cdc into employees_bitemporal
+                        from stream(employees_cdf)
+                        keys (employeeId)
+                        apply as delete when operation = 'DELETE' AND note <> "it's"
+                        apply as truncate when op = 'T'
+                        sequence by struct(effectiveDate, seqNo)
+                        system sequence by recordedAt
+                        columns * except (operation)
+                        ignore null updates on * except (note)
+                        stored as bitemporal
+                        track history on * except (note);
+                        """);
         assertThat(script.items()).hasSize(3);
         assertThat(script.items().get(0)).isInstanceOf(FlowScript.SqlStatement.class);
         assertThat(script.items().get(0).line()).isEqualTo(2);
@@ -73,13 +85,15 @@ class FlowScriptTest {
 
     @Test
     void readsColumnListsTrackHistoryColumnsToUpdateAndTargetsWithConnectors() {
-        FlowScript script = FlowScript.parse("""
-                CREATE OR REFRESH STREAMING TABLE target (id INT, a STRING) WITH ('connector' = 'print');
-                CREATE FLOW f AS AUTO CDC INTO target FROM src KEYS (id, `part id`) SEQUENCE BY seq
-                COLUMNS (id, a, `part id`) COLUMNS TO UPDATE columnsToUpdate STORED AS SCD TYPE 2 TRACK HISTORY ON (a);
-                CREATE FLOW g AS AUTO CDC INTO t2 FROM src KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES ON (a, b);
-                CREATE FLOW h AS AUTO CDC INTO t3 FROM src KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES;
-                """);
+        FlowScript script =
+                FlowScript.parse(
+                        """
+                        CREATE OR REFRESH STREAMING TABLE target (id INT, a STRING) WITH ('connector' = 'print');
+                        CREATE FLOW f AS AUTO CDC INTO target FROM src KEYS (id, `part id`) SEQUENCE BY seq
+                        COLUMNS (id, a, `part id`) COLUMNS TO UPDATE columnsToUpdate STORED AS SCD TYPE 2 TRACK HISTORY ON (a);
+                        CREATE FLOW g AS AUTO CDC INTO t2 FROM src KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES ON (a, b);
+                        CREATE FLOW h AS AUTO CDC INTO t3 FROM src KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES;
+                        """);
         FlowScript.TargetTable target = script.targets().get(0);
         assertThat(target.columns()).isEqualTo("id INT, a STRING");
         assertThat(target.options()).isEqualTo("'connector' = 'print'");
@@ -95,36 +109,78 @@ class FlowScriptTest {
 
     @Test
     void semicolonsInsideLiteralsAndCommentsDoNotSplit() {
-        List<ScriptSplitter.Statement> s = ScriptSplitter.split("SET 'a' = 'x;y';\n/* ; */ -- ;\nSELECT \"a;b\", `c;d`;;\n");
+        List<ScriptSplitter.Statement> s =
+                ScriptSplitter.split("SET 'a' = 'x;y';\n/* ; */ -- ;\nSELECT \"a;b\", `c;d`;;\n");
         assertThat(s).extracting(ScriptSplitter.Statement::line).containsExactly(1, 3);
         assertThat(s.get(0).text()).isEqualTo("SET 'a' = 'x;y'");
     }
 
     @Test
     void errorsNameTheLineTheClauseAndTheFix() {
-        assertThatThrownBy(() -> FlowScript.parse("\n\nCREATE FLOW f AS AUTO CDC INTO t FROM s SEQUENCE BY x;"))
-                .isInstanceOf(FlowSyntaxException.class).hasMessage("line 3, KEYS: flow f needs KEYS (col, ...)");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k);"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "\n\n"
+                                                + "CREATE FLOW f AS AUTO CDC INTO t FROM s SEQUENCE"
+                                                + " BY x;"))
+                .isInstanceOf(FlowSyntaxException.class)
+                .hasMessage("line 3, KEYS: flow f needs KEYS (col, ...)");
+        assertThatThrownBy(
+                        () -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k);"))
                 .hasMessageContaining("SEQUENCE BY: flow f needs SEQUENCE BY");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k)\nSEQUENCE BY x\nKEYS (j);"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k)\n"
+                                                + "SEQUENCE BY x\n"
+                                                + "KEYS (j);"))
                 .hasMessage("line 3, KEYS: the clause is given twice; keep one");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY x STORED AS SCD TYPE 3;"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE"
+                                                + " BY x STORED AS SCD TYPE 3;"))
                 .hasMessageContaining("STORED AS: SCD TYPE must be 1 or 2, not 3");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY x\n  WHATEVER;"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE"
+                                                + " BY x\n"
+                                                + "  WHATEVER;"))
                 .hasMessageStartingWith("line 2, AUTO CDC: unexpected 'WHATEVER'");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k SEQUENCE BY x;"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k SEQUENCE"
+                                                + " BY x;"))
                 .hasMessageContaining("KEYS: expected ',' or ')'");
         assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS INSERT INTO t SELECT 1;"))
                 .hasMessageContaining("only AUTO CDC flows are supported");
-        assertThatThrownBy(() -> FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE BY x APPLY AS DELETE WHEN STORED AS SCD TYPE 1;"))
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (k) SEQUENCE"
+                                            + " BY x APPLY AS DELETE WHEN STORED AS SCD TYPE 1;"))
                 .hasMessageContaining("APPLY AS DELETE WHEN: needs a boolean expression");
     }
 
     @Test
     void theJavaBuilderTakesStoredAsScdTypeAsIntOrString() {
-        assertThat(AutoCdcFlow.builder("t", "s").keys("k").sequenceBy("x").storedAsScdType(2).build().storedAs())
+        assertThat(
+                        AutoCdcFlow.builder("t", "s")
+                                .keys("k")
+                                .sequenceBy("x")
+                                .storedAsScdType(2)
+                                .build()
+                                .storedAs())
                 .isEqualTo(TargetType.SCD2);
-        assertThat(AutoCdcFlow.builder("t", "s").keys("k").sequenceBy("x").storedAsScdType("bitemporal").build().storedAs())
+        assertThat(
+                        AutoCdcFlow.builder("t", "s")
+                                .keys("k")
+                                .sequenceBy("x")
+                                .storedAsScdType("bitemporal")
+                                .build()
+                                .storedAs())
                 .isEqualTo(TargetType.BITEMPORAL);
         assertThatThrownBy(() -> AutoCdcFlow.builder("t", "s").storedAsScdType(3))
                 .hasMessageContaining("stored_as_scd_type must be 1, 2 or \"bitemporal\"");

@@ -14,7 +14,10 @@ import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
-/** The flows' settings: typed, with defaults, refusing what names no flow or no setting, and documented as they are. */
+/**
+ * The flows' settings: typed, with defaults, refusing what names no flow or no setting, and
+ * documented as they are.
+ */
 class FlowOptionsTest {
 
     private static Configuration conf(Map<String, String> settings) {
@@ -29,10 +32,24 @@ class FlowOptionsTest {
         assertThat(none.historyRetention("f")).isNull();
         assertThat(none.deadLetterTable("f")).isNull();
         assertThat(none.blockSize("f")).isEqualTo(4);
-        FlowOptions set = FlowOptions.read(conf(Map.of("autocdc.f.changelog-mode", "UPSERT",
-                "autocdc.f.tombstone-retention", "forever", "autocdc.f.history-retention", "30 d",
-                "autocdc.f.dead-letter-table", "dl", "autocdc.f.block-size", "8", "parallelism.default", "2")),
-                List.of("f"), Map.of());
+        FlowOptions set =
+                FlowOptions.read(
+                        conf(
+                                Map.of(
+                                        "autocdc.f.changelog-mode",
+                                        "UPSERT",
+                                        "autocdc.f.tombstone-retention",
+                                        "forever",
+                                        "autocdc.f.history-retention",
+                                        "30 d",
+                                        "autocdc.f.dead-letter-table",
+                                        "dl",
+                                        "autocdc.f.block-size",
+                                        "8",
+                                        "parallelism.default",
+                                        "2")),
+                        List.of("f"),
+                        Map.of());
         assertThat(set.changelogMode("f")).contains(OutputMode.UPSERT);
         assertThat(set.tombstoneRetention("f")).isNull();
         assertThat(set.historyRetention("f")).isEqualTo(Duration.ofDays(30));
@@ -42,23 +59,58 @@ class FlowOptionsTest {
 
     @Test
     void unknownFlowsSettingsAndValuesAreRefusedListingTheValidOnes() {
-        assertThatThrownBy(() -> FlowOptions.read(conf(Map.of("autocdc.apply_cdx.tombstone-retention", "1 d")),
-                List.of("apply_cdc", "other"), Map.of("autocdc.apply_cdx.tombstone-retention", 4)))
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(
+                                                Map.of(
+                                                        "autocdc.apply_cdx.tombstone-retention",
+                                                        "1 d")),
+                                        List.of("apply_cdc", "other"),
+                                        Map.of("autocdc.apply_cdx.tombstone-retention", 4)))
                 .isInstanceOf(FlowSyntaxException.class)
-                .hasMessage("line 4, SET 'autocdc.apply_cdx.tombstone-retention': no flow of the script is named"
-                        + " apply_cdx; the flows are [apply_cdc, other] (keys are autocdc.<flow>.<option>)");
-        assertThatThrownBy(() -> FlowOptions.read(conf(Map.of("autocdc.f.tombstone-retension", "1 d")), List.of("f"), Map.of()))
-                .hasMessage("SET 'autocdc.f.tombstone-retension': a flow has no setting tombstone-retension; the settings"
-                        + " are [changelog-mode, tombstone-retention, history-retention, dead-letter-table,"
-                        + " late-events-table, block-size]");
-        assertThatThrownBy(() -> FlowOptions.read(conf(Map.of("autocdc.f.changelog-mode", "append")), List.of("f"), Map.of()))
+                .hasMessage(
+                        "line 4, SET 'autocdc.apply_cdx.tombstone-retention': no flow of the script"
+                                + " is named apply_cdx; the flows are [apply_cdc, other] (keys are"
+                                + " autocdc.<flow>.<option>)");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.tombstone-retension", "1 d")),
+                                        List.of("f"),
+                                        Map.of()))
+                .hasMessage(
+                        "SET 'autocdc.f.tombstone-retension': a flow has no setting"
+                                + " tombstone-retension; the settings are [changelog-mode,"
+                                + " tombstone-retention, history-retention, dead-letter-table,"
+                                + " late-events-table, block-size]");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.changelog-mode", "append")),
+                                        List.of("f"),
+                                        Map.of()))
                 .hasMessageContaining("'append' is not 'retract' or 'upsert'");
-        assertThatThrownBy(() -> FlowOptions.read(conf(Map.of("autocdc.f.history-retention", "soon")), List.of("f"), Map.of()))
-                .hasMessageContaining("'soon' is not a duration; write for example '2 d', '12 h' or 'forever'");
-        assertThatThrownBy(() -> FlowOptions.read(conf(Map.of("autocdc.f.block-size", "four")), List.of("f"), Map.of()))
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.history-retention", "soon")),
+                                        List.of("f"),
+                                        Map.of()))
+                .hasMessageContaining(
+                        "'soon' is not a duration; write for example '2 d', '12 h' or 'forever'");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.block-size", "four")),
+                                        List.of("f"),
+                                        Map.of()))
                 .hasMessageContaining("'four' is not a whole number");
-        assertThat(FlowOptions.readOne(conf(Map.of("autocdc.g.whatever", "x")), "f", Map.of()).blockSize("f"))
-                .as("a flow planned alone leaves other flows' keys alone").isEqualTo(4);
+        assertThat(
+                        FlowOptions.readOne(conf(Map.of("autocdc.g.whatever", "x")), "f", Map.of())
+                                .blockSize("f"))
+                .as("a flow planned alone leaves other flows' keys alone")
+                .isEqualTo(4);
     }
 
     @Test

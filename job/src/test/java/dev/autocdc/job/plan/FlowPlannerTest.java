@@ -13,11 +13,16 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Planning: every validation rule, with its message, and the Java builder giving the SQL form's plan. */
+/**
+ * Planning: every validation rule, with its message, and the Java builder giving the SQL form's
+ * plan.
+ */
 class FlowPlannerTest {
-    private static final String SOURCE = "CREATE TEMPORARY TABLE src (id INT, name STRING, city STRING, op STRING, seq BIGINT,"
-            + " recorded TIMESTAMP(3), score DOUBLE, cols ARRAY<STRING>) WITH ('connector' = 'datagen');\n"
-            + "CREATE OR REFRESH STREAMING TABLE t;\n";
+    private static final String SOURCE =
+            "CREATE TEMPORARY TABLE src (id INT, name STRING, city STRING, op STRING, seq BIGINT,"
+                + " recorded TIMESTAMP(3), score DOUBLE, cols ARRAY<STRING>) WITH ('connector' ="
+                + " 'datagen');\n"
+                + "CREATE OR REFRESH STREAMING TABLE t;\n";
 
     private StreamTableEnvironment tEnv;
 
@@ -28,110 +33,216 @@ class FlowPlannerTest {
 
     private List<PlannedFlow> plan(String flowClauses) {
         environment(); // a fresh catalog per plan
-        return new FlowPlanner(tEnv).plan(FlowScript.parse(SOURCE + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src)\n" + flowClauses + ";"));
+        return new FlowPlanner(tEnv)
+                .plan(
+                        FlowScript.parse(
+                                SOURCE
+                                        + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src)\n"
+                                        + flowClauses
+                                        + ";"));
     }
 
     private void rejects(String flowClauses, String message) {
-        assertThatThrownBy(() -> plan(flowClauses)).isInstanceOf(FlowSyntaxException.class).hasMessageContaining(message);
+        assertThatThrownBy(() -> plan(flowClauses))
+                .isInstanceOf(FlowSyntaxException.class)
+                .hasMessageContaining(message);
     }
 
     @Test
     void plansAFlowWithEveryOption() {
-        PlannedFlow f = plan("KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY STRUCT(seq, recorded)"
-                + " COLUMNS * EXCEPT (op, cols) COLUMNS TO UPDATE cols STORED AS SCD TYPE 2 TRACK HISTORY ON (name)").get(0);
-        assertThat(f.inputSql()).isEqualTo("SELECT `id`, `name`, `city`, `seq`, `recorded`, `score`,"
-                + " CAST(ROW(`seq`, `recorded`) AS ROW<`seq` BIGINT, `recorded` TIMESTAMP(3)>) AS `__seq`,"
-                + " (op = 'D') AS `__delete`, `cols` AS `__columns_to_update` FROM `src`");
+        PlannedFlow f =
+                plan("KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY STRUCT(seq, recorded)"
+                         + " COLUMNS * EXCEPT (op, cols) COLUMNS TO UPDATE cols STORED AS SCD TYPE"
+                         + " 2 TRACK HISTORY ON (name)")
+                        .get(0);
+        assertThat(f.inputSql())
+                .isEqualTo(
+                        "SELECT `id`, `name`, `city`, `seq`, `recorded`, `score`, CAST(ROW(`seq`,"
+                            + " `recorded`) AS ROW<`seq` BIGINT, `recorded` TIMESTAMP(3)>) AS"
+                            + " `__seq`, (op = 'D') AS `__delete`, `cols` AS `__columns_to_update`"
+                            + " FROM `src`");
         assertThat(f.spec().targetType().getFieldNames())
-                .containsExactly("id", "name", "city", "seq", "recorded", "score", "__START_AT", "__END_AT");
-        assertThat(f.spec().targetType().getTypeAt(6).asSummaryString()).isEqualTo("ROW<`seq` BIGINT, `recorded` TIMESTAMP(3)>");
-        assertThat(f.spec().flow().isSequenceColumn(3)).as("seq is kept and never tracked").isTrue();
+                .containsExactly(
+                        "id", "name", "city", "seq", "recorded", "score", "__START_AT", "__END_AT");
+        assertThat(f.spec().targetType().getTypeAt(6).asSummaryString())
+                .isEqualTo("ROW<`seq` BIGINT, `recorded` TIMESTAMP(3)>");
+        assertThat(f.spec().flow().isSequenceColumn(3))
+                .as("seq is kept and never tracked")
+                .isTrue();
         assertThat(f.spec().flow().isTracked(2)).as("city is not tracked").isFalse();
     }
 
     @Test
     void theJavaBuilderPlansLikeTheSqlForm() {
-        PlannedFlow sql = plan("KEYS (id) APPLY AS DELETE WHEN op = \"D\" SEQUENCE BY seq SYSTEM SEQUENCE BY recorded"
-                + " COLUMNS * EXCEPT (op) IGNORE NULL UPDATES ON (city) STORED AS BITEMPORAL TRACK HISTORY ON * EXCEPT (score)").get(0);
-        AutoCdcFlow built = AutoCdcFlow.builder("t", "src").name("f").keys("id").applyAsDeletes("op = 'D'")
-                .sequenceBy("seq").systemSequenceBy("recorded").exceptColumnList(List.of("op"))
-                .ignoreNullUpdatesColumnList(List.of("city")).storedAsScdType("bitemporal")
-                .trackHistoryExceptColumnList(List.of("score")).build();
+        PlannedFlow sql =
+                plan("KEYS (id) APPLY AS DELETE WHEN op = \"D\" SEQUENCE BY seq SYSTEM SEQUENCE BY"
+                         + " recorded COLUMNS * EXCEPT (op) IGNORE NULL UPDATES ON (city) STORED AS"
+                         + " BITEMPORAL TRACK HISTORY ON * EXCEPT (score)")
+                        .get(0);
+        AutoCdcFlow built =
+                AutoCdcFlow.builder("t", "src")
+                        .name("f")
+                        .keys("id")
+                        .applyAsDeletes("op = 'D'")
+                        .sequenceBy("seq")
+                        .systemSequenceBy("recorded")
+                        .exceptColumnList(List.of("op"))
+                        .ignoreNullUpdatesColumnList(List.of("city"))
+                        .storedAsScdType("bitemporal")
+                        .trackHistoryExceptColumnList(List.of("score"))
+                        .build();
         assertThat(built).isEqualTo(sql.flow());
-        PlannedFlow fromBuilder = new FlowPlanner(tEnv).plan(built, sql.target()); // same catalog as the SQL form
+        PlannedFlow fromBuilder =
+                new FlowPlanner(tEnv).plan(built, sql.target()); // same catalog as the SQL form
         assertThat(fromBuilder.inputSql()).isEqualTo(sql.inputSql());
         assertThat(fromBuilder.spec().targetType()).isEqualTo(sql.spec().targetType());
-        assertThat(fromBuilder.spec().flow().columnNames()).isEqualTo(sql.spec().flow().columnNames());
+        assertThat(fromBuilder.spec().flow().columnNames())
+                .isEqualTo(sql.spec().flow().columnNames());
         for (int i = 0; i < sql.spec().flow().columnCount(); i++) {
-            assertThat(fromBuilder.spec().flow().isTracked(i)).isEqualTo(sql.spec().flow().isTracked(i));
-            assertThat(fromBuilder.spec().flow().ignoresNull(i)).isEqualTo(sql.spec().flow().ignoresNull(i));
+            assertThat(fromBuilder.spec().flow().isTracked(i))
+                    .isEqualTo(sql.spec().flow().isTracked(i));
+            assertThat(fromBuilder.spec().flow().ignoresNull(i))
+                    .isEqualTo(sql.spec().flow().ignoresNull(i));
         }
     }
 
     @Test
     void rejectsUnknownColumnsNamingTheClause() {
-        rejects("KEYS (nope) SEQUENCE BY seq", "line 3, KEYS: unknown column nope; the source's columns are [id, name");
+        rejects(
+                "KEYS (nope) SEQUENCE BY seq",
+                "line 3, KEYS: unknown column nope; the source's columns are [id, name");
         rejects("KEYS (id) SEQUENCE BY nope", "SEQUENCE BY: unknown column nope");
         rejects("KEYS (id) SEQUENCE BY seq COLUMNS (id, nope)", "COLUMNS: unknown column nope");
-        rejects("KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (nope)", "COLUMNS * EXCEPT: unknown column nope");
-        rejects("KEYS (id) SEQUENCE BY seq TRACK HISTORY ON (nope) STORED AS SCD TYPE 2", "TRACK HISTORY ON: unknown column nope");
-        rejects("KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES ON (nope)", "IGNORE NULL UPDATES ON: unknown column nope");
-        rejects("KEYS (id) SEQUENCE BY seq COLUMNS TO UPDATE nope", "COLUMNS TO UPDATE: unknown column nope");
-        rejects("KEYS (id) SEQUENCE BY seq SYSTEM SEQUENCE BY nope STORED AS BITEMPORAL", "SYSTEM SEQUENCE BY: unknown column nope");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (nope)",
+                "COLUMNS * EXCEPT: unknown column nope");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq TRACK HISTORY ON (nope) STORED AS SCD TYPE 2",
+                "TRACK HISTORY ON: unknown column nope");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES ON (nope)",
+                "IGNORE NULL UPDATES ON: unknown column nope");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq COLUMNS TO UPDATE nope",
+                "COLUMNS TO UPDATE: unknown column nope");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq SYSTEM SEQUENCE BY nope STORED AS BITEMPORAL",
+                "SYSTEM SEQUENCE BY: unknown column nope");
     }
 
     @Test
     void rejectsIncompatibleClauses() {
-        rejects("KEYS (id) SEQUENCE BY seq APPLY AS TRUNCATE WHEN op = 'T' STORED AS SCD TYPE 2",
+        rejects(
+                "KEYS (id) SEQUENCE BY seq APPLY AS TRUNCATE WHEN op = 'T' STORED AS SCD TYPE 2",
                 "APPLY AS TRUNCATE WHEN: truncates apply to SCD type 1 only");
-        rejects("KEYS (id) SEQUENCE BY seq APPLY AS TRUNCATE WHEN op = 'T' STORED AS BITEMPORAL SYSTEM SEQUENCE BY recorded",
+        rejects(
+                "KEYS (id) SEQUENCE BY seq APPLY AS TRUNCATE WHEN op = 'T' STORED AS BITEMPORAL"
+                        + " SYSTEM SEQUENCE BY recorded",
                 "APPLY AS TRUNCATE WHEN: truncates apply to SCD type 1 only");
-        rejects("KEYS (id) SEQUENCE BY seq SYSTEM SEQUENCE BY recorded STORED AS SCD TYPE 2",
+        rejects(
+                "KEYS (id) SEQUENCE BY seq SYSTEM SEQUENCE BY recorded STORED AS SCD TYPE 2",
                 "SYSTEM SEQUENCE BY: only a bitemporal target has a system time");
-        rejects("KEYS (id) SEQUENCE BY seq STORED AS BITEMPORAL", "STORED AS BITEMPORAL: a bitemporal target needs SYSTEM SEQUENCE BY");
-        rejects("KEYS (id) SEQUENCE BY seq TRACK HISTORY ON (name)", "TRACK HISTORY: SCD type 1 keeps no history");
-        rejects("KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES COLUMNS TO UPDATE cols",
+        rejects(
+                "KEYS (id) SEQUENCE BY seq STORED AS BITEMPORAL",
+                "STORED AS BITEMPORAL: a bitemporal target needs SYSTEM SEQUENCE BY");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq TRACK HISTORY ON (name)",
+                "TRACK HISTORY: SCD type 1 keeps no history");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq IGNORE NULL UPDATES COLUMNS TO UPDATE cols",
                 "COLUMNS TO UPDATE: cannot be combined with IGNORE NULL UPDATES");
-        rejects("KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (id)", "COLUMNS * EXCEPT: key column id cannot be excluded");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (id)",
+                "COLUMNS * EXCEPT: key column id cannot be excluded");
         rejects("KEYS (id) SEQUENCE BY score", "SEQUENCE BY: type DOUBLE does not sort");
-        rejects("KEYS (id) SEQUENCE BY seq APPLY AS DELETE WHEN op", "APPLY AS DELETE WHEN: the condition op is STRING, not BOOLEAN");
-        rejects("KEYS (id) SEQUENCE BY seq APPLY AS DELETE WHEN nope = 1", "APPLY AS DELETE WHEN: the condition nope = 1 is not valid");
-        rejects("KEYS (id) SEQUENCE BY seq COLUMNS TO UPDATE score", "COLUMNS TO UPDATE: the column must be ARRAY<STRING> or a STRING");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq APPLY AS DELETE WHEN op",
+                "APPLY AS DELETE WHEN: the condition op is STRING, not BOOLEAN");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq APPLY AS DELETE WHEN nope = 1",
+                "APPLY AS DELETE WHEN: the condition nope = 1 is not valid");
+        rejects(
+                "KEYS (id) SEQUENCE BY seq COLUMNS TO UPDATE score",
+                "COLUMNS TO UPDATE: the column must be ARRAY<STRING> or a STRING");
     }
 
     @Test
     void rejectsMissingTargetsSecondFlowsAndUnknownSources() {
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(
-                "CREATE TEMPORARY TABLE src (id INT, seq INT) WITH ('connector' = 'datagen');\n"
-                        + "CREATE FLOW f AS AUTO CDC INTO missing FROM src KEYS (id) SEQUENCE BY seq;")))
-                .hasMessage("line 2, AUTO CDC INTO: no target missing is declared before the flow;"
-                        + " add CREATE OR REFRESH STREAMING TABLE missing;");
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "CREATE TEMPORARY TABLE src (id INT, seq"
+                                                            + " INT) WITH ('connector' ="
+                                                            + " 'datagen');\n"
+                                                            + "CREATE FLOW f AS AUTO CDC INTO"
+                                                            + " missing FROM src KEYS (id) SEQUENCE"
+                                                            + " BY seq;")))
+                .hasMessage(
+                        "line 2, AUTO CDC INTO: no target missing is declared before the flow;"
+                                + " add CREATE OR REFRESH STREAMING TABLE missing;");
         environment();
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(SOURCE
-                + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq;\n"
-                + "CREATE FLOW g AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq;")))
-                .hasMessageContaining("line 4, AUTO CDC INTO: target t already has an AUTO CDC flow");
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        SOURCE
+                                                                + "CREATE FLOW f AS AUTO CDC INTO t"
+                                                                + " FROM src KEYS (id) SEQUENCE BY"
+                                                                + " seq;\n"
+                                                                + "CREATE FLOW g AS AUTO CDC INTO t"
+                                                                + " FROM src KEYS (id) SEQUENCE BY"
+                                                                + " seq;")))
+                .hasMessageContaining(
+                        "line 4, AUTO CDC INTO: target t already has an AUTO CDC flow");
         environment();
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(SOURCE
-                + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(nowhere) KEYS (id) SEQUENCE BY seq;")))
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        SOURCE
+                                                                + "CREATE FLOW f AS AUTO CDC INTO t"
+                                                                + " FROM STREAM(nowhere) KEYS (id)"
+                                                                + " SEQUENCE BY seq;")))
                 .hasMessageContaining("line 3, FROM: unknown source nowhere");
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse("CREATE TEMPORARY TABLE x (id INT) WITH ('connector' = 'nope');")))
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "CREATE TEMPORARY TABLE x (id INT) WITH"
+                                                                + " ('connector' = 'nope');")))
                 .hasMessageContaining("no AUTO CDC flow");
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse("CREATE TABLE broken (id INT WITH;")))
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "CREATE TABLE broken (id INT WITH;")))
                 .hasMessageContaining("line 1, SQL: Flink could not run the statement");
     }
 
     @Test
     void perFlowSettingsComeFromSet() {
-        String flow = "SET 'autocdc.f.changelog-mode' = 'upsert';\nSET 'autocdc.f.tombstone-retention' = 'forever';\n"
-                + "SET 'autocdc.f.history-retention' = '30 d';\n" + SOURCE
-                + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq STORED AS SCD TYPE 2;";
+        String flow =
+                "SET 'autocdc.f.changelog-mode' = 'upsert';\n"
+                        + "SET 'autocdc.f.tombstone-retention' = 'forever';\n"
+                        + "SET 'autocdc.f.history-retention' = '30 d';\n"
+                        + SOURCE
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq"
+                        + " STORED AS SCD TYPE 2;";
         PlannedFlow f = new FlowPlanner(tEnv).plan(FlowScript.parse(flow)).get(0);
         assertThat(f.spec().outputMode().name()).isEqualTo("UPSERT");
         assertThat(f.spec().tombstoneRetention()).isNull();
         assertThat(f.spec().historyRetention()).hasDays(30);
         environment();
-        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(flow.replace("30 d", "soon"))))
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(FlowScript.parse(flow.replace("30 d", "soon"))))
                 .hasMessageContaining("'soon' is not a duration");
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -18,20 +17,27 @@ import org.junit.jupiter.api.Test;
 class JavaBuilderTest {
     @Test
     void theUsersFlowFromTheBuilderGivesTheReferenceTable() throws Exception {
-        Path feed = Path.of("..", "examples", "users_cdf.json").toAbsolutePath().normalize(); // the references' users feed
+        // the references' users feed
+        Path feed = Path.of("..", "examples", "users_cdf.json").toAbsolutePath().normalize();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.executeSql("CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)"
-                + " WITH ('connector' = 'filesystem', 'path' = '" + feed + "', 'format' = 'json')");
-        AutoCdcFlow flow = AutoCdcFlow.builder("users_history", "users_cdf")
-                .keys("userId")
-                .sequenceBy("sequenceNum")
-                .applyAsDeletes("operation = 'DELETE'")
-                .exceptColumnList(List.of("operation", "sequenceNum"))
-                .storedAsScdType("2")
-                .build();
-        PlannedFlow planned = new FlowPlanner(tEnv).plan(flow, new FlowScript.TargetTable("users_history", null, null, 0));
+        tEnv.executeSql(
+                "CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING,"
+                        + " sequenceNum INT) WITH ('connector' = 'filesystem', 'path' = '"
+                        + feed
+                        + "', 'format' = 'json')");
+        AutoCdcFlow flow =
+                AutoCdcFlow.builder("users_history", "users_cdf")
+                        .keys("userId")
+                        .sequenceBy("sequenceNum")
+                        .applyAsDeletes("operation = 'DELETE'")
+                        .exceptColumnList(List.of("operation", "sequenceNum"))
+                        .storedAsScdType("2")
+                        .build();
+        PlannedFlow planned =
+                new FlowPlanner(tEnv)
+                        .plan(flow, new FlowScript.TargetTable("users_history", null, null, 0));
         FlowJob job = new FlowJob(tEnv, List.of(planned));
         CloseableIterator<RowData> changelog = job.attach().get("users_history").collectAsync();
         env.execute("builder");
@@ -39,13 +45,21 @@ class JavaBuilderTest {
         try (changelog) {
             changelog.forEachRemaining(table::apply);
         }
-        assertThat(table.toJsonLines().lines()).containsExactly(
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\", \"__START_AT\": 1, \"__END_AT\": 5}",
-                "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\", \"__START_AT\": 5, \"__END_AT\": 6}",
-                "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\", \"__START_AT\": 1, \"__END_AT\": null}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\", \"__START_AT\": 2, \"__END_AT\": 5}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\", \"__START_AT\": 5, \"__END_AT\": 6}",
-                "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\", \"__START_AT\": 6, \"__END_AT\": null}",
-                "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\", \"__START_AT\": 2, \"__END_AT\": null}");
+        assertThat(table.toJsonLines().lines())
+                .containsExactly(
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Monterrey\","
+                                + " \"__START_AT\": 1, \"__END_AT\": 5}",
+                        "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Chihuahua\","
+                                + " \"__START_AT\": 5, \"__END_AT\": 6}",
+                        "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Oaxaca\","
+                                + " \"__START_AT\": 1, \"__END_AT\": null}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Tijuana\","
+                                + " \"__START_AT\": 2, \"__END_AT\": 5}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Mexicali\","
+                                + " \"__START_AT\": 5, \"__END_AT\": 6}",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Guadalajara\","
+                                + " \"__START_AT\": 6, \"__END_AT\": null}",
+                        "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\","
+                                + " \"__START_AT\": 2, \"__END_AT\": null}");
     }
 }

@@ -11,31 +11,36 @@ import java.util.TreeMap;
 /**
  * Bitemporal history (SPEC §5) for one key.
  *
- * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table believed at
- * the greatest system time is the SCD2 history of all events), plus the system time each version of it
- * is believed from: on the entry where a closed version ends, and in the head for the open version.
+ * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table
+ * believed at the greatest system time is the SCD2 history of all events), plus the system time
+ * each version of it is believed from: on the entry where a closed version ends, and in the head
+ * for the open version.
  *
- * <p>In-order path: an event after the key's greatest system sequence (late or not in business time)
- * changes the belief as one SCD2 event does, at the same cost, and every version it changed is one row
- * transition in system time: the believed row closes at the event's system time and the new version's
- * row opens there; a version whose tracked columns and interval stay the same is updated in place. An
- * event at the greatest system sequence takes this path too when it is after the greatest business
- * sequence and only rows believed from that very system time can change (they are replaced).
+ * <p>In-order path: an event after the key's greatest system sequence (late or not in business
+ * time) changes the belief as one SCD2 event does, at the same cost, and every version it changed
+ * is one row transition in system time: the believed row closes at the event's system time and the
+ * new version's row opens there; a version whose tracked columns and interval stay the same is
+ * updated in place. An event at the greatest system sequence takes this path too when it is after
+ * the greatest business sequence and only rows believed from that very system time can change (they
+ * are replaced).
  *
- * <p>Any other event (late in system time, or a tie with the greatest system sequence) recomputes the
- * key's table from its events with {@link #table}, before and after the event, and emits the difference:
- * rows split, their system end moved, or removed (SPEC §13 D and G).
+ * <p>Any other event (late in system time, or a tie with the greatest system sequence) recomputes
+ * the key's table from its events with {@link #table}, before and after the event, and emits the
+ * difference: rows split, their system end moved, or removed (SPEC §13 D and G).
  */
 public final class BitemporalEngine {
     private final Flow flow;
     private final Fold fold;
     private final EventOrder order;
     private final EngineCounters counters;
+
     /**
-     * Keeps the current belief (every event at a sequence is kept for the past beliefs) for an event in
-     * system order, counting its duplicates and ties; whether it is late is decided here, in both timelines.
+     * Keeps the current belief (every event at a sequence is kept for the past beliefs) for an
+     * event in system order, counting its duplicates and ties; whether it is late is decided here,
+     * in both timelines.
      */
     private final Scd2Engine belief;
+
     /** The same, counting nothing: a recomputed event's duplicates and ties are counted here. */
     private final Scd2Engine beliefUncounted;
 
@@ -44,24 +49,31 @@ public final class BitemporalEngine {
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
         this.counters = counters;
-        this.belief = new Scd2Engine(flow, true, new EngineCounters() {
-            @Override
-            public void countLate() {}
+        this.belief =
+                new Scd2Engine(
+                        flow,
+                        true,
+                        new EngineCounters() {
+                            @Override
+                            public void countLate() {}
 
-            @Override
-            public void countConflictingTie() {
-                counters.countConflictingTie();
-            }
+                            @Override
+                            public void countConflictingTie() {
+                                counters.countConflictingTie();
+                            }
 
-            @Override
-            public void countDuplicate() {
-                counters.countDuplicate();
-            }
-        });
+                            @Override
+                            public void countDuplicate() {
+                                counters.countDuplicate();
+                            }
+                        });
         this.beliefUncounted = new Scd2Engine(flow, true, EngineCounters.NONE);
     }
 
-    /** Applies one event; appends changes of target rows (base, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT). */
+    /**
+     * Applies one event; appends changes of target rows (base, __START_AT, __END_AT,
+     * __SYSTEM_START_AT, __SYSTEM_END_AT).
+     */
     public void apply(BitemporalStore store, ChangeEvent event, List<TargetChange> out) {
         BitemporalHead head = store.head();
         TimelineEntry top = store.belief().head();
@@ -72,7 +84,8 @@ public final class BitemporalEngine {
             applyInSystemOrder(store, head, event, out);
         } else {
             if ((top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0)
-                    || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) < 0) {
+                    || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence())
+                            < 0) {
                 counters.countLate();
             }
             recompute(store, head, event, out);
@@ -80,11 +93,13 @@ public final class BitemporalEngine {
     }
 
     /**
-     * Whether the event is after the key's greatest system sequence, or at it, after the greatest business
-     * sequence, with no open version believed from before it: then only rows believed from that system
-     * time can change (they are replaced), and rows that stopped being believed at it stay as they are.
+     * Whether the event is after the key's greatest system sequence, or at it, after the greatest
+     * business sequence, with no open version believed from before it: then only rows believed from
+     * that system time can change (they are replaced), and rows that stopped being believed at it
+     * stay as they are.
      */
-    private static boolean isInSystemOrder(BitemporalHead head, TimelineEntry top, ChangeEvent event) {
+    private static boolean isInSystemOrder(
+            BitemporalHead head, TimelineEntry top, ChangeEvent event) {
         if (head == null) {
             return true;
         }
@@ -92,40 +107,53 @@ public final class BitemporalEngine {
         if (system != 0) {
             return system > 0;
         }
-        return top == null || (SequenceCodec.compare(event.sequence(), top.sequence()) > 0
-                && (top.state() == null || Arrays.equals(head.openSystemStart(), event.systemSequence())));
+        return top == null
+                || (SequenceCodec.compare(event.sequence(), top.sequence()) > 0
+                        && (top.state() == null
+                                || Arrays.equals(head.openSystemStart(), event.systemSequence())));
     }
 
     /**
-     * The event changes the belief as an SCD2 event; each changed version's believed row closes at the
-     * event's system time t (or is replaced, when believed from t) and the new version is believed from t.
+     * The event changes the belief as an SCD2 event; each changed version's believed row closes at
+     * the event's system time t (or is replaced, when believed from t) and the new version is
+     * believed from t.
      */
-    private void applyInSystemOrder(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
+    private void applyInSystemOrder(
+            BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         byte[] t = event.systemSequence();
         List<VersionChange> changes = new ArrayList<>(3);
         belief.applyVersions(store.belief(), event, changes);
 
-        // Read first: each changed version's believed row, its system start from the head (open) or from
+        // Read first: each changed version's believed row, its system start from the head (open) or
+        // from
         // the entry where it ends (closed), which the SCD2 step has just read or written.
         List<BitemporalRow> believed = new ArrayList<>(changes.size());
         for (VersionChange c : changes) {
             Version before = c.before();
-            byte[] since = before == null ? null
-                    : before.isOpen() ? head.openSystemStart() : entryAt(store.belief(), before.end()).believedSince();
+            byte[] since =
+                    before == null
+                            ? null
+                            : before.isOpen()
+                                    ? head.openSystemStart()
+                                    : entryAt(store.belief(), before.end()).believedSince();
             if (before != null && since == null) {
-                throw new IllegalStateException("The key's state has no system start for a believed version");
+                throw new IllegalStateException(
+                        "The key's state has no system start for a believed version");
             }
             believed.add(before == null ? null : new BitemporalRow(before, since, null));
         }
         byte[] openSince = head == null ? null : head.openSystemStart();
         boolean openSet = false;
-        // where closed versions end now, and the system start of each (null: no version ends there any more)
+        // where closed versions end now, and the system start of each (null: no version ends there
+        // any more)
         TreeMap<byte[], byte[]> ends = new TreeMap<>(SequenceCodec::compare);
         for (int i = 0; i < changes.size(); i++) {
             Version before = changes.get(i).before();
             Version after = changes.get(i).after();
             BitemporalRow was = believed.get(i);
-            if (was != null && after != null && BitemporalReplay.sameIdentity(fold, before, after)) {
+            if (was != null
+                    && after != null
+                    && BitemporalReplay.sameIdentity(fold, before, after)) {
                 // Same version, untracked columns change in place (they have no history).
                 if (!Values.sameRow(before.row(), after.row())) {
                     emit(out, was, was.withVersion(after));
@@ -157,24 +185,32 @@ public final class BitemporalEngine {
             }
         }
         ends.forEach((end, since) -> recordSince(store.belief(), end, since));
-        byte[] latest = head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0 ? t : head.latestSystemSequence();
-        store.setHead(new BitemporalHead(latest, openSince, head == null ? null : head.floorSequence(),
-                head == null ? null : head.floorSystemSequence()));
+        byte[] latest =
+                head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0
+                        ? t
+                        : head.latestSystemSequence();
+        store.setHead(
+                new BitemporalHead(
+                        latest,
+                        openSince,
+                        head == null ? null : head.floorSequence(),
+                        head == null ? null : head.floorSystemSequence()));
     }
 
     /** The belief's entry at a sequence (where a version ends: it exists). */
     private static TimelineEntry entryAt(Timeline belief, byte[] sequence) {
         TimelineEntry entry = belief.entryAt(sequence);
         if (entry == null) {
-            throw new IllegalStateException("The key's belief has no entry where one of its versions ends");
+            throw new IllegalStateException(
+                    "The key's belief has no entry where one of its versions ends");
         }
         return entry;
     }
 
     /**
-     * Records on the entry where a closed version ends the system start of that version's believed row
-     * (null: no version ends there). At most one version ends at an entry, and that entry is among those
-     * the SCD2 step read or wrote, so recording costs no state access of its own.
+     * Records on the entry where a closed version ends the system start of that version's believed
+     * row (null: no version ends there). At most one version ends at an entry, and that entry is
+     * among those the SCD2 step read or wrote, so recording costs no state access of its own.
      */
     private static void recordSince(Timeline belief, byte[] end, byte[] since) {
         TimelineEntry entry = entryAt(belief, end);
@@ -188,7 +224,8 @@ public final class BitemporalEngine {
         }
     }
 
-    private void recompute(BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
+    private void recompute(
+            BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         List<ChangeEvent> events = new ArrayList<>();
         TimelineEntry at = null;
         for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
@@ -223,7 +260,8 @@ public final class BitemporalEngine {
             }
         }
 
-        // The belief is the SCD2 history of every event, whatever their order: the event joins it as one more.
+        // The belief is the SCD2 history of every event, whatever their order: the event joins it
+        // as one more.
         beliefUncounted.applyVersions(store.belief(), event, new ArrayList<>(2));
         byte[] openSince = null;
         TreeMap<byte[], byte[]> ends = new TreeMap<>(SequenceCodec::compare);
@@ -240,9 +278,13 @@ public final class BitemporalEngine {
             }
         }
         ends.forEach((end, since) -> recordSince(store.belief(), end, since));
-        byte[] latest = SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) > 0
-                ? event.systemSequence() : head.latestSystemSequence();
-        store.setHead(new BitemporalHead(latest, openSince, head.floorSequence(), head.floorSystemSequence()));
+        byte[] latest =
+                SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence()) > 0
+                        ? event.systemSequence()
+                        : head.latestSystemSequence();
+        store.setHead(
+                new BitemporalHead(
+                        latest, openSince, head.floorSequence(), head.floorSystemSequence()));
     }
 
     /** The whole bitemporal table of one key's events (any order), by primary key. */

@@ -9,16 +9,17 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One key's bitemporal table built from its events (SPEC §5), the slow path that every other bitemporal
- * computation must agree with: events are replayed in system-time order through an SCD2 history of the
- * business timeline; after each system time's events, a version that left the belief (or changed its
- * interval or tracked columns) closes at that system time, a new one opens, and a version that only
- * changed untracked columns is updated in place.
+ * One key's bitemporal table built from its events (SPEC §5), the slow path that every other
+ * bitemporal computation must agree with: events are replayed in system-time order through an SCD2
+ * history of the business timeline; after each system time's events, a version that left the belief
+ * (or changed its interval or tracked columns) closes at that system time, a new one opens, and a
+ * version that only changed untracked columns is updated in place.
  *
- * <p>With a {@link BitemporalSnapshot} (the history retention dropped history), only the part that can
- * still change is built: the events up to its system floor rebuild the business timeline as believed then
- * (from the seed state, placed before every sequence), its believed rows are the belief then, and the later
- * events replay on top. A replay is used once: build it, {@link #run} it, read it.
+ * <p>With a {@link BitemporalSnapshot} (the history retention dropped history), only the part that
+ * can still change is built: the events up to its system floor rebuild the business timeline as
+ * believed then (from the seed state, placed before every sequence), its believed rows are the
+ * belief then, and the later events replay on top. A replay is used once: build it, {@link #run}
+ * it, read it.
  */
 final class BitemporalReplay {
     private final Fold fold;
@@ -27,12 +28,19 @@ final class BitemporalReplay {
     private final Scd2Engine scd2;
     private final InMemoryTimeline timeline = new InMemoryTimeline();
     private final Map<BitemporalRow.PrimaryKey, BitemporalRow> rows = new HashMap<>();
+
     /** The rows believed now, by version start. */
     private final TreeMap<byte[], BitemporalRow> believed = new TreeMap<>(SequenceCodec::compare);
-    /** The versions changed in the current system time, by start, as they are now (null: removed). */
+
+    /**
+     * The versions changed in the current system time, by start, as they are now (null: removed).
+     */
     private final TreeMap<byte[], Version> current = new TreeMap<>(SequenceCodec::compare);
 
-    /** @param snapshot what the history retention kept of dropped history; null when nothing was dropped */
+    /**
+     * @param snapshot what the history retention kept of dropped history; null when nothing was
+     *     dropped
+     */
     BitemporalReplay(Flow flow, Fold fold, EventOrder order, BitemporalSnapshot snapshot) {
         this.fold = fold;
         this.order = order;
@@ -43,19 +51,24 @@ final class BitemporalReplay {
     /** The table of the events (any order), by primary key. */
     Map<BitemporalRow.PrimaryKey, BitemporalRow> run(Collection<ChangeEvent> events) {
         List<ChangeEvent> sorted = new ArrayList<>(events);
-        sorted.sort((a, b) -> {
-            int c = SequenceCodec.compare(a.systemSequence(), b.systemSequence());
-            return c != 0 ? c : order.compare(a, b);
-        });
+        sorted.sort(
+                (a, b) -> {
+                    int c = SequenceCodec.compare(a.systemSequence(), b.systemSequence());
+                    return c != 0 ? c : order.compare(a, b);
+                });
         int i = 0;
         if (snapshot != null) {
             Object[] seed = snapshot.seedState();
-            TimelineEntry seedEntry = new TimelineEntry(new byte[0], List.of(), seed, seed == null ? null : new byte[0]);
+            TimelineEntry seedEntry =
+                    new TimelineEntry(
+                            new byte[0], List.of(), seed, seed == null ? null : new byte[0]);
             timeline.put(seedEntry);
             timeline.setHead(seedEntry);
             List<ChangeEvent> frozen = new ArrayList<>();
             while (i < sorted.size()
-                    && SequenceCodec.compare(sorted.get(i).systemSequence(), snapshot.floorSystemSequence()) <= 0) {
+                    && SequenceCodec.compare(
+                                    sorted.get(i).systemSequence(), snapshot.floorSystemSequence())
+                            <= 0) {
                 frozen.add(sorted.get(i++));
             }
             frozen.sort(order);
@@ -70,7 +83,8 @@ final class BitemporalReplay {
         }
         while (i < sorted.size()) {
             byte[] t = sorted.get(i).systemSequence();
-            // the versions touched in this system time, as they were before it (null: did not exist)
+            // the versions touched in this system time, as they were before it (null: did not
+            // exist)
             TreeMap<byte[], Version> touched = new TreeMap<>(SequenceCodec::compare);
             while (i < sorted.size() && Arrays.equals(sorted.get(i).systemSequence(), t)) {
                 ChangeEvent e = sorted.get(i++);
@@ -110,18 +124,27 @@ final class BitemporalReplay {
         return rows;
     }
 
-    /** After {@link #run}: the rows believed at the greatest system time replayed, by version start. */
+    /**
+     * After {@link #run}: the rows believed at the greatest system time replayed, by version start.
+     */
     TreeMap<byte[], BitemporalRow> believed() {
         return believed;
     }
 
-    /** After {@link #run}: the business timeline as believed at the greatest system time replayed. */
+    /**
+     * After {@link #run}: the business timeline as believed at the greatest system time replayed.
+     */
     InMemoryTimeline timeline() {
         return timeline;
     }
 
-    /** Same interval and tracked columns: the same row of history, whose untracked columns may differ. */
+    /**
+     * Same interval and tracked columns: the same row of history, whose untracked columns may
+     * differ.
+     */
     static boolean sameIdentity(Fold fold, Version a, Version b) {
-        return Arrays.equals(a.start(), b.start()) && Arrays.equals(a.end(), b.end()) && fold.sameTracked(a.row(), b.row());
+        return Arrays.equals(a.start(), b.start())
+                && Arrays.equals(a.end(), b.end())
+                && fold.sameTracked(a.row(), b.row());
     }
 }

@@ -6,11 +6,12 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * SPEC §7 history retention for a bitemporal key, beside {@link HistoryRetention} (SCD type 2): which part
- * of the key's history may leave state, and what must be kept so that the rest still answers every
- * question. Rows believed and closed longer ago than the retention are already in the sink. What stays
- * is everything after a system floor T and a business floor F, and a {@link BitemporalSnapshot} of the
- * belief at T from F on; {@link BitemporalReplay} starts from that snapshot.
+ * SPEC §7 history retention for a bitemporal key, beside {@link HistoryRetention} (SCD type 2):
+ * which part of the key's history may leave state, and what must be kept so that the rest still
+ * answers every question. Rows believed and closed longer ago than the retention are already in the
+ * sink. What stays is everything after a system floor T and a business floor F, and a {@link
+ * BitemporalSnapshot} of the belief at T from F on; {@link BitemporalReplay} starts from that
+ * snapshot.
  */
 public final class BitemporalRetention {
     private final Flow flow;
@@ -24,11 +25,11 @@ public final class BitemporalRetention {
     }
 
     /**
-     * Drops the history that is frozen and older than {@code cutoff}, keeping
-     * a {@link BitemporalSnapshot}. The system floor T becomes the newest system sequence whose events
-     * (and all before it) were written at or before the cutoff; the business floor F the newest version
-     * boundary of the belief at T that no event recorded after T precedes. Entries before F leave the
-     * store. Returns whether anything was dropped.
+     * Drops the history that is frozen and older than {@code cutoff}, keeping a {@link
+     * BitemporalSnapshot}. The system floor T becomes the newest system sequence whose events (and
+     * all before it) were written at or before the cutoff; the business floor F the newest version
+     * boundary of the belief at T that no event recorded after T precedes. Entries before F leave
+     * the store. Returns whether anything was dropped.
      */
     public boolean compact(BitemporalStore store, long cutoff) {
         BitemporalSnapshot old = store.snapshot();
@@ -46,13 +47,18 @@ public final class BitemporalRetention {
         for (int i = 0; i < bySystem.length; i++) {
             bySystem[i] = i;
         }
-        Arrays.sort(bySystem, (a, b) -> SequenceCodec.compare(events.get(a).systemSequence(), events.get(b).systemSequence()));
+        Arrays.sort(
+                bySystem,
+                (a, b) ->
+                        SequenceCodec.compare(
+                                events.get(a).systemSequence(), events.get(b).systemSequence()));
         byte[] floorSystem = null;
         for (int i = 0; i < bySystem.length; ) {
             byte[] t = events.get(bySystem[i]).systemSequence();
             boolean allOld = true;
             int j = i;
-            while (j < bySystem.length && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
+            while (j < bySystem.length
+                    && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
                 allOld &= written.get(bySystem[j]) <= cutoff;
                 j++;
             }
@@ -62,7 +68,9 @@ public final class BitemporalRetention {
             floorSystem = t;
             i = j;
         }
-        if (floorSystem == null || (old != null && SequenceCodec.compare(floorSystem, old.floorSystemSequence()) <= 0)) {
+        if (floorSystem == null
+                || (old != null
+                        && SequenceCodec.compare(floorSystem, old.floorSystemSequence()) <= 0)) {
             return false;
         }
         byte[] firstAfter = null; // the smallest business sequence recorded after T
@@ -89,8 +97,10 @@ public final class BitemporalRetention {
             if (firstAfter != null && SequenceCodec.compare(entry.sequence(), firstAfter) >= 0) {
                 break;
             }
-            if (hasPrevious && entry.isVersionBoundary()
-                    && (old == null || SequenceCodec.compare(entry.sequence(), old.floorSequence()) > 0)) {
+            if (hasPrevious
+                    && entry.isVersionBoundary()
+                    && (old == null
+                            || SequenceCodec.compare(entry.sequence(), old.floorSequence()) > 0)) {
                 floor = entry.sequence();
                 seed = previousState;
             }
@@ -106,7 +116,8 @@ public final class BitemporalRetention {
                 believed.add(row);
             }
         }
-        // the versions of the belief that start before F end at or before it: they leave with their entries
+        // the versions of the belief that start before F end at or before it: they leave with their
+        // entries
         store.removeBefore(floor);
         store.setSnapshot(new BitemporalSnapshot(floor, floorSystem, seed, believed));
         BitemporalHead head = store.head();

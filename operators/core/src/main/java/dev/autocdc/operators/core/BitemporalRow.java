@@ -38,13 +38,17 @@ public final class BitemporalRow {
         return new BitemporalRow(v, systemStart, systemEnd);
     }
 
-    /** The primary key within the entity: start and system start, concatenated (both are prefix-free). */
+    /**
+     * The primary key within the entity: start and system start, concatenated (both are
+     * prefix-free).
+     */
     public PrimaryKey primaryKey() {
         return new PrimaryKey(version.start(), systemStart);
     }
 
     public boolean sameAs(BitemporalRow other) {
-        return version.sameAs(other.version) && Arrays.equals(systemStart, other.systemStart)
+        return version.sameAs(other.version)
+                && Arrays.equals(systemStart, other.systemStart)
                 && Arrays.equals(systemEnd, other.systemEnd);
     }
 
@@ -61,7 +65,12 @@ public final class BitemporalRow {
 
     @Override
     public String toString() {
-        return version + " sys[" + Arrays.toString(systemStart) + "," + (systemEnd == null ? "-" : Arrays.toString(systemEnd)) + ")";
+        return version
+                + " sys["
+                + Arrays.toString(systemStart)
+                + ","
+                + (systemEnd == null ? "-" : Arrays.toString(systemEnd))
+                + ")";
     }
 
     /** (start, system start) of a bitemporal row, ordered by start then system start. */

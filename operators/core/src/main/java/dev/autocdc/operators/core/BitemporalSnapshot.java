@@ -6,12 +6,12 @@ import java.util.List;
  * What a bitemporal key keeps of the history its retention dropped (SPEC §7): the table is frozen
  * below a business floor F and up to a system floor T, and only events after both are accepted.
  *
- * <p>F is a version boundary of the belief at T, and every event before F was recorded at or before T,
- * so no accepted event can change the state at or before F, nor any belief up to T: rows that end at or
- * before F, or stopped being believed by T, never change again (they are in the sink) and leave state
- * with the events before F. To go on computing the rest exactly, the key keeps the state just before F
- * as believed at T (the seed of the business timeline) and the rows believed at T that start at or
- * after F, with their system start.
+ * <p>F is a version boundary of the belief at T, and every event before F was recorded at or before
+ * T, so no accepted event can change the state at or before F, nor any belief up to T: rows that
+ * end at or before F, or stopped being believed by T, never change again (they are in the sink) and
+ * leave state with the events before F. To go on computing the rest exactly, the key keeps the
+ * state just before F as believed at T (the seed of the business timeline) and the rows believed at
+ * T that start at or after F, with their system start.
  */
 public final class BitemporalSnapshot {
     private final byte[] floorSequence;
@@ -19,8 +19,11 @@ public final class BitemporalSnapshot {
     private final Object[] seedState;
     private final List<BitemporalRow> believed;
 
-    public BitemporalSnapshot(byte[] floorSequence, byte[] floorSystemSequence, Object[] seedState,
-                              List<BitemporalRow> believed) {
+    public BitemporalSnapshot(
+            byte[] floorSequence,
+            byte[] floorSystemSequence,
+            Object[] seedState,
+            List<BitemporalRow> believed) {
         this.floorSequence = floorSequence;
         this.floorSystemSequence = floorSystemSequence;
         this.seedState = seedState;

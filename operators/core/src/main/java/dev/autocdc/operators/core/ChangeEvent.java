@@ -4,9 +4,9 @@ import java.util.Arrays;
 
 /**
  * One source event after projection: what it does, the target's base columns it carries, its
- * sequence (and system sequence, bitemporal) in the order-preserving encoding of {@link SequenceCodec},
- * and, with COLUMNS TO UPDATE, the base columns it writes. Immutable by convention: nobody mutates the
- * arrays after construction.
+ * sequence (and system sequence, bitemporal) in the order-preserving encoding of {@link
+ * SequenceCodec}, and, with COLUMNS TO UPDATE, the base columns it writes. Immutable by convention:
+ * nobody mutates the arrays after construction.
  */
 public final class ChangeEvent {
     private final Op op;
@@ -19,9 +19,15 @@ public final class ChangeEvent {
      * @param row the target's base columns (keys and values, target order)
      * @param sequence encoded SEQUENCE BY, never null
      * @param systemSequence encoded SYSTEM SEQUENCE BY, null unless bitemporal
-     * @param columnsToUpdate per base column, whether the event writes it; null = all (or no COLUMNS TO UPDATE)
+     * @param columnsToUpdate per base column, whether the event writes it; null = all (or no
+     *     COLUMNS TO UPDATE)
      */
-    public ChangeEvent(Op op, Object[] row, byte[] sequence, byte[] systemSequence, boolean[] columnsToUpdate) {
+    public ChangeEvent(
+            Op op,
+            Object[] row,
+            byte[] sequence,
+            byte[] systemSequence,
+            boolean[] columnsToUpdate) {
         this.op = op;
         this.row = row;
         this.sequence = sequence;
@@ -62,7 +68,10 @@ public final class ChangeEvent {
 
     @Override
     public String toString() {
-        return op + Arrays.deepToString(row) + "@" + Arrays.toString(sequence)
+        return op
+                + Arrays.deepToString(row)
+                + "@"
+                + Arrays.toString(sequence)
                 + (systemSequence == null ? "" : "/" + Arrays.toString(systemSequence))
                 + (columnsToUpdate == null ? "" : " cols" + Arrays.toString(columnsToUpdate));
     }

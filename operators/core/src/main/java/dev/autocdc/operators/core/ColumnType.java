@@ -1,23 +1,41 @@
 package dev.autocdc.operators.core;
 
+import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The type of a target column, as the core sees it. Values of a column are plain Java objects:
  * BOOLEAN {@link Boolean}, TINYINT {@link Byte}, SMALLINT {@link Short}, INT {@link Integer},
- * BIGINT {@link Long}, FLOAT {@link Float}, DOUBLE {@link Double}, DECIMAL {@link java.math.BigDecimal},
- * STRING {@link String}, BYTES {@code byte[]}, DATE {@link java.time.LocalDate}, TIME {@link java.time.LocalTime},
- * TIMESTAMP {@link java.time.LocalDateTime}, TIMESTAMP_LTZ {@link java.time.Instant}, ROW {@code Object[]}
- * (one element per field), ARRAY {@link List}, MAP {@link java.util.Map}. Null is SQL NULL.
+ * BIGINT {@link Long}, FLOAT {@link Float}, DOUBLE {@link Double}, DECIMAL {@link
+ * java.math.BigDecimal}, STRING {@link String}, BYTES {@code byte[]}, DATE {@link
+ * java.time.LocalDate}, TIME {@link java.time.LocalTime}, TIMESTAMP {@link
+ * java.time.LocalDateTime}, TIMESTAMP_LTZ {@link java.time.Instant}, ROW {@code Object[]} (one
+ * element per field), ARRAY {@link List}, MAP {@link java.util.Map}. Null is SQL NULL.
  */
-public final class ColumnType implements java.io.Serializable {
+public final class ColumnType implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** The kinds of column the engine understands. */
     public enum Kind {
-        BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, STRING, BYTES,
-        DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, ROW, ARRAY, MAP
+        BOOLEAN,
+        TINYINT,
+        SMALLINT,
+        INT,
+        BIGINT,
+        FLOAT,
+        DOUBLE,
+        DECIMAL,
+        STRING,
+        BYTES,
+        DATE,
+        TIME,
+        TIMESTAMP,
+        TIMESTAMP_LTZ,
+        ROW,
+        ARRAY,
+        MAP
     }
 
     private final Kind kind;
@@ -67,35 +85,49 @@ public final class ColumnType implements java.io.Serializable {
     }
 
     /**
-     * Whether the type can be a SEQUENCE BY / SYSTEM SEQUENCE BY: integers, DECIMAL, DATE, TIMESTAMP,
-     * TIMESTAMP_LTZ, STRING, and a ROW (STRUCT) of those.
+     * Whether the type can be a SEQUENCE BY / SYSTEM SEQUENCE BY: integers, DECIMAL, DATE,
+     * TIMESTAMP, TIMESTAMP_LTZ, STRING, and a ROW (STRUCT) of those.
      */
     public boolean sortsAsSequence() {
         switch (kind) {
-            case TINYINT: case SMALLINT: case INT: case BIGINT: case DECIMAL:
-            case DATE: case TIMESTAMP: case TIMESTAMP_LTZ: case STRING:
+            case TINYINT:
+            case SMALLINT:
+            case INT:
+            case BIGINT:
+            case DECIMAL:
+            case DATE:
+            case TIMESTAMP:
+            case TIMESTAMP_LTZ:
+            case STRING:
                 return true;
             case ROW:
-                return !children.isEmpty() && children.stream().allMatch(ColumnType::sortsAsSequence);
+                return !children.isEmpty()
+                        && children.stream().allMatch(ColumnType::sortsAsSequence);
             default:
                 return false;
         }
     }
 
-    /** A stable text form, used in serializer snapshots: {@code INT}, {@code ROW<a INT, b STRING>}. */
+    /**
+     * A stable text form, used in serializer snapshots: {@code INT}, {@code ROW<a INT, b STRING>}.
+     */
     @Override
     public String toString() {
         switch (kind) {
-            case ROW: {
-                StringBuilder b = new StringBuilder("ROW<");
-                for (int i = 0; i < children.size(); i++) {
-                    if (i > 0) {
-                        b.append(", ");
+            case ROW:
+                {
+                    StringBuilder b = new StringBuilder("ROW<");
+                    for (int i = 0; i < children.size(); i++) {
+                        if (i > 0) {
+                            b.append(", ");
+                        }
+                        b.append('`')
+                                .append(fieldNames.get(i).replace("`", "``"))
+                                .append("` ")
+                                .append(children.get(i));
                     }
-                    b.append('`').append(fieldNames.get(i).replace("`", "``")).append("` ").append(children.get(i));
+                    return b.append('>').toString();
                 }
-                return b.append('>').toString();
-            }
             case ARRAY:
                 return "ARRAY<" + children.get(0) + ">";
             case MAP:
@@ -122,7 +154,9 @@ public final class ColumnType implements java.io.Serializable {
             return false;
         }
         ColumnType other = (ColumnType) o;
-        return kind == other.kind && fieldNames.equals(other.fieldNames) && children.equals(other.children);
+        return kind == other.kind
+                && fieldNames.equals(other.fieldNames)
+                && children.equals(other.children);
     }
 
     @Override
@@ -155,7 +189,8 @@ public final class ColumnType implements java.io.Serializable {
         String word() {
             skipBlanks();
             int start = pos;
-            while (pos < s.length() && (Character.isLetterOrDigit(s.charAt(pos)) || s.charAt(pos) == '_')) {
+            while (pos < s.length()
+                    && (Character.isLetterOrDigit(s.charAt(pos)) || s.charAt(pos) == '_')) {
                 pos++;
             }
             return s.substring(start, pos);
@@ -182,32 +217,35 @@ public final class ColumnType implements java.io.Serializable {
         ColumnType type() {
             Kind kind = Kind.valueOf(word());
             switch (kind) {
-                case ROW: {
-                    expect('<');
-                    java.util.List<String> names = new java.util.ArrayList<>();
-                    java.util.List<ColumnType> types = new java.util.ArrayList<>();
-                    do {
-                        names.add(quoted());
-                        types.add(type());
-                        skipBlanks();
-                    } while (pos < s.length() && s.charAt(pos) == ',' && pos++ >= 0);
-                    expect('>');
-                    return row(names, types);
-                }
-                case ARRAY: {
-                    expect('<');
-                    ColumnType e = type();
-                    expect('>');
-                    return array(e);
-                }
-                case MAP: {
-                    expect('<');
-                    ColumnType k = type();
-                    expect(',');
-                    ColumnType v = type();
-                    expect('>');
-                    return map(k, v);
-                }
+                case ROW:
+                    {
+                        expect('<');
+                        List<String> names = new ArrayList<>();
+                        List<ColumnType> types = new ArrayList<>();
+                        do {
+                            names.add(quoted());
+                            types.add(type());
+                            skipBlanks();
+                        } while (pos < s.length() && s.charAt(pos) == ',' && pos++ >= 0);
+                        expect('>');
+                        return row(names, types);
+                    }
+                case ARRAY:
+                    {
+                        expect('<');
+                        ColumnType e = type();
+                        expect('>');
+                        return array(e);
+                    }
+                case MAP:
+                    {
+                        expect('<');
+                        ColumnType k = type();
+                        expect(',');
+                        ColumnType v = type();
+                        expect('>');
+                        return map(k, v);
+                    }
                 default:
                     return of(kind);
             }

@@ -5,11 +5,11 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The order of one key's events (SPEC §2, §6): by sequence, then system sequence, then upserts before
- * deletes, then the projected target columns in target order (nulls first, each type's natural order),
- * then the COLUMNS TO UPDATE list (our rule where SPEC is silent: "all" first, then the names of the
- * written columns, sorted, compared as lists). Two events that compare equal are exact duplicates:
- * applying one or both has the same effect.
+ * The order of one key's events (SPEC §2, §6): by sequence, then system sequence, then upserts
+ * before deletes, then the projected target columns in target order (nulls first, each type's
+ * natural order), then the COLUMNS TO UPDATE list (our rule where SPEC is silent: "all" first, then
+ * the names of the written columns, sorted, compared as lists). Two events that compare equal are
+ * exact duplicates: applying one or both has the same effect.
  */
 public final class EventOrder implements Comparator<ChangeEvent> {
     private final Flow flow;
@@ -27,7 +27,9 @@ public final class EventOrder implements Comparator<ChangeEvent> {
         return compareAtSameSequence(a, b);
     }
 
-    /** The order of events sharing a business sequence: system sequence first, then the tie-break. */
+    /**
+     * The order of events sharing a business sequence: system sequence first, then the tie-break.
+     */
     public int compareAtSameSequence(ChangeEvent a, ChangeEvent b) {
         int c = SequenceCodec.compare(a.systemSequence(), b.systemSequence());
         if (c != 0) {

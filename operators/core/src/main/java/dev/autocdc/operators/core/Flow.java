@@ -10,12 +10,13 @@ import java.util.Set;
 
 /**
  * One AUTO CDC flow as the engine sees it, after the COLUMNS projection: the target's base columns
- * (keys and values, in target order), which are keys, which hold a sequence, and the options of SPEC §1
- * that change the fold or the history. Immutable; build it with {@link #builder}, which rejects the
- * invalid combinations of SPEC §1 with a {@link FlowDefinitionException} naming the clause.
+ * (keys and values, in target order), which are keys, which hold a sequence, and the options of
+ * SPEC §1 that change the fold or the history. Immutable; build it with {@link #builder}, which
+ * rejects the invalid combinations of SPEC §1 with a {@link FlowDefinitionException} naming the
+ * clause.
  *
- * <p>The sequence itself is not a base column: it is carried by each event (and kept in the target only
- * when COLUMNS keeps its source columns, which {@link Builder#sequenceColumns} marks).
+ * <p>The sequence itself is not a base column: it is carried by each event (and kept in the target
+ * only when COLUMNS keeps its source columns, which {@link Builder#sequenceColumns} marks).
  */
 public final class Flow implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -36,8 +37,13 @@ public final class Flow implements Serializable {
     private transient SequenceCodec sequenceCodec;
     private transient SequenceCodec systemSequenceCodec;
 
-    private Flow(Builder b, int[] keyIndexes, boolean[] key, boolean[] sequenceColumn, boolean[] ignoreNull,
-                 boolean[] tracked) {
+    private Flow(
+            Builder b,
+            int[] keyIndexes,
+            boolean[] key,
+            boolean[] sequenceColumn,
+            boolean[] ignoreNull,
+            boolean[] tracked) {
         this.name = b.name;
         this.targetType = b.targetType;
         this.columnNames = List.copyOf(b.columnNames);
@@ -89,7 +95,10 @@ public final class Flow implements Serializable {
         return key[column];
     }
 
-    /** A base column that holds (part of) the SEQUENCE BY or SYSTEM SEQUENCE BY: always written, never tracked. */
+    /**
+     * A base column that holds (part of) the SEQUENCE BY or SYSTEM SEQUENCE BY: always written,
+     * never tracked.
+     */
     public boolean isSequenceColumn(int column) {
         return sequenceColumn[column];
     }
@@ -98,7 +107,10 @@ public final class Flow implements Serializable {
         return ignoreNull[column];
     }
 
-    /** Whether a change in this column opens a new version (SCD2, bitemporal). Keys and sequence columns are not. */
+    /**
+     * Whether a change in this column opens a new version (SCD2, bitemporal). Keys and sequence
+     * columns are not.
+     */
     public boolean isTracked(int column) {
         return tracked[column];
     }
@@ -144,7 +156,10 @@ public final class Flow implements Serializable {
         return -1;
     }
 
-    /** Whether the column is a value column (a base column that is not a key): COLUMNS TO UPDATE may name it. */
+    /**
+     * Whether the column is a value column (a base column that is not a key): COLUMNS TO UPDATE may
+     * name it.
+     */
     public boolean isValueColumn(int column) {
         return column >= 0 && !key[column];
     }
@@ -199,7 +214,10 @@ public final class Flow implements Serializable {
             return this;
         }
 
-        /** Base columns that hold the source's sequence (or system sequence) columns kept by COLUMNS. */
+        /**
+         * Base columns that hold the source's sequence (or system sequence) columns kept by
+         * COLUMNS.
+         */
         public Builder sequenceColumns(String... columns) {
             sequenceColumns.addAll(Arrays.asList(columns));
             return this;
@@ -255,34 +273,51 @@ public final class Flow implements Serializable {
         public Flow build() {
             int n = columnNames.size();
             if (keys.isEmpty()) {
-                throw new FlowDefinitionException("KEYS", "a flow needs at least one key column; add KEYS (col, ...)");
+                throw new FlowDefinitionException(
+                        "KEYS", "a flow needs at least one key column; add KEYS (col, ...)");
             }
             if (sequenceType == null) {
-                throw new FlowDefinitionException("SEQUENCE BY", "a flow needs SEQUENCE BY col or SEQUENCE BY STRUCT(c1, c2, ...)");
+                throw new FlowDefinitionException(
+                        "SEQUENCE BY",
+                        "a flow needs SEQUENCE BY col or SEQUENCE BY STRUCT(c1, c2, ...)");
             }
             if (!sequenceType.sortsAsSequence()) {
-                throw new FlowDefinitionException("SEQUENCE BY", "type " + sequenceType + " does not sort; use INT, BIGINT,"
-                        + " DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, STRING or a STRUCT of those");
+                throw new FlowDefinitionException(
+                        "SEQUENCE BY",
+                        "type "
+                                + sequenceType
+                                + " does not sort; use INT, BIGINT, DECIMAL, DATE, TIMESTAMP,"
+                                + " TIMESTAMP_LTZ, STRING or a STRUCT of those");
             }
             if (truncates && targetType != TargetType.SCD1) {
-                throw new FlowDefinitionException("APPLY AS TRUNCATE WHEN", "truncates apply to SCD type 1 only;"
-                        + " remove the clause or use STORED AS SCD TYPE 1");
+                throw new FlowDefinitionException(
+                        "APPLY AS TRUNCATE WHEN",
+                        "truncates apply to SCD type 1 only;"
+                                + " remove the clause or use STORED AS SCD TYPE 1");
             }
             if (targetType == TargetType.BITEMPORAL && systemSequenceType == null) {
-                throw new FlowDefinitionException("STORED AS BITEMPORAL", "a bitemporal target needs SYSTEM SEQUENCE BY col");
+                throw new FlowDefinitionException(
+                        "STORED AS BITEMPORAL", "a bitemporal target needs SYSTEM SEQUENCE BY col");
             }
             if (targetType != TargetType.BITEMPORAL && systemSequenceType != null) {
-                throw new FlowDefinitionException("SYSTEM SEQUENCE BY", "only a bitemporal target has a system time;"
-                        + " remove it or use STORED AS BITEMPORAL");
+                throw new FlowDefinitionException(
+                        "SYSTEM SEQUENCE BY",
+                        "only a bitemporal target has a system time;"
+                                + " remove it or use STORED AS BITEMPORAL");
             }
             if (systemSequenceType != null && !systemSequenceType.sortsAsSequence()) {
-                throw new FlowDefinitionException("SYSTEM SEQUENCE BY", "type " + systemSequenceType + " does not sort; use INT,"
-                        + " BIGINT, DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, STRING or a STRUCT of those");
+                throw new FlowDefinitionException(
+                        "SYSTEM SEQUENCE BY",
+                        "type "
+                                + systemSequenceType
+                                + " does not sort; use INT, BIGINT, DECIMAL, DATE, TIMESTAMP,"
+                                + " TIMESTAMP_LTZ, STRING or a STRUCT of those");
             }
             for (int i = 0; i < n; i++) {
                 for (int j = i + 1; j < n; j++) {
                     if (columnNames.get(i).equalsIgnoreCase(columnNames.get(j))) {
-                        throw new FlowDefinitionException("COLUMNS", "column " + columnNames.get(i) + " appears twice");
+                        throw new FlowDefinitionException(
+                                "COLUMNS", "column " + columnNames.get(i) + " appears twice");
                     }
                 }
             }
@@ -291,7 +326,8 @@ public final class Flow implements Serializable {
             for (int k = 0; k < keys.size(); k++) {
                 int i = index(keys.get(k), "KEYS");
                 if (key[i]) {
-                    throw new FlowDefinitionException("KEYS", "key column " + keys.get(k) + " is listed twice");
+                    throw new FlowDefinitionException(
+                            "KEYS", "key column " + keys.get(k) + " is listed twice");
                 }
                 key[i] = true;
                 keyIndexes[k] = i;
@@ -300,18 +336,26 @@ public final class Flow implements Serializable {
             for (String s : sequenceColumns) {
                 int i = index(s, "SEQUENCE BY");
                 if (key[i]) {
-                    throw new FlowDefinitionException("SEQUENCE BY", "key column " + s + " cannot be the sequence");
+                    throw new FlowDefinitionException(
+                            "SEQUENCE BY", "key column " + s + " cannot be the sequence");
                 }
                 sequence[i] = true;
             }
             boolean[] ignoreNull = new boolean[n];
-            int ignoreForms = (ignoreNullUpdates ? 1 : 0) + (ignoreNullOn != null ? 1 : 0) + (ignoreNullExcept != null ? 1 : 0);
+            int ignoreForms =
+                    (ignoreNullUpdates ? 1 : 0)
+                            + (ignoreNullOn != null ? 1 : 0)
+                            + (ignoreNullExcept != null ? 1 : 0);
             if (ignoreForms > 1) {
-                throw new FlowDefinitionException("IGNORE NULL UPDATES", "give it once: for all columns, ON (list) or ON * EXCEPT (list)");
+                throw new FlowDefinitionException(
+                        "IGNORE NULL UPDATES",
+                        "give it once: for all columns, ON (list) or ON * EXCEPT (list)");
             }
             if (ignoreForms == 1 && columnsToUpdate) {
-                throw new FlowDefinitionException("COLUMNS TO UPDATE", "cannot be combined with IGNORE NULL UPDATES;"
-                        + " keep one of them (COLUMNS TO UPDATE already writes explicit nulls only where listed)");
+                throw new FlowDefinitionException(
+                        "COLUMNS TO UPDATE",
+                        "cannot be combined with IGNORE NULL UPDATES; keep one of them (COLUMNS TO"
+                                + " UPDATE already writes explicit nulls only where listed)");
             }
             if (ignoreNullUpdates) {
                 for (int i = 0; i < n; i++) {
@@ -331,11 +375,15 @@ public final class Flow implements Serializable {
             boolean[] tracked = new boolean[n];
             if (trackOn != null || trackExcept != null) {
                 if (targetType == TargetType.SCD1) {
-                    throw new FlowDefinitionException("TRACK HISTORY", "SCD type 1 keeps no history; remove TRACK HISTORY"
-                            + " or use STORED AS SCD TYPE 2 / BITEMPORAL");
+                    throw new FlowDefinitionException(
+                            "TRACK HISTORY",
+                            "SCD type 1 keeps no history; remove TRACK HISTORY"
+                                    + " or use STORED AS SCD TYPE 2 / BITEMPORAL");
                 }
                 if (trackOn != null && trackExcept != null) {
-                    throw new FlowDefinitionException("TRACK HISTORY", "give either ON (list) or ON * EXCEPT (list), not both");
+                    throw new FlowDefinitionException(
+                            "TRACK HISTORY",
+                            "give either ON (list) or ON * EXCEPT (list), not both");
                 }
             }
             if (trackOn != null) {
@@ -344,7 +392,10 @@ public final class Flow implements Serializable {
                     tracked[i] = !sequence[i];
                 }
             } else {
-                boolean[] except = trackExcept == null ? new boolean[n] : mask(trackExcept, "TRACK HISTORY ON * EXCEPT");
+                boolean[] except =
+                        trackExcept == null
+                                ? new boolean[n]
+                                : mask(trackExcept, "TRACK HISTORY ON * EXCEPT");
                 for (int i = 0; i < n; i++) {
                     tracked[i] = !key[i] && !sequence[i] && !except[i];
                 }
@@ -358,14 +409,20 @@ public final class Flow implements Serializable {
                     return i;
                 }
             }
-            throw new FlowDefinitionException(clause, "unknown column " + column + "; the target's columns are " + columnNames);
+            throw new FlowDefinitionException(
+                    clause,
+                    "unknown column " + column + "; the target's columns are " + columnNames);
         }
 
         private int valueIndex(String column, String clause) {
             int i = index(column, clause);
             for (String k : keys) {
                 if (k.equalsIgnoreCase(column)) {
-                    throw new FlowDefinitionException(clause, "key column " + column + " cannot be listed here; keys are always kept");
+                    throw new FlowDefinitionException(
+                            clause,
+                            "key column "
+                                    + column
+                                    + " cannot be listed here; keys are always kept");
                 }
             }
             return i;

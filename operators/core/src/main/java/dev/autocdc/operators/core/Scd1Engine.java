@@ -1,15 +1,17 @@
 package dev.autocdc.operators.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
- * SCD type 1 (SPEC §3) for one key. The key's state is the short, sorted list of the events that still
- * decide its row: the last delete (the tombstone, SPEC §7), the last event, and for each column the
- * last event after that delete that wrote it. Folding that list gives the same row as folding every
- * event of the key (an event older than the last delete is wiped by it; an upsert that is no column's
- * last writer is overwritten everywhere). For full-row flows the list holds at most two events, so
- * every event, late or not, costs O(1).
+ * SCD type 1 (SPEC §3) for one key. The key's state is the short, sorted list of the events that
+ * still decide its row: the last delete (the tombstone, SPEC §7), the last event, and for each
+ * column the last event after that delete that wrote it. Folding that list gives the same row as
+ * folding every event of the key (an event older than the last delete is wiped by it; an upsert
+ * that is no column's last writer is overwritten everywhere). For full-row flows the list holds at
+ * most two events, so every event, late or not, costs O(1).
  */
 public final class Scd1Engine {
     private final Fold fold;
@@ -26,12 +28,13 @@ public final class Scd1Engine {
 
     /**
      * Applies one event. Returns the key's new decisive events ({@code state} itself when the event
-     * changes nothing, e.g. a duplicate or an event older than the tombstone) and appends the target
-     * changes to {@code out}.
+     * changes nothing, e.g. a duplicate or an event older than the tombstone) and appends the
+     * target changes to {@code out}.
      *
      * @param state the key's decisive events, ascending; null or empty for a new key
      */
-    public List<ChangeEvent> apply(List<ChangeEvent> state, ChangeEvent event, List<TargetChange> out) {
+    public List<ChangeEvent> apply(
+            List<ChangeEvent> state, ChangeEvent event, List<TargetChange> out) {
         List<ChangeEvent> all = new ArrayList<>(state == null ? 1 : state.size() + 1);
         boolean inserted = false;
         if (state != null) {
@@ -42,7 +45,7 @@ public final class Scd1Engine {
                         counters.countDuplicate();
                         return state; // exact duplicate: no effect at all
                     }
-                    if (java.util.Arrays.equals(event.sequence(), e.sequence())) {
+                    if (Arrays.equals(event.sequence(), e.sequence())) {
                         counters.countConflictingTie();
                     }
                     if (c < 0) {
@@ -55,7 +58,8 @@ public final class Scd1Engine {
         }
         if (!inserted) {
             all.add(event);
-        } else if (SequenceCodec.compare(event.sequence(), all.get(all.size() - 1).sequence()) < 0) {
+        } else if (SequenceCodec.compare(event.sequence(), all.get(all.size() - 1).sequence())
+                < 0) {
             counters.countLate();
         }
         List<ChangeEvent> next = decisive(all);
@@ -113,7 +117,7 @@ public final class Scd1Engine {
                 keep.add(e);
             }
         }
-        java.util.Collections.reverse(keep);
+        Collections.reverse(keep);
         return keep;
     }
 }

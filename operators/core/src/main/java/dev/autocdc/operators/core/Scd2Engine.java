@@ -10,18 +10,20 @@ import java.util.TreeMap;
 /**
  * SCD type 2 (SPEC §4) for one key, incrementally, over a {@link Timeline}.
  *
- * <p>An event after the key's newest sequence reads only the head and writes one entry and the head: it
- * closes and opens a version, updates untracked columns in place, or closes on delete. Any other event
- * (late, or a tie with the newest sequence) reads the timeline from the last entry before its sequence
- * ({@link Timeline#ascendingFrom}), refolds from the state there until an entry refolds to what it
- * stores (all later ones are then unchanged: with full rows, the end of the version run it lands in),
- * rebuilds the versions over that window, and emits the difference. Its refold and writes grow with how
- * far its change reaches; its reads with how far back it lands beyond what the store can find directly
- * (in {@code FlinkTimeline}, the blocks the recent entries name); neither with the length of the history.
+ * <p>An event after the key's newest sequence reads only the head and writes one entry and the
+ * head: it closes and opens a version, updates untracked columns in place, or closes on delete. Any
+ * other event (late, or a tie with the newest sequence) reads the timeline from the last entry
+ * before its sequence ({@link Timeline#ascendingFrom}), refolds from the state there until an entry
+ * refolds to what it stores (all later ones are then unchanged: with full rows, the end of the
+ * version run it lands in), rebuilds the versions over that window, and emits the difference. Its
+ * refold and writes grow with how far its change reaches; its reads with how far back it lands
+ * beyond what the store can find directly (in {@code FlinkTimeline}, the blocks the recent entries
+ * name); neither with the length of the history.
  *
- * <p>The early stop relies on every stored entry being the refold of the one before it. A change to what
- * {@link Fold} computes is therefore a change of the state format (see {@link StateCodec}). Versions are never stored: they are the run-length encoding of the
- * entries' states, and each entry remembers where its run starts.
+ * <p>The early stop relies on every stored entry being the refold of the one before it. A change to
+ * what {@link Fold} computes is therefore a change of the state format (see {@link StateCodec}).
+ * Versions are never stored: they are the run-length encoding of the entries' states, and each
+ * entry remembers where its run starts.
  */
 public final class Scd2Engine {
     private final Flow flow;
@@ -35,8 +37,9 @@ public final class Scd2Engine {
     }
 
     /**
-     * @param keepEveryEvent keep every event at a sequence, even where only the greatest decides the state
-     *     (the bitemporal belief: past beliefs need the events a later system time superseded)
+     * @param keepEveryEvent keep every event at a sequence, even where only the greatest decides
+     *     the state (the bitemporal belief: past beliefs need the events a later system time
+     *     superseded)
      */
     public Scd2Engine(Flow flow, boolean keepEveryEvent, EngineCounters counters) {
         this.flow = flow;
@@ -48,7 +51,9 @@ public final class Scd2Engine {
         this.keepOnlyGreatestEvent = flow.isFullRow() && !keepEveryEvent;
     }
 
-    /** Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT). */
+    /**
+     * Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT).
+     */
     public void apply(Timeline timeline, ChangeEvent event, List<TargetChange> out) {
         List<VersionChange> changes = new ArrayList<>(2);
         applyVersions(timeline, event, changes);
@@ -70,7 +75,11 @@ public final class Scd2Engine {
         }
     }
 
-    private void appendNewest(Timeline timeline, TimelineEntry head, ChangeEvent event, Collection<VersionChange> out) {
+    private void appendNewest(
+            Timeline timeline,
+            TimelineEntry head,
+            ChangeEvent event,
+            Collection<VersionChange> out) {
         Object[] previous = head == null ? null : head.state();
         Object[] state = fold.apply(previous, event);
         byte[] start;
@@ -97,7 +106,8 @@ public final class Scd2Engine {
         timeline.setHead(entry);
     }
 
-    private void applyBehindHead(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
+    private void applyBehindHead(
+            Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
         Iterator<TimelineEntry> it = timeline.ascendingFrom(event.sequence());
         TimelineEntry next = it.hasNext() ? it.next() : null;
         TimelineEntry before = null;
@@ -105,7 +115,8 @@ public final class Scd2Engine {
             before = next;
             next = it.hasNext() ? it.next() : null;
         }
-        TimelineEntry at = next != null && Arrays.equals(next.sequence(), event.sequence()) ? next : null;
+        TimelineEntry at =
+                next != null && Arrays.equals(next.sequence(), event.sequence()) ? next : null;
         if (at != null) {
             next = it.hasNext() ? it.next() : null;
         }
@@ -113,27 +124,39 @@ public final class Scd2Engine {
         if (events == null) {
             return; // a duplicate, or an event that can change nothing
         }
-        // an entry keeps what a bitemporal belief recorded on it (its system start) through the refold
-        TimelineEntry first = at == null ? new TimelineEntry(event.sequence(), events, null, null)
-                : new TimelineEntry(event.sequence(), events, null, null, 0L, at.believedSince());
+        // an entry keeps what a bitemporal belief recorded on it (its system start) through the
+        // refold
+        TimelineEntry first =
+                at == null
+                        ? new TimelineEntry(event.sequence(), events, null, null)
+                        : new TimelineEntry(
+                                event.sequence(), events, null, null, 0L, at.believedSince());
 
-        // Refold from the state before the event: its entry, then each later one until an entry refolds to
-        // what it stores. The fold of an entry depends only on the state and version start before it, so
-        // every entry after that one is unchanged too, and the versions that changed all lie before it.
-        List<TimelineEntry> was = new ArrayList<>(); // the stored entries from the event's sequence on
+        // Refold from the state before the event: its entry, then each later one until an entry
+        // refolds to
+        // what it stores. The fold of an entry depends only on the state and version start before
+        // it, so
+        // every entry after that one is unchanged too, and the versions that changed all lie before
+        // it.
+        List<TimelineEntry> was =
+                new ArrayList<>(); // the stored entries from the event's sequence on
         List<TimelineEntry> now = new ArrayList<>(); // the same, refolded (and the event's entry)
         if (at != null) {
             was.add(at);
         }
-        TimelineEntry refolded = refold(first, before == null ? null : before.state(),
-                before == null ? null : before.versionStart());
+        TimelineEntry refolded =
+                refold(
+                        first,
+                        before == null ? null : before.state(),
+                        before == null ? null : before.versionStart());
         now.add(refolded);
         boolean converged = false;
         while (next != null) {
             TimelineEntry again = refold(next, refolded.state(), refolded.versionStart());
             was.add(next);
             now.add(again);
-            if (Values.sameRow(next.state(), again.state()) && Arrays.equals(next.versionStart(), again.versionStart())) {
+            if (Values.sameRow(next.state(), again.state())
+                    && Arrays.equals(next.versionStart(), again.versionStart())) {
                 converged = true;
                 break;
             }
@@ -147,7 +170,8 @@ public final class Scd2Engine {
         for (int i = 0; i < now.size(); i++) {
             TimelineEntry stored = i - offset < 0 ? null : was.get(i - offset);
             TimelineEntry entry = now.get(i);
-            if (i == 0 || !Values.sameRow(stored.state(), entry.state())
+            if (i == 0
+                    || !Values.sameRow(stored.state(), entry.state())
                     || !Arrays.equals(stored.versionStart(), entry.versionStart())) {
                 timeline.put(entry);
             }
@@ -157,7 +181,10 @@ public final class Scd2Engine {
         }
     }
 
-    /** An entry with the state and version start its events give after {@code state}, which starts at {@code start}. */
+    /**
+     * An entry with the state and version start its events give after {@code state}, which starts
+     * at {@code start}.
+     */
     private TimelineEntry refold(TimelineEntry entry, Object[] state, byte[] start) {
         Object[] next = state;
         for (ChangeEvent e : entry.events()) {
@@ -185,7 +212,7 @@ public final class Scd2Engine {
                     counters.countDuplicate();
                     return null;
                 }
-                if (java.util.Arrays.equals(event.systemSequence(), e.systemSequence())) {
+                if (Arrays.equals(event.systemSequence(), e.systemSequence())) {
                     counters.countConflictingTie();
                 }
                 if (c < 0) {
@@ -206,8 +233,8 @@ public final class Scd2Engine {
     }
 
     /**
-     * The versions over {@code entries} (ascending), preceded by {@code before}, whose version start is
-     * taken as stored (it may lie further back).
+     * The versions over {@code entries} (ascending), preceded by {@code before}, whose version
+     * start is taken as stored (it may lie further back).
      */
     private static List<Version> versions(TimelineEntry before, List<TimelineEntry> entries) {
         List<Version> versions = new ArrayList<>();

@@ -18,20 +18,22 @@ import java.util.List;
  * encoding that orders lexicographically (ties on the first field broken by the second, ...).
  *
  * <p>Layouts, field by field:
+ *
  * <ul>
- *   <li>TINYINT, SMALLINT, INT, BIGINT: big-endian two's complement of 1, 2, 4, 8 bytes with the sign bit
- *       flipped;</li>
- *   <li>DATE: the epoch day as an INT;</li>
- *   <li>TIMESTAMP (as if in UTC) and TIMESTAMP_LTZ: epoch seconds as a BIGINT, then the nano of second as
- *       an INT;</li>
+ *   <li>TINYINT, SMALLINT, INT, BIGINT: big-endian two's complement of 1, 2, 4, 8 bytes with the
+ *       sign bit flipped;
+ *   <li>DATE: the epoch day as an INT;
+ *   <li>TIMESTAMP (as if in UTC) and TIMESTAMP_LTZ: epoch seconds as a BIGINT, then the nano of
+ *       second as an INT;
  *   <li>STRING: UTF-8 bytes with 0x00 written as 0x00 0xFF, ended by 0x00 0x00 (byte order = UTF-8
- *       order, and a string sorts before its extensions);</li>
+ *       order, and a string sorts before its extensions);
  *   <li>DECIMAL: 0x01 for negative, 0x02 for zero, 0x03 for positive; a positive value is
- *       0.d1d2...dn x 10^e (no trailing zero digit) written as e (INT) and the ASCII digits ended by
- *       0x00; a negative value writes the positive layout of its absolute value with every byte
- *       inverted, which reverses its order. Scale does not matter: 1.0 and 1.00 encode alike;</li>
- *   <li>ROW: the fields' encodings, concatenated.</li>
+ *       0.d1d2...dn x 10^e (no trailing zero digit) written as e (INT) and the ASCII digits ended
+ *       by 0x00; a negative value writes the positive layout of its absolute value with every byte
+ *       inverted, which reverses its order. Scale does not matter: 1.0 and 1.00 encode alike;
+ *   <li>ROW: the fields' encodings, concatenated.
  * </ul>
+ *
  * Null has no encoding: a null anywhere in a sequence is bad input (SPEC §11).
  */
 public final class SequenceCodec {
@@ -40,8 +42,11 @@ public final class SequenceCodec {
 
     public SequenceCodec(ColumnType type) {
         if (!type.sortsAsSequence()) {
-            throw new IllegalArgumentException("A sequence of type " + type + " does not sort: use INT, BIGINT,"
-                    + " DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, STRING or a STRUCT of those");
+            throw new IllegalArgumentException(
+                    "A sequence of type "
+                            + type
+                            + " does not sort: use INT, BIGINT, DECIMAL, DATE, TIMESTAMP,"
+                            + " TIMESTAMP_LTZ, STRING or a STRUCT of those");
         }
         this.type = type;
     }
@@ -105,32 +110,35 @@ public final class SequenceCodec {
             case DATE:
                 writeFlipped(out, Math.toIntExact(((LocalDate) value).toEpochDay()), 4);
                 break;
-            case TIMESTAMP: {
-                LocalDateTime t = (LocalDateTime) value;
-                writeFlipped(out, t.toEpochSecond(ZoneOffset.UTC), 8);
-                writeFlipped(out, t.getNano(), 4);
-                break;
-            }
-            case TIMESTAMP_LTZ: {
-                Instant t = (Instant) value;
-                writeFlipped(out, t.getEpochSecond(), 8);
-                writeFlipped(out, t.getNano(), 4);
-                break;
-            }
+            case TIMESTAMP:
+                {
+                    LocalDateTime t = (LocalDateTime) value;
+                    writeFlipped(out, t.toEpochSecond(ZoneOffset.UTC), 8);
+                    writeFlipped(out, t.getNano(), 4);
+                    break;
+                }
+            case TIMESTAMP_LTZ:
+                {
+                    Instant t = (Instant) value;
+                    writeFlipped(out, t.getEpochSecond(), 8);
+                    writeFlipped(out, t.getNano(), 4);
+                    break;
+                }
             case STRING:
                 writeEscaped(out, ((String) value).getBytes(StandardCharsets.UTF_8));
                 break;
             case DECIMAL:
                 writeDecimal(out, (BigDecimal) value);
                 break;
-            case ROW: {
-                Object[] fields = (Object[]) value;
-                List<ColumnType> children = type.children();
-                for (int i = 0; i < children.size(); i++) {
-                    encode(children.get(i), fields[i], out);
+            case ROW:
+                {
+                    Object[] fields = (Object[]) value;
+                    List<ColumnType> children = type.children();
+                    for (int i = 0; i < children.size(); i++) {
+                        encode(children.get(i), fields[i], out);
+                    }
+                    break;
                 }
-                break;
-            }
             default:
                 throw new IllegalArgumentException("Not a sequence type: " + type);
         }
@@ -148,28 +156,31 @@ public final class SequenceCodec {
                 return readFlipped(b, pos, 8);
             case DATE:
                 return LocalDate.ofEpochDay((int) readFlipped(b, pos, 4));
-            case TIMESTAMP: {
-                long seconds = readFlipped(b, pos, 8);
-                int nanos = (int) readFlipped(b, pos, 4);
-                return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
-            }
-            case TIMESTAMP_LTZ: {
-                long seconds = readFlipped(b, pos, 8);
-                int nanos = (int) readFlipped(b, pos, 4);
-                return Instant.ofEpochSecond(seconds, nanos);
-            }
+            case TIMESTAMP:
+                {
+                    long seconds = readFlipped(b, pos, 8);
+                    int nanos = (int) readFlipped(b, pos, 4);
+                    return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
+                }
+            case TIMESTAMP_LTZ:
+                {
+                    long seconds = readFlipped(b, pos, 8);
+                    int nanos = (int) readFlipped(b, pos, 4);
+                    return Instant.ofEpochSecond(seconds, nanos);
+                }
             case STRING:
                 return new String(readEscaped(b, pos), StandardCharsets.UTF_8);
             case DECIMAL:
                 return readDecimal(b, pos);
-            case ROW: {
-                List<ColumnType> children = type.children();
-                Object[] fields = new Object[children.size()];
-                for (int i = 0; i < fields.length; i++) {
-                    fields[i] = decode(children.get(i), b, pos);
+            case ROW:
+                {
+                    List<ColumnType> children = type.children();
+                    Object[] fields = new Object[children.size()];
+                    for (int i = 0; i < fields.length; i++) {
+                        fields[i] = decode(children.get(i), b, pos);
+                    }
+                    return fields;
                 }
-                return fields;
-            }
             default:
                 throw new IllegalArgumentException("Not a sequence type: " + type);
         }
@@ -264,7 +275,8 @@ public final class SequenceCodec {
             }
             digits.append((char) d);
         }
-        BigDecimal abs = new BigDecimal(new BigInteger(digits.toString()), digits.length() - exponent);
+        BigDecimal abs =
+                new BigDecimal(new BigInteger(digits.toString()), digits.length() - exponent);
         return negative ? abs.negate() : abs;
     }
 

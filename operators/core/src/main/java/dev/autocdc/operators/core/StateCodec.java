@@ -5,45 +5,53 @@ import java.io.DataOutput;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The binary form of the engine's per-key state, over plain {@link DataOutput} / {@link DataInput} so
- * Flink's state serializers can wrap it. It is part of the savepoint format: change a layout only with
- * a new {@link #FORMAT_VERSION} (the serializer snapshot records it, and a restore with another
- * version is refused as incompatible) and a reader for the old one. The stored states of SCD2 entries
- * are what {@link Fold} computes, and a late event's refold stops where they match it again
- * ({@link Scd2Engine}): a change to what the fold computes needs a new format version too.
+ * The value formats of the engine's per-key state, over plain {@link DataOutput} / {@link
+ * DataInput}: the layouts of rows, events and timeline entries that the Flink module's serializers
+ * (one per stored type, each with its own layout version) are built of. A change here changes every
+ * stored layout: it needs a new {@link #FORMAT_VERSION}, a new version of each serializer, and a
+ * reader for the old one. The stored states of SCD2 entries are what {@link Fold} computes, and a
+ * late event's refold stops where they match it again ({@link Scd2Engine}): a change to what the
+ * fold computes is a change of the format too.
  *
  * <p>Format 2 is compact, since state size and RocksDB write volume follow it directly. Counts and
- * lengths are unsigned varints; byte strings are {@code varint(length + 1)} then the bytes, 0 meaning
- * null. Layouts:
+ * lengths are unsigned varints; byte strings are {@code varint(length + 1)} then the bytes, 0
+ * meaning null. Layouts:
+ *
  * <ul>
- *   <li>value: by type (TINYINT/SMALLINT/INT/BIGINT/DATE/TIME as zigzag varints, FLOAT/DOUBLE fixed,
- *       DECIMAL as unscaled bytes + varint scale, STRING as UTF-8 bytes, TIMESTAMP / TIMESTAMP_LTZ as
- *       zigzag epoch second + varint nano, ROW field by field, ARRAY / MAP as a count then elements);
- *       a nested value is preceded by a null flag byte;</li>
- *   <li>row: a null bitmap (one bit per base column, in flow order), then the present values;</li>
- *   <li>event: a header byte (bits 0-1 the op, bit 2 "same sequence as its entry", bit 3 "has a system
- *       sequence", bit 4 "has COLUMNS TO UPDATE"), the sequence unless bit 2, the system sequence if
- *       bit 3, the row, the COLUMNS TO UPDATE bitmap if bit 4;</li>
- *   <li>timeline entry: sequence, event count and events, a flags byte (bits 0-1 the state: 0 absent,
- *       1 the last event's row, 2 explicit row follows; bits 2-3 the version start: 0 absent, 1 the
- *       entry's own sequence, 2 explicit bytes follow), then the explicit parts, the time it was written
- *       (ms, varint; 0 when no retention needs it);</li>
- *   <li>decisive events (SCD1): count then events;</li>
- *   <li>bitemporal head: latest sequence, latest system sequence, state flag + row, open start, open
- *       system start, floor sequence, floor system sequence;</li>
- *   <li>bitemporal snapshot: floor sequence, floor system sequence, seed flag + row, count, then per
- *       believed row: start, end, row, system start, system end.</li>
+ *   <li>value: by type (TINYINT/SMALLINT/INT/BIGINT/DATE/TIME as zigzag varints, FLOAT/DOUBLE
+ *       fixed, DECIMAL as unscaled bytes + varint scale, STRING as UTF-8 bytes, TIMESTAMP /
+ *       TIMESTAMP_LTZ as zigzag epoch second + varint nano, ROW field by field, ARRAY / MAP as a
+ *       count then elements); a nested value is preceded by a null flag byte;
+ *   <li>row: a null bitmap (one bit per base column, in flow order), then the present values;
+ *   <li>event: a header byte (bits 0-1 the op, bit 2 "same sequence as its entry", bit 3 "has a
+ *       system sequence", bit 4 "has COLUMNS TO UPDATE"), the sequence unless bit 2, the system
+ *       sequence if bit 3, the row, the COLUMNS TO UPDATE bitmap if bit 4;
+ *   <li>timeline entry: sequence, event count and events, a flags byte (bits 0-1 the state: 0
+ *       absent, 1 the last event's row, 2 explicit row follows; bits 2-3 the version start: 0
+ *       absent, 1 the entry's own sequence, 2 explicit bytes follow; bit 4 "believed since"
+ *       follows), then the explicit row, the explicit start, the time it was written (ms, varint; 0
+ *       when no retention needs it), and the system start of the believed row of the version that
+ *       ends at this entry if bit 4 (bitemporal beliefs only);
+ *   <li>decisive events (SCD1): count then events;
+ *   <li>bitemporal head: latest system sequence, the open version's system start, floor sequence,
+ *       floor system sequence (each a byte string, null when unset);
+ *   <li>bitemporal snapshot: floor sequence, floor system sequence, seed flag + row, count, then
+ *       per believed row: start, end, row, system start, system end.
  * </ul>
+ *
  * Format 1 (fixed-width, pre-release builds only) has no reader: its savepoints cannot be restored.
  */
 public final class StateCodec {
@@ -63,10 +71,13 @@ public final class StateCodec {
 
     /** Writes an event, leaving out its sequence when it equals {@code context} (its entry's). */
     private void writeEvent(ChangeEvent e, byte[] context, DataOutput out) throws IOException {
-        boolean sameSequence = context != null && java.util.Arrays.equals(context, e.sequence());
+        boolean sameSequence = context != null && Arrays.equals(context, e.sequence());
         boolean[] written = e.columnsToUpdate();
-        out.writeByte(e.op().ordinal() | (sameSequence ? 4 : 0) | (e.systemSequence() != null ? 8 : 0)
-                | (written != null ? 16 : 0));
+        out.writeByte(
+                e.op().ordinal()
+                        | (sameSequence ? 4 : 0)
+                        | (e.systemSequence() != null ? 8 : 0)
+                        | (written != null ? 16 : 0));
         if (!sameSequence) {
             writeBytes(e.sequence(), out);
         }
@@ -97,7 +108,8 @@ public final class StateCodec {
         writeEvents(events, null, out);
     }
 
-    private void writeEvents(List<ChangeEvent> events, byte[] context, DataOutput out) throws IOException {
+    private void writeEvents(List<ChangeEvent> events, byte[] context, DataOutput out)
+            throws IOException {
         writeVarInt(events.size(), out);
         for (ChangeEvent e : events) {
             writeEvent(e, context, out);
@@ -123,11 +135,13 @@ public final class StateCodec {
         writeEvents(entry.events(), sequence, out);
         int stateKind = entry.state() == null ? 0 : entry.stateIsLastEventRow() ? 1 : 2;
         byte[] start = entry.versionStart();
-        int startKind = start == null ? 0 : java.util.Arrays.equals(start, sequence) ? 1 : 2;
+        int startKind = start == null ? 0 : Arrays.equals(start, sequence) ? 1 : 2;
         byte[] since = entry.believedSince();
         out.writeByte(stateKind | startKind << 2 | (since == null ? 0 : 16));
         if (stateKind == 2) {
-            writeRow(entry.state(), out); // the common case with full rows does not store the row twice
+            writeRow(
+                    entry.state(),
+                    out); // the common case with full rows does not store the row twice
         }
         if (startKind == 2) {
             writeBytes(start, out);
@@ -144,7 +158,10 @@ public final class StateCodec {
         int flags = in.readUnsignedByte();
         int stateKind = flags & 3;
         int startKind = flags >> 2 & 3;
-        Object[] state = stateKind == 0 ? null : stateKind == 1 ? events.get(events.size() - 1).row() : readRow(in);
+        Object[] state =
+                stateKind == 0
+                        ? null
+                        : stateKind == 1 ? events.get(events.size() - 1).row() : readRow(in);
         byte[] start = startKind == 0 ? null : startKind == 1 ? sequence : readBytes(in);
         long writtenAt = readVarLong(in);
         byte[] since = (flags & 16) == 0 ? null : readBytes(in);
@@ -186,7 +203,8 @@ public final class StateCodec {
             byte[] start = readBytes(in);
             byte[] end = readBytes(in);
             Object[] row = readRow(in);
-            believed.add(new BitemporalRow(new Version(start, end, row), readBytes(in), readBytes(in)));
+            believed.add(
+                    new BitemporalRow(new Version(start, end, row), readBytes(in), readBytes(in)));
         }
         return new BitemporalSnapshot(floor, floorSystem, seed, believed);
     }
@@ -347,12 +365,13 @@ public final class StateCodec {
             case DOUBLE:
                 out.writeDouble((Double) v);
                 break;
-            case DECIMAL: {
-                BigDecimal d = (BigDecimal) v;
-                writeBytes(d.unscaledValue().toByteArray(), out);
-                writeZigZag(d.scale(), out);
-                break;
-            }
+            case DECIMAL:
+                {
+                    BigDecimal d = (BigDecimal) v;
+                    writeBytes(d.unscaledValue().toByteArray(), out);
+                    writeZigZag(d.scale(), out);
+                    break;
+                }
             case STRING:
                 writeString((String) v, out);
                 break;
@@ -365,42 +384,47 @@ public final class StateCodec {
             case TIME:
                 writeVarLong(((LocalTime) v).toNanoOfDay(), out);
                 break;
-            case TIMESTAMP: {
-                LocalDateTime t = (LocalDateTime) v;
-                writeZigZag(t.toEpochSecond(java.time.ZoneOffset.UTC), out);
-                writeVarInt(t.getNano(), out);
-                break;
-            }
-            case TIMESTAMP_LTZ: {
-                Instant t = (Instant) v;
-                writeZigZag(t.getEpochSecond(), out);
-                writeVarInt(t.getNano(), out);
-                break;
-            }
-            case ROW: {
-                Object[] fields = (Object[]) v;
-                for (int i = 0; i < type.children().size(); i++) {
-                    writeValue(type.children().get(i), fields[i], out);
+            case TIMESTAMP:
+                {
+                    LocalDateTime t = (LocalDateTime) v;
+                    writeZigZag(t.toEpochSecond(ZoneOffset.UTC), out);
+                    writeVarInt(t.getNano(), out);
+                    break;
                 }
-                break;
-            }
-            case ARRAY: {
-                List<?> list = (List<?>) v;
-                writeVarInt(list.size(), out);
-                for (Object x : list) {
-                    writeValue(type.children().get(0), x, out);
+            case TIMESTAMP_LTZ:
+                {
+                    Instant t = (Instant) v;
+                    writeZigZag(t.getEpochSecond(), out);
+                    writeVarInt(t.getNano(), out);
+                    break;
                 }
-                break;
-            }
-            case MAP: {
-                Map<?, ?> map = (Map<?, ?>) v;
-                writeVarInt(map.size(), out);
-                for (Map.Entry<?, ?> e : map.entrySet()) {
-                    writeValue(type.children().get(0), e.getKey(), out);
-                    writeValue(type.children().get(1), e.getValue(), out);
+            case ROW:
+                {
+                    Object[] fields = (Object[]) v;
+                    for (int i = 0; i < type.children().size(); i++) {
+                        writeValue(type.children().get(i), fields[i], out);
+                    }
+                    break;
                 }
-                break;
-            }
+            case ARRAY:
+                {
+                    List<?> list = (List<?>) v;
+                    writeVarInt(list.size(), out);
+                    for (Object x : list) {
+                        writeValue(type.children().get(0), x, out);
+                    }
+                    break;
+                }
+            case MAP:
+                {
+                    Map<?, ?> map = (Map<?, ?>) v;
+                    writeVarInt(map.size(), out);
+                    for (Map.Entry<?, ?> e : map.entrySet()) {
+                        writeValue(type.children().get(0), e.getKey(), out);
+                        writeValue(type.children().get(1), e.getValue(), out);
+                    }
+                    break;
+                }
             default:
                 throw new IllegalArgumentException("Unsupported type " + type);
         }
@@ -429,10 +453,11 @@ public final class StateCodec {
                 return in.readFloat();
             case DOUBLE:
                 return in.readDouble();
-            case DECIMAL: {
-                byte[] unscaled = readBytes(in);
-                return new BigDecimal(new BigInteger(unscaled), (int) readZigZag(in));
-            }
+            case DECIMAL:
+                {
+                    byte[] unscaled = readBytes(in);
+                    return new BigDecimal(new BigInteger(unscaled), (int) readZigZag(in));
+                }
             case STRING:
                 return readString(in);
             case BYTES:
@@ -441,38 +466,43 @@ public final class StateCodec {
                 return LocalDate.ofEpochDay(readZigZag(in));
             case TIME:
                 return LocalTime.ofNanoOfDay(readVarLong(in));
-            case TIMESTAMP: {
-                long s = readZigZag(in);
-                return LocalDateTime.ofEpochSecond(s, readVarInt(in), java.time.ZoneOffset.UTC);
-            }
-            case TIMESTAMP_LTZ: {
-                long s = readZigZag(in);
-                return Instant.ofEpochSecond(s, readVarInt(in));
-            }
-            case ROW: {
-                Object[] fields = new Object[type.children().size()];
-                for (int i = 0; i < fields.length; i++) {
-                    fields[i] = readValue(type.children().get(i), in);
+            case TIMESTAMP:
+                {
+                    long s = readZigZag(in);
+                    return LocalDateTime.ofEpochSecond(s, readVarInt(in), ZoneOffset.UTC);
                 }
-                return fields;
-            }
-            case ARRAY: {
-                int n = readVarInt(in);
-                List<Object> list = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    list.add(readValue(type.children().get(0), in));
+            case TIMESTAMP_LTZ:
+                {
+                    long s = readZigZag(in);
+                    return Instant.ofEpochSecond(s, readVarInt(in));
                 }
-                return list;
-            }
-            case MAP: {
-                int n = readVarInt(in);
-                Map<Object, Object> map = new HashMap<>();
-                for (int i = 0; i < n; i++) {
-                    Object k = readValue(type.children().get(0), in);
-                    map.put(k, readValue(type.children().get(1), in));
+            case ROW:
+                {
+                    Object[] fields = new Object[type.children().size()];
+                    for (int i = 0; i < fields.length; i++) {
+                        fields[i] = readValue(type.children().get(i), in);
+                    }
+                    return fields;
                 }
-                return map;
-            }
+            case ARRAY:
+                {
+                    int n = readVarInt(in);
+                    List<Object> list = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        list.add(readValue(type.children().get(0), in));
+                    }
+                    return list;
+                }
+            case MAP:
+                {
+                    int n = readVarInt(in);
+                    Map<Object, Object> map = new HashMap<>();
+                    for (int i = 0; i < n; i++) {
+                        Object k = readValue(type.children().get(0), in);
+                        map.put(k, readValue(type.children().get(1), in));
+                    }
+                    return map;
+                }
             default:
                 throw new IllegalArgumentException("Unsupported type " + type);
         }
@@ -480,10 +510,10 @@ public final class StateCodec {
 
     /** UTF-8 bytes with a length: writeUTF is limited to 64 KB. */
     private static void writeString(String s, DataOutput out) throws IOException {
-        writeBytes(s.getBytes(java.nio.charset.StandardCharsets.UTF_8), out);
+        writeBytes(s.getBytes(StandardCharsets.UTF_8), out);
     }
 
     private static String readString(DataInput in) throws IOException {
-        return new String(readBytes(in), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(readBytes(in), StandardCharsets.UTF_8);
     }
 }

@@ -2,5 +2,7 @@ package dev.autocdc.operators.core;
 
 /** The shape of a target table (SPEC §3-5): {@code STORED AS ...}. */
 public enum TargetType {
-    SCD1, SCD2, BITEMPORAL
+    SCD1,
+    SCD2,
+    BITEMPORAL
 }

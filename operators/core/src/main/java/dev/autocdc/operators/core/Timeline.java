@@ -6,10 +6,11 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The store of one key's {@link TimelineEntry}s, keyed by business sequence. The Flink operator backs
- * it with keyed state (a ValueState for the head, a MapState for the entries); tests and the
- * bitemporal replay use {@link InMemoryTimeline}. The engine reads the head for every event; a late event
- * reads {@link #ascendingFrom} where it lands and only as far forward as its refold changes entries.
+ * The store of one key's {@link TimelineEntry}s, keyed by business sequence. The Flink operator
+ * backs it with keyed state (a ValueState for the head, a MapState for the entries); tests and the
+ * bitemporal replay use {@link InMemoryTimeline}. The engine reads the head for every event; a late
+ * event reads {@link #ascendingFrom} where it lands and only as far forward as its refold changes
+ * entries.
  */
 public interface Timeline {
 
@@ -26,9 +27,10 @@ public interface Timeline {
     void setHead(TimelineEntry entry);
 
     /**
-     * Entries by ascending sequence, from the last one before {@code sequence} (when there is one) on. The
-     * engine may stop early, so a store should read only where the sequence lands and then as far forward
-     * as the iterator is advanced. This default walks {@link #newestFirst()} back to the sequence.
+     * Entries by ascending sequence, from the last one before {@code sequence} (when there is one)
+     * on. The engine may stop early, so a store should read only where the sequence lands and then
+     * as far forward as the iterator is advanced. This default walks {@link #newestFirst()} back to
+     * the sequence.
      */
     default Iterator<TimelineEntry> ascendingFrom(byte[] sequence) {
         List<TimelineEntry> entries = new ArrayList<>();
@@ -43,7 +45,10 @@ public interface Timeline {
         return entries.iterator();
     }
 
-    /** The entry at {@code sequence}, or null when there is none. This default walks {@link #newestFirst()}. */
+    /**
+     * The entry at {@code sequence}, or null when there is none. This default walks {@link
+     * #newestFirst()}.
+     */
     default TimelineEntry entryAt(byte[] sequence) {
         for (Iterator<TimelineEntry> it = newestFirst(); it.hasNext(); ) {
             TimelineEntry entry = it.next();

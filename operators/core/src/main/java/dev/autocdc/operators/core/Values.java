@@ -11,15 +11,14 @@ import java.util.Map;
 /**
  * Comparison and equality of column values (see {@link ColumnType} for the Java classes).
  *
- * <p>Equality is SQL's IS NOT DISTINCT FROM: null equals null, NaN equals NaN, DECIMALs equal by value
- * whatever their scale. The order is each type's natural order with nulls first; strings order by their
- * UTF-8 bytes (the same as code point order, and as Flink's binary strings), bytes unsigned, rows and
- * arrays lexicographically. SPEC §2 and §6 rely on both.
+ * <p>Equality is SQL's IS NOT DISTINCT FROM: null equals null, NaN equals NaN, DECIMALs equal by
+ * value whatever their scale. The order is each type's natural order with nulls first; strings
+ * order by their UTF-8 bytes (the same as code point order, and as Flink's binary strings), bytes
+ * unsigned, rows and arrays lexicographically. SPEC §2 and §6 rely on both.
  */
 public final class Values {
 
-    private Values() {
-    }
+    private Values() {}
 
     /** IS NOT DISTINCT FROM. */
     public static boolean same(Object a, Object b) {
@@ -104,7 +103,8 @@ public final class Values {
         if (a instanceof Map) {
             return compare(sortedEntries((Map<?, ?>) a), sortedEntries((Map<?, ?>) b));
         }
-        if (a instanceof Comparable && (a instanceof Number || a instanceof Boolean || a instanceof Temporal)) {
+        if (a instanceof Comparable
+                && (a instanceof Number || a instanceof Boolean || a instanceof Temporal)) {
             return ((Comparable) a).compareTo(b);
         }
         throw new IllegalArgumentException("Cannot compare values of " + a.getClass().getName());

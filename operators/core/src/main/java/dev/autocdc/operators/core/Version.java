@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * One SCD2 row (SPEC §4): a maximal business interval [start, end) on which the key is present with
- * constant tracked columns, and the state at the last sequence inside it. {@code end} is null while open.
- * Sequences are in {@link SequenceCodec} form.
+ * constant tracked columns, and the state at the last sequence inside it. {@code end} is null while
+ * open. Sequences are in {@link SequenceCodec} form.
  */
 public final class Version {
     private final byte[] start;
@@ -44,10 +44,14 @@ public final class Version {
 
     /** Same start, end and row (values compared as IS NOT DISTINCT FROM). */
     public boolean sameAs(Version other) {
-        return Arrays.equals(start, other.start) && Arrays.equals(end, other.end) && Values.sameRow(row, other.row);
+        return Arrays.equals(start, other.start)
+                && Arrays.equals(end, other.end)
+                && Values.sameRow(row, other.row);
     }
 
-    /** The target row: base columns, then __START_AT and __END_AT decoded to the sequence's type. */
+    /**
+     * The target row: base columns, then __START_AT and __END_AT decoded to the sequence's type.
+     */
     public Object[] toTargetRow(SequenceCodec codec) {
         Object[] out = Arrays.copyOf(row, row.length + 2);
         out[row.length] = codec.decode(start);
@@ -57,7 +61,11 @@ public final class Version {
 
     @Override
     public String toString() {
-        return "[" + Arrays.toString(start) + "," + (end == null ? "-" : Arrays.toString(end)) + ") "
+        return "["
+                + Arrays.toString(start)
+                + ","
+                + (end == null ? "-" : Arrays.toString(end))
+                + ") "
                 + Arrays.deepToString(row);
     }
 }

@@ -1,8 +1,8 @@
 package dev.autocdc.operators.core;
 
 /**
- * A change to one SCD2 row, identified by its start: inserted (before null), updated (both; the end or
- * the row changed), or deleted (after null).
+ * A change to one SCD2 row, identified by its start: inserted (before null), updated (both; the end
+ * or the row changed), or deleted (after null).
  */
 public final class VersionChange {
     private final Version before;

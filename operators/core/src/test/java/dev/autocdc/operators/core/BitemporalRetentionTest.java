@@ -14,9 +14,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bitemporal history retention (SPEC §7): random event sets fed in random orders, compacted at random
- * moments with random cutoffs. Events the retention refuses (at or before a floor) are dropped; the
- * materialized changelog must stay well formed and equal the reference model of the accepted events.
+ * Bitemporal history retention (SPEC §7): random event sets fed in random orders, compacted at
+ * random moments with random cutoffs. Events the retention refuses (at or before a floor) are
+ * dropped; the materialized changelog must stay well formed and equal the reference model of the
+ * accepted events.
  */
 class BitemporalRetentionTest {
 
@@ -33,8 +34,14 @@ class BitemporalRetentionTest {
         for (int set = 0; set < 3000; set++) {
             boolean ignoreNull = set % 3 == 1;
             boolean track = set % 4 == 2;
-            Flow.Builder b = Flow.builder("f", TargetType.BITEMPORAL).column("id", integer).column("v1", string)
-                    .column("v2", string).keys("id").sequenceBy(integer).systemSequenceBy(integer);
+            Flow.Builder b =
+                    Flow.builder("f", TargetType.BITEMPORAL)
+                            .column("id", integer)
+                            .column("v1", string)
+                            .column("v2", string)
+                            .keys("id")
+                            .sequenceBy(integer)
+                            .systemSequenceBy(integer);
             if (ignoreNull) {
                 b.ignoreNullUpdates();
             }
@@ -48,9 +55,16 @@ class BitemporalRetentionTest {
             List<ReferenceModel.Event> events = new ArrayList<>();
             int n = 4 + random.nextInt(14);
             for (int i = 0; i < n; i++) {
-                events.add(new ReferenceModel.Event(1 + random.nextInt(2), 1 + random.nextInt(8), 1 + random.nextInt(8),
-                        random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
-                        Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]), null));
+                events.add(
+                        new ReferenceModel.Event(
+                                1 + random.nextInt(2),
+                                1 + random.nextInt(8),
+                                1 + random.nextInt(8),
+                                random.nextInt(6) == 0
+                                        ? ReferenceModel.Kind.DELETE
+                                        : ReferenceModel.Kind.UPSERT,
+                                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
+                                null));
             }
             Collections.shuffle(events, random);
             Map<Object, CoreDriver.MemoryBitemporalStore> stores = new HashMap<>();
@@ -59,11 +73,17 @@ class BitemporalRetentionTest {
             boolean compacted = false;
             for (int i = 0; i < events.size(); i++) {
                 ReferenceModel.Event e = events.get(i);
-                CoreDriver.MemoryBitemporalStore store = stores.computeIfAbsent(e.key(), k -> new CoreDriver.MemoryBitemporalStore());
+                CoreDriver.MemoryBitemporalStore store =
+                        stores.computeIfAbsent(
+                                e.key(), k -> new CoreDriver.MemoryBitemporalStore());
                 store.now = i;
-                ChangeEvent event = new ChangeEvent(e.kind() == ReferenceModel.Kind.UPSERT ? Op.UPSERT : Op.DELETE,
-                        new Object[] {e.key(), e.values().get(0), e.values().get(1)}, codec.encode(e.seq()),
-                        codec.encode(e.sys()), null);
+                ChangeEvent event =
+                        new ChangeEvent(
+                                e.kind() == ReferenceModel.Kind.UPSERT ? Op.UPSERT : Op.DELETE,
+                                new Object[] {e.key(), e.values().get(0), e.values().get(1)},
+                                codec.encode(e.seq()),
+                                codec.encode(e.sys()),
+                                null);
                 if (store.head() != null && store.head().isBeforeRetainedHistory(event)) {
                     refused++;
                     continue;
@@ -73,7 +93,9 @@ class BitemporalRetentionTest {
                     engine.apply(store, event, changes);
                     table.applyAll(changes);
                 } catch (RuntimeException | AssertionError failure) {
-                    throw new AssertionError("set " + set + " events " + events + " at " + i + ": " + failure, failure);
+                    throw new AssertionError(
+                            "set " + set + " events " + events + " at " + i + ": " + failure,
+                            failure);
                 }
                 accepted.add(e);
                 if (compacted) {
@@ -90,13 +112,32 @@ class BitemporalRetentionTest {
                     }
                 }
             }
-            ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
-                    ignoreNull ? Set.of("v1", "v2") : Set.of(), false, track ? Set.of("v1") : null, null, null);
-            assertThat(table.rows()).as("set " + set + " ignoreNull=" + ignoreNull + " track=" + track + " arrival " + events
-                    + " accepted " + accepted).isEqualTo(ReferenceModel.bitemporal(accepted, options));
+            ReferenceModel.Options options =
+                    new ReferenceModel.Options(
+                            List.of("v1", "v2"),
+                            ignoreNull ? Set.of("v1", "v2") : Set.of(),
+                            false,
+                            track ? Set.of("v1") : null,
+                            null,
+                            null);
+            assertThat(table.rows())
+                    .as(
+                            "set "
+                                    + set
+                                    + " ignoreNull="
+                                    + ignoreNull
+                                    + " track="
+                                    + track
+                                    + " arrival "
+                                    + events
+                                    + " accepted "
+                                    + accepted)
+                    .isEqualTo(ReferenceModel.bitemporal(accepted, options));
         }
-        System.out.printf("bitemporal retention: %d compaction passes, %d dropped history, %d events refused,"
-                + " %d accepted after a compaction%n", compactions, dropped, refused, acceptedAfterCompaction);
+        System.out.printf(
+                "bitemporal retention: %d compaction passes, %d dropped history, %d events refused,"
+                        + " %d accepted after a compaction%n",
+                compactions, dropped, refused, acceptedAfterCompaction);
         assertThat(dropped).isGreaterThan(500);
         assertThat(refused).isGreaterThan(500);
         assertThat(acceptedAfterCompaction).isGreaterThan(2000);

@@ -1,6 +1,7 @@
 package dev.autocdc.operators.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -9,8 +10,8 @@ import java.util.TreeMap;
 
 /**
  * Runs the core engines over a stream of many keys' events with in-memory state, the way the Flink
- * operator does with keyed state (truncate included: applied to every present key and kept as a floor
- * for keys seen later). For tests.
+ * operator does with keyed state (truncate included: applied to every present key and kept as a
+ * floor for keys seen later). For tests.
  */
 public final class CoreDriver {
     private final Flow flow;
@@ -43,27 +44,31 @@ public final class CoreDriver {
         }
         List<Object> key = key(event.row());
         switch (flow.targetType()) {
-            case SCD1: {
-                List<ChangeEvent> state = scd1State.get(key);
-                if (truncateFloor != null) {
-                    state = scd1.apply(state, truncateFloor, out);
+            case SCD1:
+                {
+                    List<ChangeEvent> state = scd1State.get(key);
+                    if (truncateFloor != null) {
+                        state = scd1.apply(state, truncateFloor, out);
+                    }
+                    scd1State.put(key, scd1.apply(state, event, out));
+                    break;
                 }
-                scd1State.put(key, scd1.apply(state, event, out));
-                break;
-            }
             case SCD2:
                 scd2.apply(timelines.computeIfAbsent(key, k -> new InMemoryTimeline()), event, out);
                 break;
             default:
-                bitemporal.apply(bitemporalStores.computeIfAbsent(key, k -> new MemoryBitemporalStore()), event, out);
+                bitemporal.apply(
+                        bitemporalStores.computeIfAbsent(key, k -> new MemoryBitemporalStore()),
+                        event,
+                        out);
         }
         return out;
     }
 
     /**
-     * Checks every bitemporal key's bookkeeping against its table computed from scratch: the entry where a
-     * closed version ends records the system start of that version's believed row, no other entry records
-     * one, and the head holds the open version's.
+     * Checks every bitemporal key's bookkeeping against its table computed from scratch: the entry
+     * where a closed version ends records the system start of that version's believed row, no other
+     * entry records one, and the head holds the open version's.
      */
     public void checkBitemporalBookkeeping() {
         for (Map.Entry<List<Object>, MemoryBitemporalStore> e : bitemporalStores.entrySet()) {
@@ -74,27 +79,43 @@ public final class CoreDriver {
                 TimelineEntry entry = it.next();
                 events.addAll(entry.events());
                 if (entry.believedSince() != null) {
-                    recorded.put(java.util.Arrays.toString(entry.sequence()), java.util.Arrays.toString(entry.believedSince()));
+                    recorded.put(
+                            Arrays.toString(entry.sequence()),
+                            Arrays.toString(entry.believedSince()));
                 }
             }
             Map<String, String> expected = new TreeMap<>();
-            String expectedOpen = java.util.Arrays.toString((byte[]) null);
+            String expectedOpen = Arrays.toString((byte[]) null);
             for (BitemporalRow row : bitemporal.table(events).values()) {
                 if (row.systemEnd() != null) {
                     continue;
                 }
                 if (row.version().isOpen()) {
-                    expectedOpen = java.util.Arrays.toString(row.systemStart());
+                    expectedOpen = Arrays.toString(row.systemStart());
                 } else {
-                    expected.put(java.util.Arrays.toString(row.version().end()), java.util.Arrays.toString(row.systemStart()));
+                    expected.put(
+                            Arrays.toString(row.version().end()),
+                            Arrays.toString(row.systemStart()));
                 }
             }
             if (!expected.equals(recorded)) {
-                throw new AssertionError("key " + e.getKey() + ": system starts recorded " + recorded + ", expected " + expected);
+                throw new AssertionError(
+                        "key "
+                                + e.getKey()
+                                + ": system starts recorded "
+                                + recorded
+                                + ", expected "
+                                + expected);
             }
-            String open = java.util.Arrays.toString(store.head().openSystemStart());
+            String open = Arrays.toString(store.head().openSystemStart());
             if (!expectedOpen.equals(open)) {
-                throw new AssertionError("key " + e.getKey() + ": open system start " + open + ", expected " + expectedOpen);
+                throw new AssertionError(
+                        "key "
+                                + e.getKey()
+                                + ": open system start "
+                                + open
+                                + ", expected "
+                                + expectedOpen);
             }
         }
     }
@@ -115,8 +136,11 @@ public final class CoreDriver {
     public int[] primaryKey() {
         int[] keys = flow.keyIndexes();
         int n = flow.columnCount();
-        int extra = flow.targetType() == TargetType.SCD1 ? 0 : flow.targetType() == TargetType.SCD2 ? 1 : 2;
-        int[] pk = java.util.Arrays.copyOf(keys, keys.length + extra);
+        int extra =
+                flow.targetType() == TargetType.SCD1
+                        ? 0
+                        : flow.targetType() == TargetType.SCD2 ? 1 : 2;
+        int[] pk = Arrays.copyOf(keys, keys.length + extra);
         if (extra >= 1) {
             pk[keys.length] = n;
         }
@@ -132,27 +156,28 @@ public final class CoreDriver {
         private BitemporalHead head;
         private BitemporalSnapshot snapshot;
         long now;
-        private final Timeline belief = new Timeline() {
-            @Override
-            public TimelineEntry head() {
-                return entries.head();
-            }
+        private final Timeline belief =
+                new Timeline() {
+                    @Override
+                    public TimelineEntry head() {
+                        return entries.head();
+                    }
 
-            @Override
-            public Iterator<TimelineEntry> newestFirst() {
-                return entries.newestFirst();
-            }
+                    @Override
+                    public Iterator<TimelineEntry> newestFirst() {
+                        return entries.newestFirst();
+                    }
 
-            @Override
-            public void put(TimelineEntry entry) {
-                entries.put(entry.stampedAt(now));
-            }
+                    @Override
+                    public void put(TimelineEntry entry) {
+                        entries.put(entry.stampedAt(now));
+                    }
 
-            @Override
-            public void setHead(TimelineEntry entry) {
-                entries.setHead(entry.stampedAt(now));
-            }
-        };
+                    @Override
+                    public void setHead(TimelineEntry entry) {
+                        entries.setHead(entry.stampedAt(now));
+                    }
+                };
 
         @Override
         public Timeline belief() {

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -17,18 +18,27 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Property test: random event sets over small domains (sequences 1..6, system sequences 1..6, values
- * {a, b, null}, 1-3 keys), every flow option combination, each set fed to the engine in several shuffled
- * orders. After every run the materialized changelog must equal the slow reference model written from
- * SPEC alone, and every change must be well formed. Coverage counters prove the hard cases happened.
+ * Property test: random event sets over small domains (sequences 1..6, system sequences 1..6,
+ * values {a, b, null}, 1-3 keys), every flow option combination, each set fed to the engine in
+ * several shuffled orders. After every run the materialized changelog must equal the slow reference
+ * model written from SPEC alone, and every change must be well formed. Coverage counters prove the
+ * hard cases happened.
  */
 class EngineVersusReferenceTest {
     private static final int SETS_PER_TYPE = 2500;
     private static final int ORDERS_PER_SET = 4;
     private static final Map<String, Integer> COVERAGE = new TreeMap<>();
 
-    /** The option combinations: IGNORE NULL UPDATES forms and COLUMNS TO UPDATE exclude each other. */
-    private enum Partial { FULL_ROW, IGNORE_ALL, IGNORE_ON_V1, IGNORE_EXCEPT_V1, COLUMNS_TO_UPDATE }
+    /**
+     * The option combinations: IGNORE NULL UPDATES forms and COLUMNS TO UPDATE exclude each other.
+     */
+    private enum Partial {
+        FULL_ROW,
+        IGNORE_ALL,
+        IGNORE_ON_V1,
+        IGNORE_EXCEPT_V1,
+        COLUMNS_TO_UPDATE
+    }
 
     @Test
     void scd1MatchesTheReference() {
@@ -48,21 +58,43 @@ class EngineVersusReferenceTest {
     @AfterAll
     static void coverageWasReached() {
         System.out.println("coverage counters: " + COVERAGE);
-        for (String hardCase : List.of("scd1.conflicting_tie", "scd1.exact_duplicate", "scd1.delete_then_reinsert",
-                "scd1.truncate", "scd1.late_event_changes_columns",
-                "scd2.conflicting_tie", "scd2.exact_duplicate", "scd2.delete_then_reinsert", "scd2.late_merge",
-                "scd2.late_split", "scd2.untracked_only_change", "scd2.late_changes_later_rows",
-                "bitemporal.conflicting_tie", "bitemporal.exact_duplicate", "bitemporal.delete_then_reinsert",
-                "bitemporal.correction_same_business_time", "bitemporal.late_in_system_time",
-                "bitemporal.shared_system_time", "bitemporal.late_business_time_in_system_order", "bitemporal.untracked_only_change", "bitemporal.late_merge",
-                "bitemporal.late_split")) {
-            assertThat(COVERAGE.getOrDefault(hardCase, 0)).as("coverage of " + hardCase).isGreaterThan(20);
+        for (String hardCase :
+                List.of(
+                        "scd1.conflicting_tie",
+                        "scd1.exact_duplicate",
+                        "scd1.delete_then_reinsert",
+                        "scd1.truncate",
+                        "scd1.late_event_changes_columns",
+                        "scd2.conflicting_tie",
+                        "scd2.exact_duplicate",
+                        "scd2.delete_then_reinsert",
+                        "scd2.late_merge",
+                        "scd2.late_split",
+                        "scd2.untracked_only_change",
+                        "scd2.late_changes_later_rows",
+                        "bitemporal.conflicting_tie",
+                        "bitemporal.exact_duplicate",
+                        "bitemporal.delete_then_reinsert",
+                        "bitemporal.correction_same_business_time",
+                        "bitemporal.late_in_system_time",
+                        "bitemporal.shared_system_time",
+                        "bitemporal.late_business_time_in_system_order",
+                        "bitemporal.untracked_only_change",
+                        "bitemporal.late_merge",
+                        "bitemporal.late_split")) {
+            assertThat(COVERAGE.getOrDefault(hardCase, 0))
+                    .as("coverage of " + hardCase)
+                    .isGreaterThan(20);
         }
     }
 
     private void run(TargetType type, long seed) {
         Random random = new Random(seed);
-        int combos = Partial.values().length * 2 * (type == TargetType.SCD1 ? 1 : 2) * (type == TargetType.BITEMPORAL ? 2 : 1);
+        int combos =
+                Partial.values().length
+                        * 2
+                        * (type == TargetType.SCD1 ? 1 : 2)
+                        * (type == TargetType.BITEMPORAL ? 2 : 1);
         for (int set = 0; set < SETS_PER_TYPE; set++) {
             int combo = set % combos;
             Partial partial = Partial.values()[combo % Partial.values().length];
@@ -89,7 +121,10 @@ class EngineVersusReferenceTest {
                         Integer seq = newestSeq.get(e.key());
                         Integer sys = newestSys.get(e.key());
                         if (seq != null && e.seq() < seq && sys != null && e.sys() > sys) {
-                            bump("bitemporal.late_business_time_in_system_order"); // the in-order path's late case
+                            bump("bitemporal.late_business_time_in_system_order"); // the
+                            // in-order
+                            // path's late
+                            // case
                         }
                         newestSys.merge(e.key(), e.sys(), Math::max);
                     }
@@ -98,7 +133,8 @@ class EngineVersusReferenceTest {
                         changes = driver.apply(setup.toChangeEvent(e));
                         table.applyAll(changes);
                     } catch (RuntimeException | AssertionError failure) {
-                        throw new AssertionError(context + " arrival " + arrival + ": " + failure, failure);
+                        throw new AssertionError(
+                                context + " arrival " + arrival + ": " + failure, failure);
                     }
                     if (e.key() != null) {
                         Integer newest = newestSeq.get(e.key());
@@ -112,7 +148,15 @@ class EngineVersusReferenceTest {
                         try {
                             driver.checkBitemporalBookkeeping();
                         } catch (AssertionError failure) {
-                            throw new AssertionError(context + " arrival " + arrival + " after " + e + ": " + failure, failure);
+                            throw new AssertionError(
+                                    context
+                                            + " arrival "
+                                            + arrival
+                                            + " after "
+                                            + e
+                                            + ": "
+                                            + failure,
+                                    failure);
                         }
                     }
                 }
@@ -134,19 +178,25 @@ class EngineVersusReferenceTest {
             if (c.kind() == TargetChange.Kind.DELETE && type == TargetType.SCD2) {
                 bump(prefix + ".late_merge");
             }
-            if (c.kind() == TargetChange.Kind.INSERT && c.after()[c.after().length - endColumn + 1] != null
+            if (c.kind() == TargetChange.Kind.INSERT
+                    && c.after()[c.after().length - endColumn + 1] != null
                     && (type == TargetType.SCD2 || c.after()[c.after().length - 1] == null)) {
                 bump(prefix + ".late_split");
             }
-            if (type == TargetType.BITEMPORAL && c.kind() == TargetChange.Kind.INSERT
-                    && c.after()[c.after().length - 3] == null && c.after()[c.after().length - 1] == null) {
+            if (type == TargetType.BITEMPORAL
+                    && c.kind() == TargetChange.Kind.INSERT
+                    && c.after()[c.after().length - 3] == null
+                    && c.after()[c.after().length - 1] == null) {
                 bump(prefix + ".late_merge");
             }
         }
         for (TargetChange c : changes) {
-            // a late event that changes the content of a row starting after it: the refold of SPEC §13 F
-            if (c.kind() == TargetChange.Kind.UPDATE && (Integer) c.before()[c.before().length - endColumn] > seq
-                    && !Values.sameRow(Arrays.copyOf(c.before(), c.before().length - endColumn),
+            // a late event that changes the content of a row starting after it: the refold of SPEC
+            // §13 F
+            if (c.kind() == TargetChange.Kind.UPDATE
+                    && (Integer) c.before()[c.before().length - endColumn] > seq
+                    && !Values.sameRow(
+                            Arrays.copyOf(c.before(), c.before().length - endColumn),
                             Arrays.copyOf(c.after(), c.after().length - endColumn))) {
                 bump(prefix + ".late_changes_later_rows");
             }
@@ -190,10 +240,12 @@ class EngineVersusReferenceTest {
                 if (a == b || a.key() == null || !a.key().equals(b.key())) {
                     continue;
                 }
-                if (a.seq() == b.seq() && java.util.Objects.equals(a.sys(), b.sys())) {
+                if (a.seq() == b.seq() && Objects.equals(a.sys(), b.sys())) {
                     tie = true;
                 }
-                if (a.kind() != ReferenceModel.Kind.UPSERT && b.kind() == ReferenceModel.Kind.UPSERT && b.seq() > a.seq()) {
+                if (a.kind() != ReferenceModel.Kind.UPSERT
+                        && b.kind() == ReferenceModel.Kind.UPSERT
+                        && b.seq() > a.seq()) {
                     reinsert = true;
                 }
                 if (type == TargetType.BITEMPORAL) {
@@ -216,7 +268,8 @@ class EngineVersusReferenceTest {
             bump(prefix + ".shared_system_time");
         }
         if (lateSystem) {
-            bump(prefix + ".late_in_system_time"); // with shuffled arrival, the later-recorded event often comes first
+            bump(prefix + ".late_in_system_time"); // with shuffled arrival, the later-recorded
+            // event often comes first
         }
         if (events.stream().anyMatch(e -> e.kind() == ReferenceModel.Kind.TRUNCATE)) {
             bump(prefix + ".truncate");
@@ -241,8 +294,12 @@ class EngineVersusReferenceTest {
             int seq = 1 + random.nextInt(6);
             Integer sys = setup.type == TargetType.BITEMPORAL ? 1 + random.nextInt(6) : null;
             int roll = random.nextInt(10);
-            ReferenceModel.Kind kind = roll < 7 ? ReferenceModel.Kind.UPSERT
-                    : roll < 9 || setup.type != TargetType.SCD1 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.TRUNCATE;
+            ReferenceModel.Kind kind =
+                    roll < 7
+                            ? ReferenceModel.Kind.UPSERT
+                            : roll < 9 || setup.type != TargetType.SCD1
+                                    ? ReferenceModel.Kind.DELETE
+                                    : ReferenceModel.Kind.TRUNCATE;
             List<Object> values = new ArrayList<>();
             values.add(domain[random.nextInt(3)]);
             values.add(domain[random.nextInt(3)]);
@@ -261,8 +318,16 @@ class EngineVersusReferenceTest {
                     }
                 }
             }
-            events.add(new ReferenceModel.Event(kind == ReferenceModel.Kind.TRUNCATE && random.nextBoolean() ? null : key,
-                    seq, sys, kind, values, columnsToUpdate));
+            events.add(
+                    new ReferenceModel.Event(
+                            kind == ReferenceModel.Kind.TRUNCATE && random.nextBoolean()
+                                    ? null
+                                    : key,
+                            seq,
+                            sys,
+                            kind,
+                            values,
+                            columnsToUpdate));
         }
         return events;
     }
@@ -279,7 +344,12 @@ class EngineVersusReferenceTest {
         final ReferenceModel.Options options;
         private final SequenceCodec codec = new SequenceCodec(ColumnType.of(ColumnType.Kind.INT));
 
-        Setup(TargetType type, Partial partial, boolean keepSequence, boolean keepSystemSequence, boolean trackV1Only) {
+        Setup(
+                TargetType type,
+                Partial partial,
+                boolean keepSequence,
+                boolean keepSystemSequence,
+                boolean trackV1Only) {
             this.type = type;
             this.partial = partial;
             this.keepSequence = keepSequence;
@@ -287,8 +357,13 @@ class EngineVersusReferenceTest {
             this.trackV1Only = trackV1Only;
             ColumnType string = ColumnType.of(ColumnType.Kind.STRING);
             ColumnType integer = ColumnType.of(ColumnType.Kind.INT);
-            Flow.Builder b = Flow.builder("flow", type).column("id", integer).column("v1", string).column("v2", string)
-                    .keys("id").sequenceBy(integer);
+            Flow.Builder b =
+                    Flow.builder("flow", type)
+                            .column("id", integer)
+                            .column("v1", string)
+                            .column("v2", string)
+                            .keys("id")
+                            .sequenceBy(integer);
             if (keepSequence) {
                 valueColumns.add("seq");
                 b.column("seq", integer).sequenceColumns("seq");
@@ -323,8 +398,14 @@ class EngineVersusReferenceTest {
                 b.trackHistoryOn(List.of("v1"));
             }
             this.flow = b.build();
-            this.options = new ReferenceModel.Options(valueColumns, ignoreNull, partial == Partial.COLUMNS_TO_UPDATE,
-                    trackV1Only ? Set.of("v1") : null, keepSequence ? "seq" : null, keepSystemSequence ? "sys" : null);
+            this.options =
+                    new ReferenceModel.Options(
+                            valueColumns,
+                            ignoreNull,
+                            partial == Partial.COLUMNS_TO_UPDATE,
+                            trackV1Only ? Set.of("v1") : null,
+                            keepSequence ? "seq" : null,
+                            keepSystemSequence ? "sys" : null);
         }
 
         Set<List<Object>> reference(List<ReferenceModel.Event> events) {
@@ -351,13 +432,25 @@ class EngineVersusReferenceTest {
                     written[flow.indexOf(c)] = true;
                 }
             }
-            Op op = e.kind() == ReferenceModel.Kind.UPSERT ? Op.UPSERT : e.kind() == ReferenceModel.Kind.DELETE ? Op.DELETE : Op.TRUNCATE;
-            return new ChangeEvent(op, row, codec.encode(e.seq()), e.sys() == null ? null : codec.encode(e.sys()), written);
+            Op op =
+                    e.kind() == ReferenceModel.Kind.UPSERT
+                            ? Op.UPSERT
+                            : e.kind() == ReferenceModel.Kind.DELETE ? Op.DELETE : Op.TRUNCATE;
+            return new ChangeEvent(
+                    op,
+                    row,
+                    codec.encode(e.seq()),
+                    e.sys() == null ? null : codec.encode(e.sys()),
+                    written);
         }
 
         @Override
         public String toString() {
-            return type + " " + partial + (keepSequence ? " +seq" : "") + (keepSystemSequence ? " +sys" : "")
+            return type
+                    + " "
+                    + partial
+                    + (keepSequence ? " +seq" : "")
+                    + (keepSystemSequence ? " +sys" : "")
                     + (trackV1Only ? " track(v1)" : "");
         }
     }

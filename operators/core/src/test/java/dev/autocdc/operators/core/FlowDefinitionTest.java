@@ -3,16 +3,15 @@ package dev.autocdc.operators.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §1: invalid combinations are rejected when the flow is defined, with a message that names the clause.
- * Every invalid flow here is a valid base flow plus exactly one offending clause, so a rejection can only come
- * from that clause.
+ * SPEC §1: invalid combinations are rejected when the flow is defined, with a message that names
+ * the clause. Every invalid flow here is a valid base flow plus exactly one offending clause, so a
+ * rejection can only come from that clause.
  */
 class FlowDefinitionTest {
     private static final ColumnType INT = ColumnType.of(ColumnType.Kind.INT);
@@ -21,17 +20,28 @@ class FlowDefinitionTest {
     private static final ColumnType DOUBLE = ColumnType.of(ColumnType.Kind.DOUBLE);
     private static final ColumnType BOOLEAN = ColumnType.of(ColumnType.Kind.BOOLEAN);
 
-    /** id (key), name, city, seq (the kept SEQUENCE BY column); bitemporal adds a TIMESTAMP system sequence. */
+    /**
+     * id (key), name, city, seq (the kept SEQUENCE BY column); bitemporal adds a TIMESTAMP system
+     * sequence.
+     */
     private static Flow.Builder base(TargetType type) {
-        Flow.Builder b = Flow.builder("flow", type).column("id", INT).column("name", STRING).column("city", STRING)
-                .column("seq", INT).keys("id").sequenceBy(INT).sequenceColumns("seq");
+        Flow.Builder b =
+                Flow.builder("flow", type)
+                        .column("id", INT)
+                        .column("name", STRING)
+                        .column("city", STRING)
+                        .column("seq", INT)
+                        .keys("id")
+                        .sequenceBy(INT)
+                        .sequenceColumns("seq");
         if (type == TargetType.BITEMPORAL) {
             b.systemSequenceBy(TIMESTAMP);
         }
         return b;
     }
 
-    private static final List<TargetType> ALL = List.of(TargetType.SCD1, TargetType.SCD2, TargetType.BITEMPORAL);
+    private static final List<TargetType> ALL =
+            List.of(TargetType.SCD1, TargetType.SCD2, TargetType.BITEMPORAL);
     private static final List<TargetType> HISTORY = List.of(TargetType.SCD2, TargetType.BITEMPORAL);
 
     // ------------------------------------------------------------------------------------------------
@@ -41,8 +51,11 @@ class FlowDefinitionTest {
     @Test
     void baseFlowsAndTheirValidOptionsAreAccepted() {
         for (TargetType type : ALL) {
-            assertAccepted(type, b -> { });
-            assertAccepted(type, Flow.Builder::columnsToUpdate); // all three types (SPEC §1: we allow it for bitemporal)
+            assertAccepted(type, b -> {});
+            assertAccepted(
+                    type,
+                    Flow.Builder::columnsToUpdate); // all three types (SPEC §1: we allow it for
+            // bitemporal)
             assertAccepted(type, Flow.Builder::ignoreNullUpdates);
             assertAccepted(type, b -> b.ignoreNullUpdatesOn(List.of("name")));
             assertAccepted(type, b -> b.ignoreNullUpdatesExcept(List.of("city")));
@@ -56,16 +69,30 @@ class FlowDefinitionTest {
 
     @Test
     void everySortableSequenceTypeIsAccepted() {
-        List<ColumnType> sortable = List.of(ColumnType.of(ColumnType.Kind.INT), ColumnType.of(ColumnType.Kind.BIGINT),
-                ColumnType.of(ColumnType.Kind.DECIMAL), ColumnType.of(ColumnType.Kind.DATE), TIMESTAMP,
-                ColumnType.of(ColumnType.Kind.TIMESTAMP_LTZ), STRING,
-                ColumnType.row(List.of("a", "b"), List.of(TIMESTAMP, INT)));
+        List<ColumnType> sortable =
+                List.of(
+                        ColumnType.of(ColumnType.Kind.INT),
+                        ColumnType.of(ColumnType.Kind.BIGINT),
+                        ColumnType.of(ColumnType.Kind.DECIMAL),
+                        ColumnType.of(ColumnType.Kind.DATE),
+                        TIMESTAMP,
+                        ColumnType.of(ColumnType.Kind.TIMESTAMP_LTZ),
+                        STRING,
+                        ColumnType.row(List.of("a", "b"), List.of(TIMESTAMP, INT)));
         for (ColumnType business : sortable) {
             for (ColumnType system : sortable) {
                 // SPEC §1: the system sequence's type may differ from the business time's
-                assertThatCode(() -> Flow.builder("f", TargetType.BITEMPORAL).column("id", INT).column("v", STRING)
-                        .keys("id").sequenceBy(business).systemSequenceBy(system).build())
-                        .as(business + " / " + system).doesNotThrowAnyException();
+                assertThatCode(
+                                () ->
+                                        Flow.builder("f", TargetType.BITEMPORAL)
+                                                .column("id", INT)
+                                                .column("v", STRING)
+                                                .keys("id")
+                                                .sequenceBy(business)
+                                                .systemSequenceBy(system)
+                                                .build())
+                        .as(business + " / " + system)
+                        .doesNotThrowAnyException();
             }
         }
     }
@@ -84,8 +111,12 @@ class FlowDefinitionTest {
 
     @Test
     void bitemporalWithoutSystemSequenceByIsRejected() {
-        Flow.Builder b = Flow.builder("flow", TargetType.BITEMPORAL).column("id", INT).column("name", STRING)
-                .keys("id").sequenceBy(INT);
+        Flow.Builder b =
+                Flow.builder("flow", TargetType.BITEMPORAL)
+                        .column("id", INT)
+                        .column("name", STRING)
+                        .keys("id")
+                        .sequenceBy(INT);
         FlowDefinitionException e = rejected(b);
         assertThat(e.clause()).isIn("STORED AS BITEMPORAL", "SYSTEM SEQUENCE BY");
         assertThat(e.getMessage()).contains("SYSTEM SEQUENCE BY");
@@ -93,22 +124,34 @@ class FlowDefinitionTest {
 
     @Test
     void trackHistoryWithScdType1IsRejected() {
-        assertThat(rejected(TargetType.SCD1, b -> b.trackHistoryOn(List.of("name"))).clause()).startsWith("TRACK HISTORY");
-        assertThat(rejected(TargetType.SCD1, b -> b.trackHistoryExcept(List.of("city"))).clause()).startsWith("TRACK HISTORY");
+        assertThat(rejected(TargetType.SCD1, b -> b.trackHistoryOn(List.of("name"))).clause())
+                .startsWith("TRACK HISTORY");
+        assertThat(rejected(TargetType.SCD1, b -> b.trackHistoryExcept(List.of("city"))).clause())
+                .startsWith("TRACK HISTORY");
     }
 
     @Test
     void columnsToUpdateWithIgnoreNullUpdatesIsRejected() {
-        List<Consumer<Flow.Builder>> ignoreForms = List.of(Flow.Builder::ignoreNullUpdates,
-                b -> b.ignoreNullUpdatesOn(List.of("name")), b -> b.ignoreNullUpdatesExcept(List.of("city")));
+        List<Consumer<Flow.Builder>> ignoreForms =
+                List.of(
+                        Flow.Builder::ignoreNullUpdates,
+                        b -> b.ignoreNullUpdatesOn(List.of("name")),
+                        b -> b.ignoreNullUpdatesExcept(List.of("city")));
         for (TargetType type : ALL) {
             for (Consumer<Flow.Builder> ignore : ignoreForms) {
-                FlowDefinitionException e = rejected(type, b -> {
-                    ignore.accept(b);
-                    b.columnsToUpdate();
-                });
-                assertThat(e.clause()).as(type.toString()).isIn("COLUMNS TO UPDATE", "IGNORE NULL UPDATES");
-                assertThat(e.getMessage()).contains("COLUMNS TO UPDATE").contains("IGNORE NULL UPDATES");
+                FlowDefinitionException e =
+                        rejected(
+                                type,
+                                b -> {
+                                    ignore.accept(b);
+                                    b.columnsToUpdate();
+                                });
+                assertThat(e.clause())
+                        .as(type.toString())
+                        .isIn("COLUMNS TO UPDATE", "IGNORE NULL UPDATES");
+                assertThat(e.getMessage())
+                        .contains("COLUMNS TO UPDATE")
+                        .contains("IGNORE NULL UPDATES");
             }
         }
     }
@@ -116,32 +159,49 @@ class FlowDefinitionTest {
     @Test
     void anUnknownColumnIsRejectedByTheClauseThatNamesIt() {
         for (TargetType type : ALL) {
-            assertUnknown(rejected(Flow.builder("flow", type).column("id", INT).column("name", STRING).keys("nope")
-                    .sequenceBy(INT).systemSequenceBy(type == TargetType.BITEMPORAL ? TIMESTAMP : null)), "KEYS");
+            assertUnknown(
+                    rejected(
+                            Flow.builder("flow", type)
+                                    .column("id", INT)
+                                    .column("name", STRING)
+                                    .keys("nope")
+                                    .sequenceBy(INT)
+                                    .systemSequenceBy(
+                                            type == TargetType.BITEMPORAL ? TIMESTAMP : null)),
+                    "KEYS");
             assertUnknown(rejected(type, b -> b.sequenceColumns("nope")), "SEQUENCE BY");
-            assertUnknown(rejected(type, b -> b.ignoreNullUpdatesOn(List.of("name", "nope"))), "IGNORE NULL UPDATES");
-            assertUnknown(rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("nope"))), "IGNORE NULL UPDATES");
+            assertUnknown(
+                    rejected(type, b -> b.ignoreNullUpdatesOn(List.of("name", "nope"))),
+                    "IGNORE NULL UPDATES");
+            assertUnknown(
+                    rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("nope"))),
+                    "IGNORE NULL UPDATES");
         }
         for (TargetType type : HISTORY) {
             assertUnknown(rejected(type, b -> b.trackHistoryOn(List.of("nope"))), "TRACK HISTORY");
-            assertUnknown(rejected(type, b -> b.trackHistoryExcept(List.of("city", "nope"))), "TRACK HISTORY");
+            assertUnknown(
+                    rejected(type, b -> b.trackHistoryExcept(List.of("city", "nope"))),
+                    "TRACK HISTORY");
         }
     }
 
     @Test
     void aKeyInAnExceptListIsRejected() {
         for (TargetType type : ALL) {
-            FlowDefinitionException e = rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("id")));
+            FlowDefinitionException e =
+                    rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("id")));
             assertThat(e.clause()).startsWith("IGNORE NULL UPDATES");
             assertThat(e.getMessage()).contains("id");
             // names are case-insensitive, as everywhere in the builder
-            assertThat(rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("ID"))).clause()).startsWith("IGNORE NULL UPDATES");
+            assertThat(rejected(type, b -> b.ignoreNullUpdatesExcept(List.of("ID"))).clause())
+                    .startsWith("IGNORE NULL UPDATES");
         }
         for (TargetType type : HISTORY) {
             FlowDefinitionException e = rejected(type, b -> b.trackHistoryExcept(List.of("id")));
             assertThat(e.clause()).startsWith("TRACK HISTORY");
             assertThat(e.getMessage()).contains("id");
-            assertThat(rejected(type, b -> b.trackHistoryExcept(List.of("city", "Id"))).clause()).startsWith("TRACK HISTORY");
+            assertThat(rejected(type, b -> b.trackHistoryExcept(List.of("city", "Id"))).clause())
+                    .startsWith("TRACK HISTORY");
         }
     }
 
@@ -149,24 +209,33 @@ class FlowDefinitionTest {
     @Test
     void aKeyInAnOnListIsRejected() {
         for (TargetType type : ALL) {
-            assertThat(rejected(type, b -> b.ignoreNullUpdatesOn(List.of("id"))).clause()).startsWith("IGNORE NULL UPDATES");
+            assertThat(rejected(type, b -> b.ignoreNullUpdatesOn(List.of("id"))).clause())
+                    .startsWith("IGNORE NULL UPDATES");
         }
         for (TargetType type : HISTORY) {
-            assertThat(rejected(type, b -> b.trackHistoryOn(List.of("id"))).clause()).startsWith("TRACK HISTORY");
+            assertThat(rejected(type, b -> b.trackHistoryOn(List.of("id"))).clause())
+                    .startsWith("TRACK HISTORY");
         }
     }
 
     @Test
     void aNonSortableSequenceTypeIsRejected() {
-        List<ColumnType> unsortable = List.of(DOUBLE, BOOLEAN, ColumnType.of(ColumnType.Kind.FLOAT),
-                ColumnType.of(ColumnType.Kind.BYTES), ColumnType.array(INT),
-                ColumnType.row(List.of("a", "b"), List.of(INT, DOUBLE)), ColumnType.row(List.of(), List.of()));
+        List<ColumnType> unsortable =
+                List.of(
+                        DOUBLE,
+                        BOOLEAN,
+                        ColumnType.of(ColumnType.Kind.FLOAT),
+                        ColumnType.of(ColumnType.Kind.BYTES),
+                        ColumnType.array(INT),
+                        ColumnType.row(List.of("a", "b"), List.of(INT, DOUBLE)),
+                        ColumnType.row(List.of(), List.of()));
         for (ColumnType bad : unsortable) {
             for (TargetType type : ALL) {
                 FlowDefinitionException e = rejected(type, b -> b.sequenceBy(bad));
                 assertThat(e.clause()).as(type + " SEQUENCE BY " + bad).isEqualTo("SEQUENCE BY");
             }
-            FlowDefinitionException e = rejected(TargetType.BITEMPORAL, b -> b.systemSequenceBy(bad));
+            FlowDefinitionException e =
+                    rejected(TargetType.BITEMPORAL, b -> b.systemSequenceBy(bad));
             assertThat(e.clause()).as("SYSTEM SEQUENCE BY " + bad).isEqualTo("SYSTEM SEQUENCE BY");
         }
     }
@@ -174,20 +243,35 @@ class FlowDefinitionTest {
     @Test
     void noKeysIsRejected() {
         for (TargetType type : ALL) {
-            Flow.Builder b = Flow.builder("flow", type).column("id", INT).column("name", STRING).sequenceBy(INT);
+            Flow.Builder b =
+                    Flow.builder("flow", type)
+                            .column("id", INT)
+                            .column("name", STRING)
+                            .sequenceBy(INT);
             if (type == TargetType.BITEMPORAL) {
                 b.systemSequenceBy(TIMESTAMP);
             }
             assertThat(rejected(b).clause()).as(type.toString()).isEqualTo("KEYS");
-            assertThat(rejected(Flow.builder("flow", type).column("id", INT).keys(List.of()).sequenceBy(INT)
-                    .systemSequenceBy(type == TargetType.BITEMPORAL ? TIMESTAMP : null)).clause()).isEqualTo("KEYS");
+            assertThat(
+                            rejected(
+                                            Flow.builder("flow", type)
+                                                    .column("id", INT)
+                                                    .keys(List.of())
+                                                    .sequenceBy(INT)
+                                                    .systemSequenceBy(
+                                                            type == TargetType.BITEMPORAL
+                                                                    ? TIMESTAMP
+                                                                    : null))
+                                    .clause())
+                    .isEqualTo("KEYS");
         }
     }
 
     @Test
     void noSequenceByIsRejected() {
         for (TargetType type : ALL) {
-            Flow.Builder b = Flow.builder("flow", type).column("id", INT).column("name", STRING).keys("id");
+            Flow.Builder b =
+                    Flow.builder("flow", type).column("id", INT).column("name", STRING).keys("id");
             if (type == TargetType.BITEMPORAL) {
                 b.systemSequenceBy(TIMESTAMP);
             }
@@ -199,15 +283,35 @@ class FlowDefinitionTest {
     @Test
     void otherContradictionsAreRejected() {
         for (TargetType type : ALL) {
-            assertThat(rejected(type, b -> b.keys("id")).clause()).as("key listed twice").isEqualTo("KEYS");
-            assertThat(rejected(type, b -> b.column("NAME", STRING)).clause()).as("column twice").isEqualTo("COLUMNS");
-            assertThat(rejected(type, b -> b.sequenceColumns("id")).clause()).as("key as sequence").isEqualTo("SEQUENCE BY");
-            assertThat(rejected(type, b -> b.ignoreNullUpdates().ignoreNullUpdatesOn(List.of("name"))).clause())
-                    .as("two IGNORE NULL UPDATES forms").startsWith("IGNORE NULL UPDATES");
+            assertThat(rejected(type, b -> b.keys("id")).clause())
+                    .as("key listed twice")
+                    .isEqualTo("KEYS");
+            assertThat(rejected(type, b -> b.column("NAME", STRING)).clause())
+                    .as("column twice")
+                    .isEqualTo("COLUMNS");
+            assertThat(rejected(type, b -> b.sequenceColumns("id")).clause())
+                    .as("key as sequence")
+                    .isEqualTo("SEQUENCE BY");
+            assertThat(
+                            rejected(
+                                            type,
+                                            b ->
+                                                    b.ignoreNullUpdates()
+                                                            .ignoreNullUpdatesOn(List.of("name")))
+                                    .clause())
+                    .as("two IGNORE NULL UPDATES forms")
+                    .startsWith("IGNORE NULL UPDATES");
         }
         for (TargetType type : HISTORY) {
-            assertThat(rejected(type, b -> b.trackHistoryOn(List.of("name")).trackHistoryExcept(List.of("city"))).clause())
-                    .as("two TRACK HISTORY forms").startsWith("TRACK HISTORY");
+            assertThat(
+                            rejected(
+                                            type,
+                                            b ->
+                                                    b.trackHistoryOn(List.of("name"))
+                                                            .trackHistoryExcept(List.of("city")))
+                                    .clause())
+                    .as("two TRACK HISTORY forms")
+                    .startsWith("TRACK HISTORY");
         }
     }
 
@@ -216,13 +320,13 @@ class FlowDefinitionTest {
     void truncateWithHistoryTargetsIsRejected() {
         assertAccepted(TargetType.SCD1, Flow.Builder::applyAsTruncate);
         for (TargetType type : HISTORY) {
-            assertThat(rejected(type, Flow.Builder::applyAsTruncate).clause()).as(type.toString())
+            assertThat(rejected(type, Flow.Builder::applyAsTruncate).clause())
+                    .as(type.toString())
                     .isEqualTo("APPLY AS TRUNCATE WHEN");
         }
     }
 
     // ------------------------------------------------------------------------------------------------
-
 
     private static void assertAccepted(TargetType type, Consumer<Flow.Builder> option) {
         Flow.Builder b = base(type);
@@ -230,8 +334,12 @@ class FlowDefinitionTest {
         assertThatCode(b::build).as(type.toString()).doesNotThrowAnyException();
     }
 
-    /** The base flow of the type plus one option: must be rejected (and the base alone must be valid). */
-    private static FlowDefinitionException rejected(TargetType type, Consumer<Flow.Builder> option) {
+    /**
+     * The base flow of the type plus one option: must be rejected (and the base alone must be
+     * valid).
+     */
+    private static FlowDefinitionException rejected(
+            TargetType type, Consumer<Flow.Builder> option) {
         assertThatCode(() -> base(type).build()).as("base " + type).doesNotThrowAnyException();
         Flow.Builder b = base(type);
         option.accept(b);
@@ -240,7 +348,8 @@ class FlowDefinitionTest {
 
     private static FlowDefinitionException rejected(Flow.Builder b) {
         FlowDefinitionException[] caught = new FlowDefinitionException[1];
-        assertThatThrownBy(b::build).isInstanceOfSatisfying(FlowDefinitionException.class, e -> caught[0] = e);
+        assertThatThrownBy(b::build)
+                .isInstanceOfSatisfying(FlowDefinitionException.class, e -> caught[0] = e);
         FlowDefinitionException e = caught[0];
         assertThat(e.clause()).isNotBlank();
         assertThat(e.getMessage()).as("the message names the clause").contains(e.clause());

@@ -10,43 +10,54 @@ import java.util.Set;
 
 /**
  * Applies a changelog in order to a table keyed by the target's primary key, and fails on the first
- * change that is not well formed (SPEC §8): an insert for a key that is present, an update or delete of
- * a key that is absent, or a retraction that does not carry exactly the row it retracts.
+ * change that is not well formed (SPEC §8): an insert for a key that is present, an update or
+ * delete of a key that is absent, or a retraction that does not carry exactly the row it retracts.
  */
 public final class MaterializedTable {
     private final int[] primaryKey;
     private final Map<List<Object>, Object[]> rows = new LinkedHashMap<>();
 
-    /** @param primaryKey positions of the primary key's columns in the target row */
+    /**
+     * @param primaryKey positions of the primary key's columns in the target row
+     */
     public MaterializedTable(int... primaryKey) {
         this.primaryKey = primaryKey;
     }
 
     public void apply(TargetChange change) {
         switch (change.kind()) {
-            case INSERT: {
-                List<Object> k = key(change.after());
-                if (rows.containsKey(k)) {
-                    throw new AssertionError("+I for a present key " + k + ": " + change + ", table has " + Arrays.deepToString(rows.get(k)));
+            case INSERT:
+                {
+                    List<Object> k = key(change.after());
+                    if (rows.containsKey(k)) {
+                        throw new AssertionError(
+                                "+I for a present key "
+                                        + k
+                                        + ": "
+                                        + change
+                                        + ", table has "
+                                        + Arrays.deepToString(rows.get(k)));
+                    }
+                    rows.put(k, change.after());
+                    break;
                 }
-                rows.put(k, change.after());
-                break;
-            }
-            case UPDATE: {
-                List<Object> k = key(change.before());
-                checkRetracts(k, change);
-                if (!k.equals(key(change.after()))) {
-                    throw new AssertionError("update changes the primary key: " + change);
+            case UPDATE:
+                {
+                    List<Object> k = key(change.before());
+                    checkRetracts(k, change);
+                    if (!k.equals(key(change.after()))) {
+                        throw new AssertionError("update changes the primary key: " + change);
+                    }
+                    rows.put(k, change.after());
+                    break;
                 }
-                rows.put(k, change.after());
-                break;
-            }
-            case DELETE: {
-                List<Object> k = key(change.before());
-                checkRetracts(k, change);
-                rows.remove(k);
-                break;
-            }
+            case DELETE:
+                {
+                    List<Object> k = key(change.before());
+                    checkRetracts(k, change);
+                    rows.remove(k);
+                    break;
+                }
             default:
                 throw new IllegalStateException();
         }
@@ -62,8 +73,11 @@ public final class MaterializedTable {
             throw new AssertionError("retraction of an absent key " + k + ": " + change);
         }
         if (!Arrays.deepEquals(present, change.before())) {
-            throw new AssertionError("retraction carries " + Arrays.deepToString(change.before()) + " but the table has "
-                    + Arrays.deepToString(present));
+            throw new AssertionError(
+                    "retraction carries "
+                            + Arrays.deepToString(change.before())
+                            + " but the table has "
+                            + Arrays.deepToString(present));
         }
     }
 

@@ -18,11 +18,11 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §1, §6: sequence values are compared through an order-preserving byte encoding. For every sortable
- * type, on edge and random values: {@code Arrays.compareUnsigned} of two encodings has the sign of the
- * values' natural order ({@link Values#compare}; strings additionally checked against their UTF-8 bytes),
- * {@code decode(encode(x))} is x ({@link Values#same}), and no encoding is a proper prefix of another (so a
- * STRUCT's field encodings concatenate into a lexicographic order).
+ * SPEC §1, §6: sequence values are compared through an order-preserving byte encoding. For every
+ * sortable type, on edge and random values: {@code Arrays.compareUnsigned} of two encodings has the
+ * sign of the values' natural order ({@link Values#compare}; strings additionally checked against
+ * their UTF-8 bytes), {@code decode(encode(x))} is x ({@link Values#same}), and no encoding is a
+ * proper prefix of another (so a STRUCT's field encodings concatenate into a lexicographic order).
  */
 class SequenceCodecTest {
     private static final ColumnType TINYINT = ColumnType.of(ColumnType.Kind.TINYINT);
@@ -48,9 +48,24 @@ class SequenceCodecTest {
 
     @Test
     void smallint() {
-        List<Object> values = new ArrayList<>(List.of(Short.MIN_VALUE, (short) (Short.MIN_VALUE + 1), (short) -256,
-                (short) -255, (short) -129, (short) -128, (short) -1, (short) 0, (short) 1, (short) 127, (short) 128,
-                (short) 255, (short) 256, (short) (Short.MAX_VALUE - 1), Short.MAX_VALUE));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                Short.MIN_VALUE,
+                                (short) (Short.MIN_VALUE + 1),
+                                (short) -256,
+                                (short) -255,
+                                (short) -129,
+                                (short) -128,
+                                (short) -1,
+                                (short) 0,
+                                (short) 1,
+                                (short) 127,
+                                (short) 128,
+                                (short) 255,
+                                (short) 256,
+                                (short) (Short.MAX_VALUE - 1),
+                                Short.MAX_VALUE));
         for (int i = 0; i < 300; i++) {
             values.add((short) random.nextInt());
         }
@@ -59,8 +74,29 @@ class SequenceCodecTest {
 
     @Test
     void integer() {
-        List<Object> values = new ArrayList<>(List.of(Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -65536, -65535, -256, -255,
-                -129, -128, -1, 0, 1, 127, 128, 255, 256, 65535, 65536, 1 << 24, Integer.MAX_VALUE - 1, Integer.MAX_VALUE));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                Integer.MIN_VALUE,
+                                Integer.MIN_VALUE + 1,
+                                -65536,
+                                -65535,
+                                -256,
+                                -255,
+                                -129,
+                                -128,
+                                -1,
+                                0,
+                                1,
+                                127,
+                                128,
+                                255,
+                                256,
+                                65535,
+                                65536,
+                                1 << 24,
+                                Integer.MAX_VALUE - 1,
+                                Integer.MAX_VALUE));
         for (int i = 0; i < 300; i++) {
             values.add(i % 2 == 0 ? random.nextInt() : random.nextInt(2001) - 1000);
         }
@@ -69,9 +105,24 @@ class SequenceCodecTest {
 
     @Test
     void bigint() {
-        List<Object> values = new ArrayList<>(List.of(Long.MIN_VALUE, Long.MIN_VALUE + 1, (long) Integer.MIN_VALUE - 1,
-                (long) Integer.MIN_VALUE, -256L, -1L, 0L, 1L, 255L, 256L, (long) Integer.MAX_VALUE,
-                (long) Integer.MAX_VALUE + 1, 1L << 56, Long.MAX_VALUE - 1, Long.MAX_VALUE));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                Long.MIN_VALUE,
+                                Long.MIN_VALUE + 1,
+                                (long) Integer.MIN_VALUE - 1,
+                                (long) Integer.MIN_VALUE,
+                                -256L,
+                                -1L,
+                                0L,
+                                1L,
+                                255L,
+                                256L,
+                                (long) Integer.MAX_VALUE,
+                                (long) Integer.MAX_VALUE + 1,
+                                1L << 56,
+                                Long.MAX_VALUE - 1,
+                                Long.MAX_VALUE));
         for (int i = 0; i < 300; i++) {
             values.add(i % 2 == 0 ? random.nextLong() : (long) random.nextInt(2001) - 1000);
         }
@@ -81,16 +132,64 @@ class SequenceCodecTest {
     @Test
     void decimal() {
         List<Object> values = new ArrayList<>();
-        for (String s : List.of(
-                "-1E+100", "-99999999999999999999999999999999999999", "-123456789012345678901234567890.123456789",
-                "-12345.678", "-100", "-1E+2", "-10", "-10.0", "-9.99", "-9.9", "-1.5", "-1.01", "-1.00", "-1.0", "-1",
-                "-0.99", "-0.5", "-0.50", "-0.05", "-0.0500", "-0.00000000000000000000000000000000000001", "-1E-100",
-                "0", "0.00", "0E+5", "0E-5",
-                "1E-100", "0.00000000000000000000000000000000000001", "1E-38", "0.05", "0.050", "0.5", "0.50", "0.99",
-                "1", "1.0", "1.00", "1.000000000000000000000000000000000000", "1.01", "1.1", "1.5", "9.9", "9.99",
-                "9.999999999999999999999999999999999999", "10", "10.0", "10.5", "11", "100", "1E+2", "101",
-                "12345.678", "123456789012345678901234567890.123456789", "99999999999999999999999999999999999999",
-                "1E+38", "1E+100")) {
+        for (String s :
+                List.of(
+                        "-1E+100",
+                        "-99999999999999999999999999999999999999",
+                        "-123456789012345678901234567890.123456789",
+                        "-12345.678",
+                        "-100",
+                        "-1E+2",
+                        "-10",
+                        "-10.0",
+                        "-9.99",
+                        "-9.9",
+                        "-1.5",
+                        "-1.01",
+                        "-1.00",
+                        "-1.0",
+                        "-1",
+                        "-0.99",
+                        "-0.5",
+                        "-0.50",
+                        "-0.05",
+                        "-0.0500",
+                        "-0.00000000000000000000000000000000000001",
+                        "-1E-100",
+                        "0",
+                        "0.00",
+                        "0E+5",
+                        "0E-5",
+                        "1E-100",
+                        "0.00000000000000000000000000000000000001",
+                        "1E-38",
+                        "0.05",
+                        "0.050",
+                        "0.5",
+                        "0.50",
+                        "0.99",
+                        "1",
+                        "1.0",
+                        "1.00",
+                        "1.000000000000000000000000000000000000",
+                        "1.01",
+                        "1.1",
+                        "1.5",
+                        "9.9",
+                        "9.99",
+                        "9.999999999999999999999999999999999999",
+                        "10",
+                        "10.0",
+                        "10.5",
+                        "11",
+                        "100",
+                        "1E+2",
+                        "101",
+                        "12345.678",
+                        "123456789012345678901234567890.123456789",
+                        "99999999999999999999999999999999999999",
+                        "1E+38",
+                        "1E+100")) {
             values.add(new BigDecimal(s));
         }
         for (int i = 0; i < 400; i++) {
@@ -101,7 +200,10 @@ class SequenceCodecTest {
             int scale = random.nextInt(81) - 40;
             values.add(new BigDecimal(unscaled, scale));
             if (i % 10 == 0) {
-                values.add(new BigDecimal(unscaled, scale).setScale(Math.max(scale, 0) + 3)); // same value, more trailing zeros
+                values.add(
+                        new BigDecimal(unscaled, scale)
+                                .setScale(
+                                        Math.max(scale, 0) + 3)); // same value, more trailing zeros
             }
         }
         check(DECIMAL, values);
@@ -110,22 +212,49 @@ class SequenceCodecTest {
     @Test
     void decimalScaleDoesNotMatter() {
         SequenceCodec codec = new SequenceCodec(DECIMAL);
-        assertThat(codec.encode(new BigDecimal("1.0"))).isEqualTo(codec.encode(new BigDecimal("1.00")));
-        assertThat(codec.encode(new BigDecimal("-2.50"))).isEqualTo(codec.encode(new BigDecimal("-2.5")));
+        assertThat(codec.encode(new BigDecimal("1.0")))
+                .isEqualTo(codec.encode(new BigDecimal("1.00")));
+        assertThat(codec.encode(new BigDecimal("-2.50")))
+                .isEqualTo(codec.encode(new BigDecimal("-2.5")));
         assertThat(codec.encode(new BigDecimal("0.000"))).isEqualTo(codec.encode(BigDecimal.ZERO));
-        assertThat(codec.encode(new BigDecimal("1E+2"))).isEqualTo(codec.encode(new BigDecimal("100")));
-        assertThat(Arrays.compareUnsigned(codec.encode(new BigDecimal("0.5")), codec.encode(new BigDecimal("0.05")))).isPositive();
-        assertThat(Arrays.compareUnsigned(codec.encode(new BigDecimal("10")), codec.encode(new BigDecimal("9.99")))).isPositive();
-        assertThat(Arrays.compareUnsigned(codec.encode(new BigDecimal("-10")), codec.encode(new BigDecimal("-9.99")))).isNegative();
+        assertThat(codec.encode(new BigDecimal("1E+2")))
+                .isEqualTo(codec.encode(new BigDecimal("100")));
+        assertThat(
+                        Arrays.compareUnsigned(
+                                codec.encode(new BigDecimal("0.5")),
+                                codec.encode(new BigDecimal("0.05"))))
+                .isPositive();
+        assertThat(
+                        Arrays.compareUnsigned(
+                                codec.encode(new BigDecimal("10")),
+                                codec.encode(new BigDecimal("9.99"))))
+                .isPositive();
+        assertThat(
+                        Arrays.compareUnsigned(
+                                codec.encode(new BigDecimal("-10")),
+                                codec.encode(new BigDecimal("-9.99"))))
+                .isNegative();
     }
 
     @Test
     void date() {
-        List<Object> values = new ArrayList<>(List.of(LocalDate.ofEpochDay(Integer.MIN_VALUE), LocalDate.of(-9999, 1, 1),
-                LocalDate.of(0, 1, 1), LocalDate.of(1, 1, 1), LocalDate.of(1582, 10, 15), LocalDate.of(1900, 2, 28),
-                LocalDate.of(1900, 3, 1), LocalDate.of(1969, 12, 31), LocalDate.of(1970, 1, 1), LocalDate.of(1970, 1, 2),
-                LocalDate.of(2000, 2, 29), LocalDate.of(2025, 1, 1), LocalDate.of(9999, 12, 31),
-                LocalDate.ofEpochDay(Integer.MAX_VALUE)));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                LocalDate.ofEpochDay(Integer.MIN_VALUE),
+                                LocalDate.of(-9999, 1, 1),
+                                LocalDate.of(0, 1, 1),
+                                LocalDate.of(1, 1, 1),
+                                LocalDate.of(1582, 10, 15),
+                                LocalDate.of(1900, 2, 28),
+                                LocalDate.of(1900, 3, 1),
+                                LocalDate.of(1969, 12, 31),
+                                LocalDate.of(1970, 1, 1),
+                                LocalDate.of(1970, 1, 2),
+                                LocalDate.of(2000, 2, 29),
+                                LocalDate.of(2025, 1, 1),
+                                LocalDate.of(9999, 12, 31),
+                                LocalDate.ofEpochDay(Integer.MAX_VALUE)));
         for (int i = 0; i < 300; i++) {
             values.add(LocalDate.ofEpochDay(random.nextInt(3_700_000) - 800_000));
         }
@@ -134,15 +263,28 @@ class SequenceCodecTest {
 
     @Test
     void timestamp() {
-        List<Object> values = new ArrayList<>(List.of(LocalDateTime.MIN, LocalDateTime.of(1, 1, 1, 0, 0),
-                LocalDateTime.of(1900, 1, 1, 0, 0, 0, 500_000_000), LocalDateTime.of(1969, 12, 31, 23, 59, 59),
-                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 1), LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999),
-                LocalDateTime.of(1970, 1, 1, 0, 0), LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1),
-                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 999_999_999), LocalDateTime.of(1970, 1, 1, 0, 0, 1),
-                LocalDateTime.of(2025, 7, 18, 12, 15, 43), LocalDateTime.of(2025, 7, 18, 12, 15, 43, 123_456_789),
-                LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_999), LocalDateTime.MAX));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                LocalDateTime.MIN,
+                                LocalDateTime.of(1, 1, 1, 0, 0),
+                                LocalDateTime.of(1900, 1, 1, 0, 0, 0, 500_000_000),
+                                LocalDateTime.of(1969, 12, 31, 23, 59, 59),
+                                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 1),
+                                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999),
+                                LocalDateTime.of(1970, 1, 1, 0, 0),
+                                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1),
+                                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 999_999_999),
+                                LocalDateTime.of(1970, 1, 1, 0, 0, 1),
+                                LocalDateTime.of(2025, 7, 18, 12, 15, 43),
+                                LocalDateTime.of(2025, 7, 18, 12, 15, 43, 123_456_789),
+                                LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_999),
+                                LocalDateTime.MAX));
         for (int i = 0; i < 300; i++) {
-            long seconds = i % 2 == 0 ? random.nextInt() * 10L : random.nextInt(200) - 100; // around 1970 too
+            long seconds =
+                    i % 2 == 0
+                            ? random.nextInt() * 10L
+                            : random.nextInt(200) - 100; // around 1970 too
             int nanos = random.nextInt(4) == 0 ? 0 : random.nextInt(1_000_000_000);
             values.add(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC));
         }
@@ -151,10 +293,20 @@ class SequenceCodecTest {
 
     @Test
     void timestampLtz() {
-        List<Object> values = new ArrayList<>(List.of(Instant.MIN, Instant.ofEpochSecond(-62_135_596_800L),
-                Instant.ofEpochSecond(-1), Instant.ofEpochSecond(-1, 1), Instant.ofEpochSecond(-1, 999_999_999),
-                Instant.EPOCH, Instant.ofEpochSecond(0, 1), Instant.ofEpochSecond(0, 999_999_999), Instant.ofEpochSecond(1),
-                Instant.parse("2025-07-18T12:15:43.123456789Z"), Instant.MAX));
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                Instant.MIN,
+                                Instant.ofEpochSecond(-62_135_596_800L),
+                                Instant.ofEpochSecond(-1),
+                                Instant.ofEpochSecond(-1, 1),
+                                Instant.ofEpochSecond(-1, 999_999_999),
+                                Instant.EPOCH,
+                                Instant.ofEpochSecond(0, 1),
+                                Instant.ofEpochSecond(0, 999_999_999),
+                                Instant.ofEpochSecond(1),
+                                Instant.parse("2025-07-18T12:15:43.123456789Z"),
+                                Instant.MAX));
         for (int i = 0; i < 300; i++) {
             long seconds = i % 2 == 0 ? random.nextInt() * 10L : random.nextInt(200) - 100;
             values.add(Instant.ofEpochSecond(seconds, random.nextInt(1_000_000_000)));
@@ -164,13 +316,62 @@ class SequenceCodecTest {
 
     @Test
     void string() {
-        List<Object> values = new ArrayList<>(List.of("", "\u0000", "\u0000\u0000", "\u0000a", "\u0001", "a", "a\u0000",
-                "a\u0000\u0000", "a\u0000b", "a\u0001", "ab", "abc", "abd", "b", "z", "\u007F", "\u0080", "\u00E9",
-                "\u00FF", "\u0100", "\u07FF", "\u0800", "\uD7FF", "\uE000", "\uFFFD", "\uFFFF",
-                "\uD800\uDC00" /* U+10000: after U+FFFF in UTF-8, before it in UTF-16 */, "\uD83D\uDE00", "\uDBFF\uDFFF",
-                "\uFFFF\uD800\uDC00", "\uD800\uDC00\uFFFF", "a\uD83D\uDE00", "a\uFFFF", "Ünïcödé", "日本語", "日本"));
-        String[] pool = {"\u0000", "\u0001", "a", "b", "\u007F", "\u0080", "\u00FF", "\u0100", "\u07FF", "\u0800",
-                "\uFFFD", "\uFFFF", "\uD800\uDC00", "\uD83D\uDE00", "\uDBFF\uDFFF"};
+        List<Object> values =
+                new ArrayList<>(
+                        List.of(
+                                "",
+                                "\u0000",
+                                "\u0000\u0000",
+                                "\u0000a",
+                                "\u0001",
+                                "a",
+                                "a\u0000",
+                                "a\u0000\u0000",
+                                "a\u0000b",
+                                "a\u0001",
+                                "ab",
+                                "abc",
+                                "abd",
+                                "b",
+                                "z",
+                                "\u007F",
+                                "\u0080",
+                                "\u00E9",
+                                "\u00FF",
+                                "\u0100",
+                                "\u07FF",
+                                "\u0800",
+                                "\uD7FF",
+                                "\uE000",
+                                "\uFFFD",
+                                "\uFFFF",
+                                "\uD800\uDC00" /* U+10000: after U+FFFF in UTF-8, before it in UTF-16 */,
+                                "\uD83D\uDE00",
+                                "\uDBFF\uDFFF",
+                                "\uFFFF\uD800\uDC00",
+                                "\uD800\uDC00\uFFFF",
+                                "a\uD83D\uDE00",
+                                "a\uFFFF",
+                                "Ünïcödé",
+                                "日本語",
+                                "日本"));
+        String[] pool = {
+            "\u0000",
+            "\u0001",
+            "a",
+            "b",
+            "\u007F",
+            "\u0080",
+            "\u00FF",
+            "\u0100",
+            "\u07FF",
+            "\u0800",
+            "\uFFFD",
+            "\uFFFF",
+            "\uD800\uDC00",
+            "\uD83D\uDE00",
+            "\uDBFF\uDFFF"
+        };
         for (int i = 0; i < 400; i++) {
             StringBuilder s = new StringBuilder();
             int length = random.nextInt(7);
@@ -184,12 +385,23 @@ class SequenceCodecTest {
         SequenceCodec codec = new SequenceCodec(STRING);
         for (Object a : values) {
             for (Object b : values) {
-                int utf8 = Integer.signum(Arrays.compareUnsigned(((String) a).getBytes(StandardCharsets.UTF_8),
-                        ((String) b).getBytes(StandardCharsets.UTF_8)));
-                int encoded = Integer.signum(Arrays.compareUnsigned(codec.encode(a), codec.encode(b)));
+                int utf8 =
+                        Integer.signum(
+                                Arrays.compareUnsigned(
+                                        ((String) a).getBytes(StandardCharsets.UTF_8),
+                                        ((String) b).getBytes(StandardCharsets.UTF_8)));
+                int encoded =
+                        Integer.signum(Arrays.compareUnsigned(codec.encode(a), codec.encode(b)));
                 if (utf8 != encoded) {
-                    throw new AssertionError("UTF-8 order of " + show(a) + " vs " + show(b) + " is " + utf8
-                            + " but the encodings compare " + encoded);
+                    throw new AssertionError(
+                            "UTF-8 order of "
+                                    + show(a)
+                                    + " vs "
+                                    + show(b)
+                                    + " is "
+                                    + utf8
+                                    + " but the encodings compare "
+                                    + encoded);
                 }
             }
         }
@@ -199,7 +411,17 @@ class SequenceCodecTest {
     void rowOfStringAndInt() {
         ColumnType type = ColumnType.row(List.of("s", "i"), List.of(STRING, INT));
         List<Object> values = new ArrayList<>();
-        for (String s : List.of("", "\u0000", "a", "a\u0000", "a\u0001", "ab", "b", "\uFFFF", "\uD800\uDC00")) {
+        for (String s :
+                List.of(
+                        "",
+                        "\u0000",
+                        "a",
+                        "a\u0000",
+                        "a\u0001",
+                        "ab",
+                        "b",
+                        "\uFFFF",
+                        "\uD800\uDC00")) {
             for (int i : List.of(Integer.MIN_VALUE, -1, 0, 1, 255, 256, Integer.MAX_VALUE)) {
                 values.add(new Object[] {s, i});
             }
@@ -227,10 +449,12 @@ class SequenceCodecTest {
 
     @Test
     void rowOfStringAndString() {
-        // the prefix-freeness of STRING is what makes ("a", "b") and ("a\u0000...", ...) order right
+        // the prefix-freeness of STRING is what makes ("a", "b") and ("a\u0000...", ...) order
+        // right
         ColumnType type = ColumnType.row(List.of("a", "b"), List.of(STRING, STRING));
         List<Object> values = new ArrayList<>();
-        List<String> parts = List.of("", "\u0000", "\u0000\u0000", "a", "a\u0000", "ab", "b", "\uFFFF");
+        List<String> parts =
+                List.of("", "\u0000", "\u0000\u0000", "a", "a\u0000", "ab", "b", "\uFFFF");
         for (String a : parts) {
             for (String b : parts) {
                 values.add(new Object[] {a, b});
@@ -245,19 +469,35 @@ class SequenceCodecTest {
     @Test
     void rowOfDecimalDateTimestampBigintAndNestedRow() {
         ColumnType inner = ColumnType.row(List.of("s", "i"), List.of(STRING, INT));
-        ColumnType type = ColumnType.row(List.of("d", "day", "ts", "n", "inner"),
-                List.of(DECIMAL, DATE, TIMESTAMP, BIGINT, inner));
+        ColumnType type =
+                ColumnType.row(
+                        List.of("d", "day", "ts", "n", "inner"),
+                        List.of(DECIMAL, DATE, TIMESTAMP, BIGINT, inner));
         List<Object> values = new ArrayList<>();
-        List<BigDecimal> decimals = List.of(new BigDecimal("-1.5"), new BigDecimal("0"), new BigDecimal("0.05"),
-                new BigDecimal("0.5"), new BigDecimal("1.0"), new BigDecimal("1.00"), new BigDecimal("9.99"), new BigDecimal("10"));
+        List<BigDecimal> decimals =
+                List.of(
+                        new BigDecimal("-1.5"),
+                        new BigDecimal("0"),
+                        new BigDecimal("0.05"),
+                        new BigDecimal("0.5"),
+                        new BigDecimal("1.0"),
+                        new BigDecimal("1.00"),
+                        new BigDecimal("9.99"),
+                        new BigDecimal("10"));
         List<LocalDate> dates = List.of(LocalDate.of(1969, 12, 31), LocalDate.of(1970, 1, 1));
-        List<LocalDateTime> timestamps = List.of(LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999),
-                LocalDateTime.of(1970, 1, 1, 0, 0));
+        List<LocalDateTime> timestamps =
+                List.of(
+                        LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999),
+                        LocalDateTime.of(1970, 1, 1, 0, 0));
         for (BigDecimal d : decimals) {
             for (LocalDate day : dates) {
                 for (LocalDateTime ts : timestamps) {
                     for (long n : List.of(-1L, 0L)) {
-                        for (Object[] in : List.of(new Object[] {"", 0}, new Object[] {"a", -1}, new Object[] {"a\u0000", -1})) {
+                        for (Object[] in :
+                                List.of(
+                                        new Object[] {"", 0},
+                                        new Object[] {"a", -1},
+                                        new Object[] {"a\u0000", -1})) {
                             values.add(new Object[] {d, day, ts, n, in});
                         }
                     }
@@ -269,30 +509,39 @@ class SequenceCodecTest {
 
     @Test
     void nullsHaveNoEncoding() {
-        SequenceCodec codec = new SequenceCodec(ColumnType.row(List.of("s", "i"), List.of(STRING, INT)));
+        SequenceCodec codec =
+                new SequenceCodec(ColumnType.row(List.of("s", "i"), List.of(STRING, INT)));
         assertThat(codec.isComplete(new Object[] {"a", 1})).isTrue();
         assertThat(codec.isComplete(new Object[] {"a", null})).isFalse();
         assertThat(codec.isComplete(null)).isFalse();
-        assertThatThrownBy(() -> codec.encode(new Object[] {null, 1})).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new SequenceCodec(INT).encode(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> codec.encode(new Object[] {null, 1}))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SequenceCodec(INT).encode(null))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void nonSortableTypesAreRejected() {
-        List<ColumnType> rejected = List.of(
-                ColumnType.of(ColumnType.Kind.DOUBLE),
-                ColumnType.of(ColumnType.Kind.BOOLEAN),
-                ColumnType.of(ColumnType.Kind.FLOAT),
-                ColumnType.of(ColumnType.Kind.BYTES),
-                ColumnType.of(ColumnType.Kind.TIME),
-                ColumnType.array(INT),
-                ColumnType.map(STRING, INT),
-                ColumnType.row(List.of("s", "x"), List.of(STRING, ColumnType.of(ColumnType.Kind.DOUBLE))),
-                ColumnType.row(List.of("b"), List.of(ColumnType.of(ColumnType.Kind.BOOLEAN))),
-                ColumnType.row(List.of(), List.of()));
+        List<ColumnType> rejected =
+                List.of(
+                        ColumnType.of(ColumnType.Kind.DOUBLE),
+                        ColumnType.of(ColumnType.Kind.BOOLEAN),
+                        ColumnType.of(ColumnType.Kind.FLOAT),
+                        ColumnType.of(ColumnType.Kind.BYTES),
+                        ColumnType.of(ColumnType.Kind.TIME),
+                        ColumnType.array(INT),
+                        ColumnType.map(STRING, INT),
+                        ColumnType.row(
+                                List.of("s", "x"),
+                                List.of(STRING, ColumnType.of(ColumnType.Kind.DOUBLE))),
+                        ColumnType.row(
+                                List.of("b"), List.of(ColumnType.of(ColumnType.Kind.BOOLEAN))),
+                        ColumnType.row(List.of(), List.of()));
         for (ColumnType type : rejected) {
             assertThat(type.sortsAsSequence()).as(type.toString()).isFalse();
-            assertThatThrownBy(() -> new SequenceCodec(type)).as(type.toString()).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> new SequenceCodec(type))
+                    .as(type.toString())
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
@@ -318,10 +567,17 @@ class SequenceCodecTest {
             encodings.add(e);
             Object back = codec.decode(e);
             if (!Values.same(back, v)) {
-                throw new AssertionError(type + ": decode(encode(" + show(v) + ")) = " + show(back));
+                throw new AssertionError(
+                        type + ": decode(encode(" + show(v) + ")) = " + show(back));
             }
             if (!Arrays.equals(codec.encode(back), e)) {
-                throw new AssertionError(type + ": encode(decode(encode(" + show(v) + "))) differs from encode(" + show(v) + ")");
+                throw new AssertionError(
+                        type
+                                + ": encode(decode(encode("
+                                + show(v)
+                                + "))) differs from encode("
+                                + show(v)
+                                + ")");
             }
         }
         for (int i = 0; i < values.size(); i++) {
@@ -331,12 +587,33 @@ class SequenceCodecTest {
                 int natural = Integer.signum(Values.compare(values.get(i), values.get(j)));
                 int encoded = Integer.signum(Arrays.compareUnsigned(a, b));
                 if (natural != encoded) {
-                    throw new AssertionError(type + ": " + show(values.get(i)) + " vs " + show(values.get(j)) + " compare "
-                            + natural + " but their encodings " + hex(a) + " vs " + hex(b) + " compare " + encoded);
+                    throw new AssertionError(
+                            type
+                                    + ": "
+                                    + show(values.get(i))
+                                    + " vs "
+                                    + show(values.get(j))
+                                    + " compare "
+                                    + natural
+                                    + " but their encodings "
+                                    + hex(a)
+                                    + " vs "
+                                    + hex(b)
+                                    + " compare "
+                                    + encoded);
                 }
                 if (a.length < b.length && Arrays.equals(a, 0, a.length, b, 0, a.length)) {
-                    throw new AssertionError(type + ": the encoding of " + show(values.get(i)) + " (" + hex(a)
-                            + ") is a proper prefix of that of " + show(values.get(j)) + " (" + hex(b) + ")");
+                    throw new AssertionError(
+                            type
+                                    + ": the encoding of "
+                                    + show(values.get(i))
+                                    + " ("
+                                    + hex(a)
+                                    + ") is a proper prefix of that of "
+                                    + show(values.get(j))
+                                    + " ("
+                                    + hex(b)
+                                    + ")");
                 }
             }
         }
@@ -345,13 +622,15 @@ class SequenceCodecTest {
     private static String show(Object v) {
         String s = Arrays.deepToString(new Object[] {v});
         StringBuilder out = new StringBuilder();
-        s.codePoints().forEach(c -> {
-            if (c < 0x20 || c > 0x7E) {
-                out.append(String.format("\\u{%X}", c));
-            } else {
-                out.appendCodePoint(c);
-            }
-        });
+        s.codePoints()
+                .forEach(
+                        c -> {
+                            if (c < 0x20 || c > 0x7E) {
+                                out.append(String.format("\\u{%X}", c));
+                            } else {
+                                out.appendCodePoint(c);
+                            }
+                        });
         return out.toString();
     }
 

@@ -25,19 +25,38 @@ import org.junit.jupiter.api.Test;
  * full-row entry does not store its sequence, row or version start twice.
  */
 class StateCodecTest {
-    private static final ColumnType.Kind[] SCALARS = {ColumnType.Kind.BOOLEAN, ColumnType.Kind.TINYINT,
-        ColumnType.Kind.SMALLINT, ColumnType.Kind.INT, ColumnType.Kind.BIGINT, ColumnType.Kind.FLOAT,
-        ColumnType.Kind.DOUBLE, ColumnType.Kind.DECIMAL, ColumnType.Kind.STRING, ColumnType.Kind.BYTES,
-        ColumnType.Kind.DATE, ColumnType.Kind.TIME, ColumnType.Kind.TIMESTAMP, ColumnType.Kind.TIMESTAMP_LTZ};
+    private static final ColumnType.Kind[] SCALARS = {
+        ColumnType.Kind.BOOLEAN,
+        ColumnType.Kind.TINYINT,
+        ColumnType.Kind.SMALLINT,
+        ColumnType.Kind.INT,
+        ColumnType.Kind.BIGINT,
+        ColumnType.Kind.FLOAT,
+        ColumnType.Kind.DOUBLE,
+        ColumnType.Kind.DECIMAL,
+        ColumnType.Kind.STRING,
+        ColumnType.Kind.BYTES,
+        ColumnType.Kind.DATE,
+        ColumnType.Kind.TIME,
+        ColumnType.Kind.TIMESTAMP,
+        ColumnType.Kind.TIMESTAMP_LTZ
+    };
 
     private static List<ColumnType> types() {
         List<ColumnType> types = new ArrayList<>();
         for (ColumnType.Kind k : SCALARS) {
             types.add(ColumnType.of(k));
         }
-        types.add(ColumnType.row(List.of("x", "y"), List.of(ColumnType.of(ColumnType.Kind.INT), ColumnType.of(ColumnType.Kind.STRING))));
+        types.add(
+                ColumnType.row(
+                        List.of("x", "y"),
+                        List.of(
+                                ColumnType.of(ColumnType.Kind.INT),
+                                ColumnType.of(ColumnType.Kind.STRING))));
         types.add(ColumnType.array(ColumnType.of(ColumnType.Kind.BIGINT)));
-        types.add(ColumnType.map(ColumnType.of(ColumnType.Kind.STRING), ColumnType.of(ColumnType.Kind.INT)));
+        types.add(
+                ColumnType.map(
+                        ColumnType.of(ColumnType.Kind.STRING), ColumnType.of(ColumnType.Kind.INT)));
         return types;
     }
 
@@ -47,21 +66,54 @@ class StateCodecTest {
         }
         boolean extreme = r.nextBoolean();
         switch (kind) {
-            case BOOLEAN: return r.nextBoolean();
-            case TINYINT: return extreme ? (r.nextBoolean() ? Byte.MIN_VALUE : Byte.MAX_VALUE) : (byte) r.nextInt();
-            case SMALLINT: return extreme ? (r.nextBoolean() ? Short.MIN_VALUE : Short.MAX_VALUE) : (short) r.nextInt();
-            case INT: return extreme ? (r.nextBoolean() ? Integer.MIN_VALUE : Integer.MAX_VALUE) : r.nextInt(2001) - 1000;
-            case BIGINT: return extreme ? (r.nextBoolean() ? Long.MIN_VALUE : Long.MAX_VALUE) : r.nextLong();
-            case FLOAT: return extreme ? (r.nextBoolean() ? Float.NaN : -0.0f) : r.nextFloat() - 0.5f;
-            case DOUBLE: return extreme ? (r.nextBoolean() ? Double.NEGATIVE_INFINITY : -0.0) : r.nextDouble() - 0.5;
-            case DECIMAL: return extreme ? new BigDecimal("1.00") : new BigDecimal(r.nextLong()).movePointLeft(r.nextInt(20) - 5);
-            case STRING: return extreme ? "x".repeat(70_000) + "\u00e9\ud83d\ude00" : "s" + r.nextInt(100);
-            case BYTES: return extreme ? new byte[0] : new byte[] {(byte) r.nextInt(), 0, -1};
-            case DATE: return LocalDate.ofEpochDay(extreme ? -719_162 : r.nextInt(40_000));
-            case TIME: return LocalTime.ofNanoOfDay(extreme ? 86_399_999_999_999L : r.nextInt(1_000_000));
-            case TIMESTAMP: return LocalDateTime.of(extreme ? -5000 : 2025, 1 + r.nextInt(12), 1, 0, 0, 0, r.nextInt(1_000_000_000));
-            case TIMESTAMP_LTZ: return Instant.ofEpochSecond(extreme ? -62_000_000_000L : r.nextInt(), r.nextInt(1_000_000_000));
-            default: throw new AssertionError(kind);
+            case BOOLEAN:
+                return r.nextBoolean();
+            case TINYINT:
+                return extreme
+                        ? (r.nextBoolean() ? Byte.MIN_VALUE : Byte.MAX_VALUE)
+                        : (byte) r.nextInt();
+            case SMALLINT:
+                return extreme
+                        ? (r.nextBoolean() ? Short.MIN_VALUE : Short.MAX_VALUE)
+                        : (short) r.nextInt();
+            case INT:
+                return extreme
+                        ? (r.nextBoolean() ? Integer.MIN_VALUE : Integer.MAX_VALUE)
+                        : r.nextInt(2001) - 1000;
+            case BIGINT:
+                return extreme ? (r.nextBoolean() ? Long.MIN_VALUE : Long.MAX_VALUE) : r.nextLong();
+            case FLOAT:
+                return extreme ? (r.nextBoolean() ? Float.NaN : -0.0f) : r.nextFloat() - 0.5f;
+            case DOUBLE:
+                return extreme
+                        ? (r.nextBoolean() ? Double.NEGATIVE_INFINITY : -0.0)
+                        : r.nextDouble() - 0.5;
+            case DECIMAL:
+                return extreme
+                        ? new BigDecimal("1.00")
+                        : new BigDecimal(r.nextLong()).movePointLeft(r.nextInt(20) - 5);
+            case STRING:
+                return extreme ? "x".repeat(70_000) + "\u00e9\ud83d\ude00" : "s" + r.nextInt(100);
+            case BYTES:
+                return extreme ? new byte[0] : new byte[] {(byte) r.nextInt(), 0, -1};
+            case DATE:
+                return LocalDate.ofEpochDay(extreme ? -719_162 : r.nextInt(40_000));
+            case TIME:
+                return LocalTime.ofNanoOfDay(extreme ? 86_399_999_999_999L : r.nextInt(1_000_000));
+            case TIMESTAMP:
+                return LocalDateTime.of(
+                        extreme ? -5000 : 2025,
+                        1 + r.nextInt(12),
+                        1,
+                        0,
+                        0,
+                        0,
+                        r.nextInt(1_000_000_000));
+            case TIMESTAMP_LTZ:
+                return Instant.ofEpochSecond(
+                        extreme ? -62_000_000_000L : r.nextInt(), r.nextInt(1_000_000_000));
+            default:
+                throw new AssertionError(kind);
         }
     }
 
@@ -70,7 +122,8 @@ class StateCodecTest {
         for (int i = 0; i < SCALARS.length; i++) {
             row[i] = value(SCALARS[i], r);
         }
-        row[SCALARS.length] = r.nextBoolean() ? null : new Object[] {r.nextBoolean() ? null : r.nextInt(), "n"};
+        row[SCALARS.length] =
+                r.nextBoolean() ? null : new Object[] {r.nextBoolean() ? null : r.nextInt(), "n"};
         row[SCALARS.length + 1] = r.nextBoolean() ? null : Arrays.asList(1L, null, Long.MIN_VALUE);
         row[SCALARS.length + 2] = r.nextBoolean() ? null : Map.of("k", -7);
         return row;
@@ -95,13 +148,28 @@ class StateCodecTest {
                 events.add(new ChangeEvent(op, row(types, r), eventSeq, sys, written));
             }
             ChangeEvent last = events.get(events.size() - 1);
-            Object[] state = r.nextInt(3) == 0 ? null : r.nextBoolean() && last.isUpsert() ? last.row()
-                    : r.nextBoolean() && last.isUpsert() ? sameButNegativeZero(last.row()) : row(types, r);
+            Object[] state =
+                    r.nextInt(3) == 0
+                            ? null
+                            : r.nextBoolean() && last.isUpsert()
+                                    ? last.row()
+                                    : r.nextBoolean() && last.isUpsert()
+                                            ? sameButNegativeZero(last.row())
+                                            : row(types, r);
             byte[] start = state == null ? null : r.nextBoolean() ? seq : new byte[] {9};
             byte[] since = r.nextBoolean() ? null : new byte[] {(byte) r.nextInt(), 7};
-            TimelineEntry entry = new TimelineEntry(seq, events, state, start, r.nextBoolean() ? 0 : r.nextLong() >>> 1, since);
+            TimelineEntry entry =
+                    new TimelineEntry(
+                            seq,
+                            events,
+                            state,
+                            start,
+                            r.nextBoolean() ? 0 : r.nextLong() >>> 1,
+                            since);
 
-            TimelineEntry back = codec.readEntry(new DataInputStream(new ByteArrayInputStream(bytes(codec, entry))));
+            TimelineEntry back =
+                    codec.readEntry(
+                            new DataInputStream(new ByteArrayInputStream(bytes(codec, entry))));
             assertThat(back.sequence()).isEqualTo(entry.sequence());
             assertThat(back.versionStart()).isEqualTo(entry.versionStart());
             assertThat(back.writtenAt()).isEqualTo(entry.writtenAt());
@@ -116,19 +184,28 @@ class StateCodecTest {
                 assertThat(b.sequence()).isEqualTo(a.sequence());
                 assertThat(b.systemSequence()).isEqualTo(a.systemSequence());
                 assertThat(b.columnsToUpdate()).isEqualTo(a.columnsToUpdate());
-                assertThat(Arrays.deepEquals(b.row(), a.row())).as("row " + Arrays.deepToString(a.row())).isTrue();
+                assertThat(Arrays.deepEquals(b.row(), a.row()))
+                        .as("row " + Arrays.deepToString(a.row()))
+                        .isTrue();
             }
         }
     }
 
     @Test
     void aFullRowEntryStoresItsSequenceAndRowOnce() throws IOException {
-        List<ColumnType> types = List.of(ColumnType.of(ColumnType.Kind.BIGINT), ColumnType.of(ColumnType.Kind.INT),
-                ColumnType.of(ColumnType.Kind.STRING), ColumnType.of(ColumnType.Kind.BIGINT));
+        List<ColumnType> types =
+                List.of(
+                        ColumnType.of(ColumnType.Kind.BIGINT),
+                        ColumnType.of(ColumnType.Kind.INT),
+                        ColumnType.of(ColumnType.Kind.STRING),
+                        ColumnType.of(ColumnType.Kind.BIGINT));
         StateCodec codec = new StateCodec(types);
-        byte[] seq = new SequenceCodec(ColumnType.of(ColumnType.Kind.BIGINT)).encode(1_700_000_000_000L);
+        byte[] seq =
+                new SequenceCodec(ColumnType.of(ColumnType.Kind.BIGINT)).encode(1_700_000_000_000L);
         Object[] row = {123_456L, 42, "sixteen-chars-xx", 987_654_321L};
-        TimelineEntry entry = new TimelineEntry(seq, List.of(new ChangeEvent(Op.UPSERT, row, seq, null, null)), row, seq);
+        TimelineEntry entry =
+                new TimelineEntry(
+                        seq, List.of(new ChangeEvent(Op.UPSERT, row, seq, null, null)), row, seq);
         int size = bytes(codec, entry).length;
         // sequence (1 + 8), event count 1, event header 1, null bitmap 1, values 3 + 1 + 17 + 5,
         // flags 1, written-at 1

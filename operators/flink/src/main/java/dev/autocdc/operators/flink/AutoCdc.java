@@ -10,36 +10,54 @@ import org.apache.flink.table.data.RowData;
 /**
  * Wires a flow into a DataStream job: keyBy the flow's keys, then the AUTO CDC function; for an SCD
  * type 1 flow with APPLY AS TRUNCATE WHEN, truncates are split off and broadcast to every instance.
- * The result is the target's changelog; dead letters are its side output
- * {@link AutoCdcFunction#DEAD_LETTERS} (and {@link AutoCdcFunction#LATE_EVENTS}).
+ * The result is the target's changelog; dead letters are its side output {@link
+ * AutoCdcFunction#DEAD_LETTERS} (and {@link AutoCdcFunction#LATE_EVENTS}).
  */
 public final class AutoCdc {
 
-    private AutoCdc() {
-    }
+    private AutoCdc() {}
 
     /**
      * @param events rows laid out as {@link EngineSpec#inputType()}
-     * @param outputType the type information of the target rows ({@link EngineSpec#targetType()}), for
-     *     example {@code InternalTypeInfo.of(spec.targetType())}
+     * @param outputType the type information of the target rows ({@link EngineSpec#targetType()}),
+     *     for example {@code InternalTypeInfo.of(spec.targetType())}
      * @param uid the operator's stable uid (part of the savepoint contract)
      */
-    public static SingleOutputStreamOperator<RowData> apply(DataStream<RowData> events, EngineSpec spec,
-                                                            TypeInformation<RowData> outputType, String uid) {
+    public static SingleOutputStreamOperator<RowData> apply(
+            DataStream<RowData> events,
+            EngineSpec spec,
+            TypeInformation<RowData> outputType,
+            String uid) {
         FlowKeySelector keys = new FlowKeySelector(spec);
         if (spec.truncateField() < 0) {
-            return events.keyBy(keys).process(new AutoCdcFunction(spec)).returns(outputType)
-                    .uid(uid).name("AUTO CDC " + spec.flow().name());
+            return events.keyBy(keys)
+                    .process(new AutoCdcFunction(spec))
+                    .returns(outputType)
+                    .uid(uid)
+                    .name("AUTO CDC " + spec.flow().name());
         }
         int truncateField = spec.truncateField();
-        DataStream<RowData> truncates = events.filter(r -> isTruncate(r, truncateField))
-                .returns(events.getType()).uid(uid + "-truncates").name("truncates of " + spec.flow().name());
-        DataStream<RowData> others = events.filter(r -> !isTruncate(r, truncateField))
-                .returns(events.getType()).uid(uid + "-events").name("events of " + spec.flow().name());
-        MapStateDescriptor<?, ?>[] states = {AutoCdcTruncateFunction.floorDescriptor(spec), AutoCdcTruncateFunction.arrivalDescriptor()};
+        DataStream<RowData> truncates =
+                events.filter(r -> isTruncate(r, truncateField))
+                        .returns(events.getType())
+                        .uid(uid + "-truncates")
+                        .name("truncates of " + spec.flow().name());
+        DataStream<RowData> others =
+                events.filter(r -> !isTruncate(r, truncateField))
+                        .returns(events.getType())
+                        .uid(uid + "-events")
+                        .name("events of " + spec.flow().name());
+        MapStateDescriptor<?, ?>[] states = {
+            AutoCdcTruncateFunction.floorDescriptor(spec),
+            AutoCdcTruncateFunction.arrivalDescriptor()
+        };
         BroadcastStream<RowData> broadcast = truncates.broadcast(states);
-        return others.keyBy(keys).connect(broadcast).process(new AutoCdcTruncateFunction(spec)).returns(outputType)
-                .uid(uid).name("AUTO CDC " + spec.flow().name());
+        return others.keyBy(keys)
+                .connect(broadcast)
+                .process(new AutoCdcTruncateFunction(spec))
+                .returns(outputType)
+                .uid(uid)
+                .name("AUTO CDC " + spec.flow().name());
     }
 
     private static boolean isTruncate(RowData row, int field) {

@@ -9,35 +9,39 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * AUTO CDC as a keyed Flink function: applies each event of a key (see {@link EngineSpec} for the input
- * layout; key the stream with {@link FlowKeySelector}) to the key's history in keyed state and emits the
- * target's changelog (SPEC §8): {@code +I}, {@code -U}/{@code +U} (or {@code +U} alone in upsert mode)
- * and {@code -D}, each retraction carrying exactly the row it retracts.
+ * AUTO CDC as a keyed Flink function: applies each event of a key (see {@link EngineSpec} for the
+ * input layout; key the stream with {@link FlowKeySelector}) to the key's history in keyed state
+ * and emits the target's changelog (SPEC §8): {@code +I}, {@code -U}/{@code +U} (or {@code +U}
+ * alone in upsert mode) and {@code -D}, each retraction carrying exactly the row it retracts.
  *
- * <p>Guarantees: the materialized changelog equals SPEC §3-5 for the events processed so far, in any
- * arrival order, on the RocksDB and the heap backends, across checkpoints and restores (state is only
- * in Flink keyed state, with explicit serializers). Invalid events (SPEC §11: null key, null in a
- * sequence, bad COLUMNS TO UPDATE, values that do not convert) go to {@link #DEAD_LETTERS} with a
- * reason code and are counted; they never throw.
+ * <p>Guarantees: the materialized changelog equals SPEC §3-5 for the events processed so far, in
+ * any arrival order, on the RocksDB and the heap backends, across checkpoints and restores (state
+ * is only in Flink keyed state, with explicit serializers). Invalid events (SPEC §11: null key,
+ * null in a sequence, bad COLUMNS TO UPDATE, values that do not convert) go to {@link
+ * #DEAD_LETTERS} with a reason code and are counted; they never throw.
  *
  * <p>State per key (names are part of the savepoint format; see docs/state.md):
+ *
  * <ul>
- *   <li>SCD1: {@value #SCD1_EVENTS}: the few events that still decide the row;</li>
- *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value #SCD2_BLOCKS}
- *       (the older entries in blocks of consecutive entries, newest first in RocksDB);</li>
- *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included
- *       ({@value #BITEMPORAL_RECENT}, which also holds the key's system-time facts, and {@value #BITEMPORAL_BLOCKS};
- *       the entry where a closed version ends records when its believed row starts in system time),
- *       {@value #BITEMPORAL_HEAD} (those facts for a key whose expired tombstone left no entries) and, once the history retention dropped history, {@value #BITEMPORAL_SNAPSHOT};</li>
- *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);</li>
- *   <li>SCD2: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history retention pass or a
- *       tombstone expiry; the bitemporal head carries both floors of its key instead);</li>
- *   <li>SCD2 and bitemporal: {@value #HISTORY_PRUNE_AT} (the pending pruning timer).</li>
+ *   <li>SCD1: {@value #SCD1_EVENTS}: the few events that still decide the row;
+ *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value
+ *       #SCD2_BLOCKS} (the older entries in blocks of consecutive entries, newest first in
+ *       RocksDB);
+ *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included ({@value
+ *       #BITEMPORAL_RECENT}, which also holds the key's system-time facts, and {@value
+ *       #BITEMPORAL_BLOCKS}; the entry where a closed version ends records when its believed row
+ *       starts in system time), {@value #BITEMPORAL_HEAD} (those facts for a key whose expired
+ *       tombstone left no entries) and, once the history retention dropped history, {@value
+ *       #BITEMPORAL_SNAPSHOT};
+ *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);
+ *   <li>SCD2: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history retention
+ *       pass or a tombstone expiry; the bitemporal head carries both floors of its key instead);
+ *   <li>SCD2 and bitemporal: {@value #HISTORY_PRUNE_AT} (the pending pruning timer).
  * </ul>
  *
- * <p>APPLY AS TRUNCATE WHEN needs every key: flows with truncates run as {@link AutoCdcTruncateFunction}
- * ({@link AutoCdc#apply} chooses); a truncate reaching this function is dead-lettered
- * ({@link DeadLetter#UNSUPPORTED_TRUNCATE}).
+ * <p>APPLY AS TRUNCATE WHEN needs every key: flows with truncates run as {@link
+ * AutoCdcTruncateFunction} ({@link AutoCdc#apply} chooses); a truncate reaching this function is
+ * dead-lettered ({@link DeadLetter#UNSUPPORTED_TRUNCATE}).
  */
 public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowData> {
     private static final long serialVersionUID = 1L;
@@ -45,14 +49,21 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";
     public static final String SCD2_RECENT = "auto-cdc-scd2-recent";
     public static final String SCD2_BLOCKS = "auto-cdc-scd2-blocks";
+
     /** Pre-release SCD2 layout, registered only so that restoring it fails (see docs/state.md). */
     static final String LEGACY_SCD2_HEAD = "auto-cdc-scd2-head";
+
     static final String LEGACY_SCD2_TIMELINE = "auto-cdc-scd2-timeline";
     public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
     public static final String BITEMPORAL_RECENT = "auto-cdc-bitemporal-recent";
     public static final String BITEMPORAL_BLOCKS = "auto-cdc-bitemporal-blocks";
-    /** Pre-release bitemporal layout (every event in one map), registered only so that restoring it fails. */
+
+    /**
+     * Pre-release bitemporal layout (every event in one map), registered only so that restoring it
+     * fails.
+     */
     static final String LEGACY_BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
+
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";
     public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
     public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
@@ -61,6 +72,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     /** Side output of events the engine cannot apply. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS =
             new OutputTag<>("auto-cdc-dead-letters", TypeInformation.of(DeadLetter.class));
+
     /**
      * Side output of events that would change history already dropped by the history retention
      * (reason {@value DeadLetter#BEFORE_RETAINED_HISTORY}).
@@ -74,7 +86,10 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
         this.runtime = new FlowRuntime(spec);
     }
 
-    /** Writes the recent entries of history targets in their previous layout (tests of the migration). */
+    /**
+     * Writes the recent entries of history targets in their previous layout (tests of the
+     * migration).
+     */
     AutoCdcFunction(EngineSpec spec, boolean previousRecentLayout) {
         this.runtime = new FlowRuntime(spec, previousRecentLayout);
     }
@@ -94,12 +109,14 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     }
 
     @Override
-    public void processElement(RowData input, Context ctx, Collector<RowData> out) throws Exception {
+    public void processElement(RowData input, Context ctx, Collector<RowData> out)
+            throws Exception {
         runtime.process(input, effects(ctx), out, null);
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out) throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
+            throws Exception {
         runtime.onTimer(timestamp, effects(ctx));
     }
 

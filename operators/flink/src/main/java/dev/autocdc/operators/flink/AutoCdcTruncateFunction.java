@@ -2,6 +2,7 @@ package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.EventOrder;
+import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
@@ -17,18 +18,20 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * SCD type 1 with APPLY AS TRUNCATE WHEN (SPEC §1): a truncate is a delete at its sequence for every
- * key, present or first seen later, on every parallel instance. Keyed input: the flow's other events;
- * broadcast input: its truncates (see {@link AutoCdc#apply}, which splits the stream).
+ * SCD type 1 with APPLY AS TRUNCATE WHEN (SPEC §1): a truncate is a delete at its sequence for
+ * every key, present or first seen later, on every parallel instance. Keyed input: the flow's other
+ * events; broadcast input: its truncates (see {@link AutoCdc#apply}, which splits the stream).
  *
- * <p>Every instance keeps the greatest truncate (the "floor", with the processing time it arrived) in
- * broadcast state, {@value #TRUNCATE_FLOOR}. When one arrives, it is applied to every key the instance
- * holds (rows deleted, unless an event after the truncate keeps them; keys left with nothing but the
- * truncate drop their state, since the floor is their tombstone). A key's event first applies the floor.
- * Because the result does not depend on arrival order, the two inputs need no synchronisation. The floor
- * stops applying after the tombstone retention, like any tombstone (SPEC §7).
+ * <p>Every instance keeps the greatest truncate (the "floor", with the processing time it arrived)
+ * in broadcast state, {@value #TRUNCATE_FLOOR}. When one arrives, it is applied to every key the
+ * instance holds (rows deleted, unless an event after the truncate keeps them; keys left with
+ * nothing but the truncate drop their state, since the floor is their tombstone). A key's event
+ * first applies the floor. Because the result does not depend on arrival order, the two inputs need
+ * no synchronisation. The floor stops applying after the tombstone retention, like any tombstone
+ * (SPEC §7).
  */
-public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData> {
+public class AutoCdcTruncateFunction
+        extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
     public static final String TRUNCATE_FLOOR = "auto-cdc-truncate-floor";
@@ -41,9 +44,14 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
         this.runtime = new FlowRuntime(spec);
     }
 
-    /** The broadcast state: the floor truncate (as a one-event list) under "events", its arrival under "arrival". */
+    /**
+     * The broadcast state: the floor truncate (as a one-event list) under "events", its arrival
+     * under "arrival".
+     */
     public static MapStateDescriptor<String, List<ChangeEvent>> floorDescriptor(EngineSpec spec) {
-        return new MapStateDescriptor<>(TRUNCATE_FLOOR, StringSerializer.INSTANCE,
+        return new MapStateDescriptor<>(
+                TRUNCATE_FLOOR,
+                StringSerializer.INSTANCE,
                 new DecisiveEventsSerializer(spec.flow().columnTypes()));
     }
 
@@ -57,54 +65,71 @@ public class AutoCdcTruncateFunction extends KeyedBroadcastProcessFunction<Objec
     }
 
     @Override
-    public void processElement(RowData input, ReadOnlyContext ctx, Collector<RowData> out) throws Exception {
-        ChangeEvent floor = activeFloor(ctx.getBroadcastState(floorDescriptor(runtime.spec())),
-                ctx.getBroadcastState(arrivalDescriptor()), ctx.currentProcessingTime());
+    public void processElement(RowData input, ReadOnlyContext ctx, Collector<RowData> out)
+            throws Exception {
+        ChangeEvent floor =
+                activeFloor(
+                        ctx.getBroadcastState(floorDescriptor(runtime.spec())),
+                        ctx.getBroadcastState(arrivalDescriptor()),
+                        ctx.currentProcessingTime());
         runtime.process(input, effects(ctx.timerService(), ctx), out, floor);
     }
 
     @Override
-    public void processBroadcastElement(RowData input, Context ctx, Collector<RowData> out) throws Exception {
-        ChangeEvent truncate = runtime.decodeTruncate(input, new FlowRuntime.Effects() {
-            @Override
-            public TimerService timerService() {
-                throw new UnsupportedOperationException("no timers on the broadcast side");
-            }
+    public void processBroadcastElement(RowData input, Context ctx, Collector<RowData> out)
+            throws Exception {
+        ChangeEvent truncate =
+                runtime.decodeTruncate(
+                        input,
+                        new FlowRuntime.Effects() {
+                            @Override
+                            public TimerService timerService() {
+                                throw new UnsupportedOperationException(
+                                        "no timers on the broadcast side");
+                            }
 
-            @Override
-            public <X> void output(OutputTag<X> tag, X value) {
-                ctx.output(tag, value);
-            }
-        });
+                            @Override
+                            public <X> void output(OutputTag<X> tag, X value) {
+                                ctx.output(tag, value);
+                            }
+                        });
         if (truncate == null) {
             return; // dead-lettered
         }
-        BroadcastState<String, List<ChangeEvent>> floors = ctx.getBroadcastState(floorDescriptor(runtime.spec()));
+        BroadcastState<String, List<ChangeEvent>> floors =
+                ctx.getBroadcastState(floorDescriptor(runtime.spec()));
         BroadcastState<String, Long> arrivals = ctx.getBroadcastState(arrivalDescriptor());
         ChangeEvent current = activeFloor(floors, arrivals, ctx.currentProcessingTime());
-        if (current != null && new EventOrder(runtime.spec().flow()).compare(truncate, current) <= 0) {
+        if (current != null
+                && new EventOrder(runtime.spec().flow()).compare(truncate, current) <= 0) {
             return; // an older (or the same) truncate: the floor already covers it
         }
         floors.put(FLOOR_EVENTS, List.of(truncate));
         arrivals.put(FLOOR_ARRIVAL, ctx.currentProcessingTime());
         ChangeEvent floor = truncate;
-        ctx.applyToKeyedState(Scd1Target.eventsDescriptor(runtime.spec().flow().columnTypes()),
-                (Object key, ValueState<List<ChangeEvent>> state) -> runtime.applyTruncate(state, floor, out));
+        ctx.applyToKeyedState(
+                Scd1Target.eventsDescriptor(runtime.spec().flow().columnTypes()),
+                (Object key, ValueState<List<ChangeEvent>> state) ->
+                        runtime.applyTruncate(state, floor, out));
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out) throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
+            throws Exception {
         runtime.onTimer(timestamp, effects(ctx.timerService(), ctx));
     }
 
-    private ChangeEvent activeFloor(ReadOnlyBroadcastState<String, List<ChangeEvent>> floors,
-                                    ReadOnlyBroadcastState<String, Long> arrivals, long now) throws Exception {
+    private ChangeEvent activeFloor(
+            ReadOnlyBroadcastState<String, List<ChangeEvent>> floors,
+            ReadOnlyBroadcastState<String, Long> arrivals,
+            long now)
+            throws Exception {
         List<ChangeEvent> floor = floors.get(FLOOR_EVENTS);
         if (floor == null || floor.isEmpty()) {
             return null;
         }
         Long arrival = arrivals.get(FLOOR_ARRIVAL);
-        java.time.Duration retention = runtime.spec().tombstoneRetention();
+        Duration retention = runtime.spec().tombstoneRetention();
         if (retention != null && arrival != null && now >= arrival + retention.toMillis()) {
             return null; // the truncate's tombstone expired
         }

@@ -10,10 +10,11 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A bitemporal key's head kept apart from its entries ({@value AutoCdcFunction#BITEMPORAL_HEAD}: a key whose
- * expired tombstone left no entries; the recent entries carry it otherwise). Layout 2:
+ * A bitemporal key's head kept apart from its entries ({@value AutoCdcFunction#BITEMPORAL_HEAD}: a
+ * key whose expired tombstone left no entries; the recent entries carry it otherwise). Layout 2:
  * {@code bytes(latest system sequence) bytes(open version's system start) bytes(floor sequence)
- * bytes(floor system sequence)}. Layout 1, the pre-release head (with the belief's state), is refused.
+ * bytes(floor system sequence)}. Layout 1, the pre-release head (with the belief's state), is
+ * refused.
  */
 public final class BitemporalHeadSerializer extends StateValueSerializer<BitemporalHead> {
     private static final long serialVersionUID = 1L;
@@ -33,7 +34,8 @@ public final class BitemporalHeadSerializer extends StateValueSerializer<Bitempo
         return readHead(codec(), in, "a bitemporal head");
     }
 
-    static BitemporalHead readHead(StateCodec codec, DataInputView in, String what) throws IOException {
+    static BitemporalHead readHead(StateCodec codec, DataInputView in, String what)
+            throws IOException {
         try {
             return codec.readHead(in);
         } catch (EOFException e) {
@@ -48,8 +50,7 @@ public final class BitemporalHeadSerializer extends StateValueSerializer<Bitempo
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalHead> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(BitemporalHeadSerializer serializer) {
             super(serializer);
@@ -72,7 +73,9 @@ public final class BitemporalHeadSerializer extends StateValueSerializer<Bitempo
 
         @Override
         int legacyVersion(String content) {
-            return content.equals("BITEMPORAL_SYSTEM_HEAD") ? 2 : content.equals("BITEMPORAL_HEAD") ? 1 : -1;
+            return content.equals("BITEMPORAL_SYSTEM_HEAD")
+                    ? 2
+                    : content.equals("BITEMPORAL_HEAD") ? 1 : -1;
         }
     }
 }

@@ -8,14 +8,17 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A bitemporal key's recent entries with its head, the value of {@value AutoCdcFunction#BITEMPORAL_RECENT}
- * (see {@link FlinkBitemporalStore}). Versions count the bitemporal layout (1 was the pre-release layout of
- * every event in one map, which had no recent entries and is never restored):
+ * A bitemporal key's recent entries with its head, the value of {@value
+ * AutoCdcFunction#BITEMPORAL_RECENT} (see {@link FlinkBitemporalStore}). Versions count the
+ * bitemporal layout (1 was the pre-release layout of every event in one map, which had no recent
+ * entries and is never restored):
+ *
  * <ul>
- *   <li>Layout 3: {@code bool(has head) [head] recent}: the head as {@link BitemporalHeadSerializer} writes
- *       it, then the recent entries of {@link RecentEntriesSerializer} layout 2 (with the chain keys).</li>
- *   <li>Layout 2 (read to migrate it): {@code bool(has head) [head] block}: the recent entries without the
- *       chain keys.</li>
+ *   <li>Layout 3: {@code bool(has head) [head] recent}: the head as {@link
+ *       BitemporalHeadSerializer} writes it, then the recent entries of {@link
+ *       RecentEntriesSerializer} layout 2 (with the chain keys).
+ *   <li>Layout 2 (read to migrate it): {@code bool(has head) [head] block}: the recent entries
+ *       without the chain keys.
  * </ul>
  */
 public final class BitemporalRecentSerializer extends StateValueSerializer<TimelineBlock> {
@@ -42,7 +45,8 @@ public final class BitemporalRecentSerializer extends StateValueSerializer<Timel
     @Override
     TimelineBlock read(DataInputView in) throws IOException {
         String what = "the bitemporal recent entries";
-        BitemporalHead head = in.readBoolean() ? BitemporalHeadSerializer.readHead(codec(), in, what) : null;
+        BitemporalHead head =
+                in.readBoolean() ? BitemporalHeadSerializer.readHead(codec(), in, what) : null;
         TimelineBlock block = TimelineBlockSerializer.readBlock(codec(), in, what);
         if (version() >= 3) {
             block = RecentEntriesSerializer.readChainKeys(block, in, what);
@@ -57,8 +61,7 @@ public final class BitemporalRecentSerializer extends StateValueSerializer<Timel
 
     /** The snapshot: the column types; version {@value #VERSION}, and 2 is read. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(BitemporalRecentSerializer serializer) {
             super(serializer);
@@ -81,7 +84,9 @@ public final class BitemporalRecentSerializer extends StateValueSerializer<Timel
 
         @Override
         int legacyVersion(String content) {
-            return content.equals("BITEMPORAL_RECENT_ENTRIES") ? 3 : content.equals("BITEMPORAL_RECENT") ? 2 : -1;
+            return content.equals("BITEMPORAL_RECENT_ENTRIES")
+                    ? 3
+                    : content.equals("BITEMPORAL_RECENT") ? 2 : -1;
         }
     }
 }

@@ -8,10 +8,10 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * What the history retention kept of a bitemporal key's dropped history ({@value AutoCdcFunction#BITEMPORAL_SNAPSHOT}).
- * Layout 1: {@code bytes(floor) bytes(floor system) bool(has seed) [row] varint(n) (bytes(start) bytes(end) row
- * bytes(system start) bytes(system end)){n}}, rows as {@link dev.autocdc.operators.core.StateCodec#writeRow}
- * writes them.
+ * What the history retention kept of a bitemporal key's dropped history ({@value
+ * AutoCdcFunction#BITEMPORAL_SNAPSHOT}). Layout 1: {@code bytes(floor) bytes(floor system) bool(has
+ * seed) [row] varint(n) (bytes(start) bytes(end) row bytes(system start) bytes(system end)){n}},
+ * rows as {@link dev.autocdc.operators.core.StateCodec#writeRow} writes them.
  */
 public final class BitemporalSnapshotSerializer extends StateValueSerializer<BitemporalSnapshot> {
     private static final long serialVersionUID = 1L;
@@ -31,7 +31,8 @@ public final class BitemporalSnapshotSerializer extends StateValueSerializer<Bit
         try {
             return codec().readSnapshot(in);
         } catch (IOException | RuntimeException e) {
-            throw new CorruptStateException("a bitemporal retention snapshot does not decode: " + e, e);
+            throw new CorruptStateException(
+                    "a bitemporal retention snapshot does not decode: " + e, e);
         }
     }
 
@@ -42,8 +43,7 @@ public final class BitemporalSnapshotSerializer extends StateValueSerializer<Bit
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalSnapshot> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(BitemporalSnapshotSerializer serializer) {
             super(serializer);

@@ -16,12 +16,13 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * Bitemporal history in keyed state ({@link FlinkBitemporalStore}: the belief's timeline in
- * {@value AutoCdcFunction#BITEMPORAL_RECENT} and {@value AutoCdcFunction#BITEMPORAL_BLOCKS}, with the key's
- * {@link BitemporalHead}; {@value AutoCdcFunction#BITEMPORAL_HEAD} for a key whose expired tombstone left no
- * entries; {@value AutoCdcFunction#BITEMPORAL_SNAPSHOT} once the history retention dropped history), applied
- * to by {@link BitemporalEngine}, with the tombstone and history retentions. The head carries the floors
- * of both retentions, so refusing an event before the retained history costs no read of its own.
+ * Bitemporal history in keyed state ({@link FlinkBitemporalStore}: the belief's timeline in {@value
+ * AutoCdcFunction#BITEMPORAL_RECENT} and {@value AutoCdcFunction#BITEMPORAL_BLOCKS}, with the key's
+ * {@link BitemporalHead}; {@value AutoCdcFunction#BITEMPORAL_HEAD} for a key whose expired
+ * tombstone left no entries; {@value AutoCdcFunction#BITEMPORAL_SNAPSHOT} once the history
+ * retention dropped history), applied to by {@link BitemporalEngine}, with the tombstone and
+ * history retentions. The head carries the floors of both retentions, so refusing an event before
+ * the retained history costs no read of its own.
  */
 final class BitemporalTarget implements KeyedTarget {
     private final BitemporalEngine engine;
@@ -30,33 +31,64 @@ final class BitemporalTarget implements KeyedTarget {
     private final TombstoneTimer tombstones;
     private final HistoryPruning pruning;
 
-    BitemporalTarget(EngineSpec spec, KeyedStateAccess states, EngineCounters counters, StateAccessCounter counter,
-                     boolean previousRecentLayout) {
+    BitemporalTarget(
+            EngineSpec spec,
+            KeyedStateAccess states,
+            EngineCounters counters,
+            StateAccessCounter counter,
+            boolean previousRecentLayout) {
         List<ColumnType> types = spec.flow().columnTypes();
         this.engine = new BitemporalEngine(spec.flow(), counters);
         this.retention = new BitemporalRetention(spec.flow());
-        FlinkTimeline belief = new FlinkTimeline(
-                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_RECENT,
-                        new BitemporalRecentSerializer(types, BitemporalRecentSerializer.VERSION - (previousRecentLayout ? 1 : 0)))),
-                states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.BITEMPORAL_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types))),
-                counter, new StateCodec(types), spec.blockSize());
-        this.store = new FlinkBitemporalStore(belief,
-                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_HEAD, new BitemporalHeadSerializer(types))),
-                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.BITEMPORAL_SNAPSHOT,
-                        new BitemporalSnapshotSerializer(types))),
-                counter);
-        // Savepoints of pre-release builds hold every event in one map, and a head of another format:
-        // registering the map with another serializer makes such a restore fail (the head's serializer
+        FlinkTimeline belief =
+                new FlinkTimeline(
+                        states.getState(
+                                new ValueStateDescriptor<>(
+                                        AutoCdcFunction.BITEMPORAL_RECENT,
+                                        new BitemporalRecentSerializer(
+                                                types,
+                                                BitemporalRecentSerializer.VERSION
+                                                        - (previousRecentLayout ? 1 : 0)))),
+                        states.getMapState(
+                                new MapStateDescriptor<>(
+                                        AutoCdcFunction.BITEMPORAL_BLOCKS,
+                                        DescendingSequenceKeySerializer.INSTANCE,
+                                        new TimelineBlockSerializer(types))),
+                        counter,
+                        new StateCodec(types),
+                        spec.blockSize());
+        this.store =
+                new FlinkBitemporalStore(
+                        belief,
+                        states.getState(
+                                new ValueStateDescriptor<>(
+                                        AutoCdcFunction.BITEMPORAL_HEAD,
+                                        new BitemporalHeadSerializer(types))),
+                        states.getState(
+                                new ValueStateDescriptor<>(
+                                        AutoCdcFunction.BITEMPORAL_SNAPSHOT,
+                                        new BitemporalSnapshotSerializer(types))),
+                        counter);
+        // Savepoints of pre-release builds hold every event in one map, and a head of another
+        // format:
+        // registering the map with another serializer makes such a restore fail (the head's
+        // serializer
         // refuses the old format by itself) instead of starting every key without its history.
-        states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
-                DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types)));
+        states.getMapState(
+                new MapStateDescriptor<>(
+                        AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
+                        DescendingSequenceKeySerializer.INSTANCE,
+                        new TimelineBlockSerializer(types)));
         this.pruning = new HistoryPruning(states, spec.historyRetention());
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
     }
 
     @Override
-    public boolean apply(ChangeEvent event, ChangeEvent truncateFloor, TimerService timers, List<TargetChange> out)
+    public boolean apply(
+            ChangeEvent event,
+            ChangeEvent truncateFloor,
+            TimerService timers,
+            List<TargetChange> out)
             throws Exception {
         store.beginEvent(pruning.writeTime(timers));
         BitemporalHead head = store.head();
@@ -79,7 +111,8 @@ final class BitemporalTarget implements KeyedTarget {
             prune(timestamp, timers);
         }
         if (tombstones.expiresAt(timestamp)) {
-            // Both timelines are frozen: a later event must be newer in business and in system time (a
+            // Both timelines are frozen: a later event must be newer in business and in system time
+            // (a
             // correction recorded before the expiry would change beliefs the sink already holds).
             store.beginEvent(timestamp);
             BitemporalHead head = store.head();
@@ -87,8 +120,12 @@ final class BitemporalTarget implements KeyedTarget {
             store.clear();
             pruning.cancel();
             if (head != null && newest != null) {
-                store.setHead(new BitemporalHead(head.latestSystemSequence(), null, newest.sequence(),
-                        head.latestSystemSequence()));
+                store.setHead(
+                        new BitemporalHead(
+                                head.latestSystemSequence(),
+                                null,
+                                newest.sequence(),
+                                head.latestSystemSequence()));
             }
         }
     }

@@ -3,7 +3,10 @@ package dev.autocdc.operators.flink;
 import java.io.IOException;
 import java.util.HexFormat;
 
-/** A stored state value that does not read as its layout says: the message names what and where (a sequence, in hex). */
+/**
+ * A stored state value that does not read as its layout says: the message names what and where (a
+ * sequence, in hex).
+ */
 public final class CorruptStateException extends IOException {
     private static final long serialVersionUID = 1L;
 

@@ -3,41 +3,52 @@ package dev.autocdc.operators.flink;
 import java.util.Objects;
 
 /**
- * An event the engine could not apply (SPEC §11), with what is needed to find and replay it. A Flink
- * POJO: public fields, a no-argument constructor.
+ * An event the engine could not apply (SPEC §11), with what is needed to find and replay it. A
+ * Flink POJO: public fields, a no-argument constructor.
  */
 public class DeadLetter {
     /** Reason codes. */
     public static final String NULL_KEY = "NULL_KEY";
+
     public static final String NULL_SEQUENCE = "NULL_SEQUENCE";
     public static final String NULL_SYSTEM_SEQUENCE = "NULL_SYSTEM_SEQUENCE";
     public static final String BAD_COLUMNS_TO_UPDATE = "BAD_COLUMNS_TO_UPDATE";
     public static final String BAD_VALUE = "BAD_VALUE";
     public static final String UNSUPPORTED_TRUNCATE = "UNSUPPORTED_TRUNCATE";
+
     /** The source's format could not parse the record; {@link #raw} holds it as received. */
     public static final String PARSE_ERROR = "PARSE_ERROR";
+
     /** Late-events output: the event would change history dropped by the history retention. */
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
     /** The flow's name. */
     public String flow;
+
     /** The source (table or topic) the event came from, when known. */
     public String source;
+
     /** One of the reason codes above. */
     public String reason;
+
     /** What was wrong, for a person. */
     public String message;
-    /** The event as the engine received it (JSON text), or the raw bytes' text when parsing failed. */
+
+    /**
+     * The event as the engine received it (JSON text), or the raw bytes' text when parsing failed.
+     */
     public String payload;
+
     /** Kafka coordinates, when the event came from Kafka and they are known; else null. */
     public String topic;
+
     public Integer partition;
     public Long offset;
+
     /** The record's bytes as received, when the format could not parse them; else null. */
     public byte[] raw;
 
-    public DeadLetter() {
-    }
+    public DeadLetter() {}
 
     public DeadLetter(String flow, String reason, String message, String payload) {
         this.flow = flow;
@@ -52,9 +63,14 @@ public class DeadLetter {
             return false;
         }
         DeadLetter d = (DeadLetter) o;
-        return Objects.equals(flow, d.flow) && Objects.equals(source, d.source) && Objects.equals(reason, d.reason)
-                && Objects.equals(message, d.message) && Objects.equals(payload, d.payload)
-                && Objects.equals(topic, d.topic) && Objects.equals(partition, d.partition) && Objects.equals(offset, d.offset);
+        return Objects.equals(flow, d.flow)
+                && Objects.equals(source, d.source)
+                && Objects.equals(reason, d.reason)
+                && Objects.equals(message, d.message)
+                && Objects.equals(payload, d.payload)
+                && Objects.equals(topic, d.topic)
+                && Objects.equals(partition, d.partition)
+                && Objects.equals(offset, d.offset);
     }
 
     @Override

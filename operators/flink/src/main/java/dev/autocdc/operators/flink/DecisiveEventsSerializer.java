@@ -10,7 +10,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * An SCD1 key's decisive events ({@value AutoCdcFunction#SCD1_EVENTS}; also the truncate floor's
- * broadcast state). Layout 1: {@code varint(n) event{n}}, each event as {@link StateCodec} writes it.
+ * broadcast state). Layout 1: {@code varint(n) event{n}}, each event as {@link StateCodec} writes
+ * it.
  */
 public final class DecisiveEventsSerializer extends StateValueSerializer<List<ChangeEvent>> {
     private static final long serialVersionUID = 1L;
@@ -41,8 +42,7 @@ public final class DecisiveEventsSerializer extends StateValueSerializer<List<Ch
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<List<ChangeEvent>> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(DecisiveEventsSerializer serializer) {
             super(serializer);

@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -9,14 +10,16 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Serializes a {@link SequenceKey} so that RocksDB, which orders a MapState's entries by their
- * serialized user key, iterates the newest sequence first: the escaped bytes (0x00 becomes 0x00 0xFF,
- * then a 0x00 0x00 terminator, which keeps the order and makes the form self-delimiting and
- * prefix-free) are written with every bit inverted, which reverses the order of prefix-free strings.
- * A key therefore never needs a length prefix (a length prefix would sort short keys first).
+ * serialized user key, iterates the newest sequence first: the escaped bytes (0x00 becomes 0x00
+ * 0xFF, then a 0x00 0x00 terminator, which keeps the order and makes the form self-delimiting and
+ * prefix-free) are written with every bit inverted, which reverses the order of prefix-free
+ * strings. A key therefore never needs a length prefix (a length prefix would sort short keys
+ * first).
  */
 public final class DescendingSequenceKeySerializer extends TypeSerializer<SequenceKey> {
     private static final long serialVersionUID = 1L;
-    public static final DescendingSequenceKeySerializer INSTANCE = new DescendingSequenceKeySerializer();
+    public static final DescendingSequenceKeySerializer INSTANCE =
+            new DescendingSequenceKeySerializer();
 
     @Override
     public boolean isImmutableType() {
@@ -62,7 +65,7 @@ public final class DescendingSequenceKeySerializer extends TypeSerializer<Sequen
 
     @Override
     public SequenceKey deserialize(DataInputView source) throws IOException {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(16);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16);
         while (true) {
             int b = ~source.readByte() & 0xFF;
             if (b != 0) {

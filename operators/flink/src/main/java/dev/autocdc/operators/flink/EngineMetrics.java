@@ -5,21 +5,28 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
- * A flow's metrics (SPEC §8), under the group {@code flow/<name>} of the operator's metric group. The
- * engines count late events, conflicting ties and duplicates into it directly ({@link EngineCounters});
- * the runtime counts the rest.
+ * A flow's metrics (SPEC §8), under the group {@code flow/<name>} of the operator's metric group.
+ * The engines count late events, conflicting ties and duplicates into it directly ({@link
+ * EngineCounters}); the runtime counts the rest.
  */
 final class EngineMetrics implements EngineCounters {
     /** Target rows inserted or updated. */
     final Counter upserted;
+
     /** Target rows deleted. */
     final Counter deleted;
+
     /** Input rows sent to the dead letters (SPEC §11). */
     final Counter deadLettered;
+
     /** A changelog source's {@code -U} rows, skipped: the {@code +U} carries the new row. */
     final Counter skippedUpdateBefore;
-    /** Events sent to the late events because they would change history that left state (SPEC §7). */
+
+    /**
+     * Events sent to the late events because they would change history that left state (SPEC §7).
+     */
     final Counter droppedLate;
+
     private final Counter late;
     private final Counter ties;
     private final Counter duplicates;

@@ -6,33 +6,40 @@ import dev.autocdc.operators.core.TargetType;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Everything the AUTO CDC operator needs to know: the {@link Flow}, how its input rows are laid out,
- * the output mode and the retentions.
+ * Everything the AUTO CDC operator needs to know: the {@link Flow}, how its input rows are laid
+ * out, the output mode and the retentions.
  *
  * <p><b>The input contract.</b> The operator consumes {@code RowData} whose fields are the target's
  * base columns (keys and values, in target order, after COLUMNS) followed by control columns, which
  * are found by name:
+ *
  * <ul>
- *   <li>{@value #SEQUENCE} (required): the SEQUENCE BY value (a ROW for {@code STRUCT(...)});</li>
- *   <li>{@value #SYSTEM_SEQUENCE} (bitemporal only, required there): the SYSTEM SEQUENCE BY value;</li>
- *   <li>{@value #DELETE} (optional BOOLEAN): APPLY AS DELETE WHEN; null counts as false. A row of kind
- *       DELETE (from a changelog source) is a delete too, and rows of kind UPDATE_BEFORE are skipped;</li>
- *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;</li>
- *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names, required
- *       with COLUMNS TO UPDATE);</li>
- *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse, sent
- *       to the dead letters with its raw bytes; {@value #TOPIC}, {@value #PARTITION}, {@value #OFFSET}
- *       (optional): where a dead letter came from.</li>
+ *   <li>{@value #SEQUENCE} (required): the SEQUENCE BY value (a ROW for {@code STRUCT(...)});
+ *   <li>{@value #SYSTEM_SEQUENCE} (bitemporal only, required there): the SYSTEM SEQUENCE BY value;
+ *   <li>{@value #DELETE} (optional BOOLEAN): APPLY AS DELETE WHEN; null counts as false. A row of
+ *       kind DELETE (from a changelog source) is a delete too, and rows of kind UPDATE_BEFORE are
+ *       skipped;
+ *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;
+ *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names,
+ *       required with COLUMNS TO UPDATE);
+ *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse,
+ *       sent to the dead letters with its raw bytes; {@value #TOPIC}, {@value #PARTITION}, {@value
+ *       #OFFSET} (optional): where a dead letter came from.
  * </ul>
- * The job's planner produces this projection from the flow's SQL; a DataStream user produces it by hand.
+ *
+ * The job's planner produces this projection from the flow's SQL; a DataStream user produces it by
+ * hand.
  */
 public final class EngineSpec implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -42,20 +49,42 @@ public final class EngineSpec implements Serializable {
     public static final String DELETE = "__delete";
     public static final String TRUNCATE = "__truncate";
     public static final String COLUMNS_TO_UPDATE = "__columns_to_update";
-    /** Optional STRING: the parse error of a record the source's format could not read (the row is a dead letter). */
+
+    /**
+     * Optional STRING: the parse error of a record the source's format could not read (the row is a
+     * dead letter).
+     */
     public static final String PARSE_ERROR = "__parse_error";
+
     /** Optional BYTES: the record as received, for dead letters. */
     public static final String RAW = "__raw";
+
     /** Optional Kafka coordinates (STRING, INT, BIGINT), copied into dead letters. */
     public static final String TOPIC = "__topic";
+
     public static final String PARTITION = "__partition";
     public static final String OFFSET = "__offset";
+
     /** Every control column name: an input column of one of these names is not a target column. */
-    public static final Set<String> CONTROL_COLUMNS = Set.of(SEQUENCE, SYSTEM_SEQUENCE, DELETE, TRUNCATE,
-            COLUMNS_TO_UPDATE, PARSE_ERROR, RAW, TOPIC, PARTITION, OFFSET);
+    public static final Set<String> CONTROL_COLUMNS =
+            Set.of(
+                    SEQUENCE,
+                    SYSTEM_SEQUENCE,
+                    DELETE,
+                    TRUNCATE,
+                    COLUMNS_TO_UPDATE,
+                    PARSE_ERROR,
+                    RAW,
+                    TOPIC,
+                    PARTITION,
+                    OFFSET);
+
     /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
-    /** Default history entries per stored block (SCD2 and bitemporal; why 4: {@link FlinkTimeline}). */
+
+    /**
+     * Default history entries per stored block (SCD2 and bitemporal; why 4: {@link FlinkTimeline}).
+     */
     public static final int DEFAULT_BLOCK_SIZE = FlinkTimeline.DEFAULT_BLOCK_SIZE;
 
     private final Flow flow;
@@ -71,7 +100,8 @@ public final class EngineSpec implements Serializable {
     private final Duration historyRetention;
     private final int blockSize;
 
-    private EngineSpec(Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
+    private EngineSpec(
+            Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
         this.flow = flow;
         this.inputType = b.input;
         this.baseFields = baseFields;
@@ -122,12 +152,15 @@ public final class EngineSpec implements Serializable {
         return columnsToUpdateField;
     }
 
-    private transient java.util.Map<String, Integer> controlFields;
+    private transient Map<String, Integer> controlFields;
 
-    /** Position of an optional control column, or -1 (looked up once: this is on every event's path). */
+    /**
+     * Position of an optional control column, or -1 (looked up once: this is on every event's
+     * path).
+     */
     int field(String controlColumn) {
         if (controlFields == null) {
-            java.util.Map<String, Integer> m = new java.util.HashMap<>();
+            Map<String, Integer> m = new HashMap<>();
             for (String c : CONTROL_COLUMNS) {
                 m.put(c, inputType.getFieldNames().indexOf(c));
             }
@@ -150,14 +183,18 @@ public final class EngineSpec implements Serializable {
         return historyRetention;
     }
 
-    /** SCD type 2 and bitemporal: the entries of a key's history stored as one state value (see {@link FlinkTimeline}). */
+    /**
+     * SCD type 2 and bitemporal: the entries of a key's history stored as one state value (see
+     * {@link FlinkTimeline}).
+     */
     public int blockSize() {
         return blockSize;
     }
 
     /**
-     * The target row type: base columns, then {@code __START_AT}, {@code __END_AT} (SCD2 and bitemporal,
-     * the sequence's type) and {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT} (bitemporal).
+     * The target row type: base columns, then {@code __START_AT}, {@code __END_AT} (SCD2 and
+     * bitemporal, the sequence's type) and {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}
+     * (bitemporal).
      */
     public RowType targetType() {
         List<RowType.RowField> fields = new ArrayList<>();
@@ -184,21 +221,26 @@ public final class EngineSpec implements Serializable {
         switch (flow.targetType()) {
             case SCD1:
                 return keys;
-            case SCD2: {
-                int[] pk = java.util.Arrays.copyOf(keys, keys.length + 1);
-                pk[keys.length] = n;
-                return pk;
-            }
-            default: {
-                int[] pk = java.util.Arrays.copyOf(keys, keys.length + 2);
-                pk[keys.length] = n;
-                pk[keys.length + 1] = n + 2;
-                return pk;
-            }
+            case SCD2:
+                {
+                    int[] pk = Arrays.copyOf(keys, keys.length + 1);
+                    pk[keys.length] = n;
+                    return pk;
+                }
+            default:
+                {
+                    int[] pk = Arrays.copyOf(keys, keys.length + 2);
+                    pk[keys.length] = n;
+                    pk[keys.length + 1] = n + 2;
+                    return pk;
+                }
         }
     }
 
-    /** Builds an {@link EngineSpec}; {@link #build()} fails fast, naming the clause, on a wrong definition. */
+    /**
+     * Builds an {@link EngineSpec}; {@link #build()} fails fast, naming the clause, on a wrong
+     * definition.
+     */
     public static final class Builder {
         private final Flow.Builder flow;
         private final TargetType type;
@@ -224,7 +266,10 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
-        /** Base columns that hold the SEQUENCE BY / SYSTEM SEQUENCE BY source columns kept by COLUMNS. */
+        /**
+         * Base columns that hold the SEQUENCE BY / SYSTEM SEQUENCE BY source columns kept by
+         * COLUMNS.
+         */
         public Builder sequenceColumns(Collection<String> columns) {
             flow.sequenceColumns(columns);
             return this;
@@ -286,8 +331,8 @@ public final class EngineSpec implements Serializable {
         }
 
         /**
-         * SCD type 2 and bitemporal: how many entries of a key's history are stored as one state value
-         * (default {@value #DEFAULT_BLOCK_SIZE}; see docs/state.md). A restore may change it:
+         * SCD type 2 and bitemporal: how many entries of a key's history are stored as one state
+         * value (default {@value #DEFAULT_BLOCK_SIZE}; see docs/state.md). A restore may change it:
          * blocks of any size restore into any other.
          */
         public Builder blockSize(int entries) {
@@ -297,15 +342,20 @@ public final class EngineSpec implements Serializable {
 
         public EngineSpec build() {
             if (blockSize < 1) {
-                throw new FlowDefinitionException("block size", "a block holds at least one entry, not " + blockSize);
+                throw new FlowDefinitionException(
+                        "block size", "a block holds at least one entry, not " + blockSize);
             }
             if (historyRetention != null && type == TargetType.SCD1) {
-                throw new FlowDefinitionException("history retention", "an SCD type 1 target keeps no history;"
-                        + " remove the setting");
+                throw new FlowDefinitionException(
+                        "history retention",
+                        "an SCD type 1 target keeps no history;" + " remove the setting");
             }
-            if ((historyRetention != null && (historyRetention.isNegative() || historyRetention.isZero()))
-                    || (tombstoneRetention != null && (tombstoneRetention.isNegative() || tombstoneRetention.isZero()))) {
-                throw new FlowDefinitionException("retention", "a retention must be a positive duration");
+            if ((historyRetention != null
+                            && (historyRetention.isNegative() || historyRetention.isZero()))
+                    || (tombstoneRetention != null
+                            && (tombstoneRetention.isNegative() || tombstoneRetention.isZero()))) {
+                throw new FlowDefinitionException(
+                        "retention", "a retention must be a positive duration");
             }
             List<String> names = input.getFieldNames();
             int seq = names.indexOf(SEQUENCE);
@@ -314,7 +364,8 @@ public final class EngineSpec implements Serializable {
             int trunc = names.indexOf(TRUNCATE);
             int ctu = names.indexOf(COLUMNS_TO_UPDATE);
             if (seq < 0) {
-                throw new FlowDefinitionException("SEQUENCE BY", "the engine's input has no " + SEQUENCE + " column");
+                throw new FlowDefinitionException(
+                        "SEQUENCE BY", "the engine's input has no " + SEQUENCE + " column");
             }
             flow.sequenceBy(TypeMapping.columnType(input.getTypeAt(seq)));
             if (sys >= 0) {
@@ -327,13 +378,20 @@ public final class EngineSpec implements Serializable {
             checkBoolean(trunc, "APPLY AS TRUNCATE WHEN");
             if (ctu >= 0) {
                 LogicalType t = input.getTypeAt(ctu);
-                boolean ok = t.getTypeRoot() == LogicalTypeRoot.VARCHAR || t.getTypeRoot() == LogicalTypeRoot.CHAR
-                        || (t.getTypeRoot() == LogicalTypeRoot.ARRAY
-                            && (t.getChildren().get(0).getTypeRoot() == LogicalTypeRoot.VARCHAR
-                                || t.getChildren().get(0).getTypeRoot() == LogicalTypeRoot.CHAR));
+                boolean ok =
+                        t.getTypeRoot() == LogicalTypeRoot.VARCHAR
+                                || t.getTypeRoot() == LogicalTypeRoot.CHAR
+                                || (t.getTypeRoot() == LogicalTypeRoot.ARRAY
+                                        && (t.getChildren().get(0).getTypeRoot()
+                                                        == LogicalTypeRoot.VARCHAR
+                                                || t.getChildren().get(0).getTypeRoot()
+                                                        == LogicalTypeRoot.CHAR));
                 if (!ok) {
-                    throw new FlowDefinitionException("COLUMNS TO UPDATE", "the column must be ARRAY<STRING> or a STRING"
-                            + " of comma-separated names, not " + t);
+                    throw new FlowDefinitionException(
+                            "COLUMNS TO UPDATE",
+                            "the column must be ARRAY<STRING> or a STRING"
+                                    + " of comma-separated names, not "
+                                    + t);
                 }
                 flow.columnsToUpdate();
             }
@@ -347,15 +405,27 @@ public final class EngineSpec implements Serializable {
             }
             Flow built = flow.build();
             if (built.hasColumnsToUpdate() && ctu < 0) {
-                throw new FlowDefinitionException("COLUMNS TO UPDATE", "the engine's input has no " + COLUMNS_TO_UPDATE + " column");
+                throw new FlowDefinitionException(
+                        "COLUMNS TO UPDATE",
+                        "the engine's input has no " + COLUMNS_TO_UPDATE + " column");
             }
-            return new EngineSpec(this, built, base.stream().mapToInt(Integer::intValue).toArray(), seq, sys, del, trunc, ctu);
+            return new EngineSpec(
+                    this,
+                    built,
+                    base.stream().mapToInt(Integer::intValue).toArray(),
+                    seq,
+                    sys,
+                    del,
+                    trunc,
+                    ctu);
         }
 
         private void checkBoolean(int field, String clause) {
             if (field >= 0 && input.getTypeAt(field).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-                throw new FlowDefinitionException(clause, "the condition must be a BOOLEAN expression, not "
-                        + input.getTypeAt(field));
+                throw new FlowDefinitionException(
+                        clause,
+                        "the condition must be a BOOLEAN expression, not "
+                                + input.getTypeAt(field));
             }
         }
     }

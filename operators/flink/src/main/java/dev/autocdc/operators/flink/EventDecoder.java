@@ -15,11 +15,11 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
 /**
- * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link ChangeEvent}, or
- * into a {@link DeadLetter} with its reason (SPEC §11): a record the source could not parse, a value that
- * does not convert, a null key or sequence, a bad COLUMNS TO UPDATE list, a truncate where none may be.
- * Never throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka
- * coordinates the row has, and is counted.
+ * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
+ * ChangeEvent}, or into a {@link DeadLetter} with its reason (SPEC §11): a record the source could
+ * not parse, a value that does not convert, a null key or sequence, a bad COLUMNS TO UPDATE list, a
+ * truncate where none may be. Never throws for bad input. Every letter carries the flow, the row as
+ * JSON text and the Kafka coordinates the row has, and is counted.
  */
 final class EventDecoder {
     /** Where a decoder's letters go. */
@@ -67,14 +67,20 @@ final class EventDecoder {
     /**
      * The row's event, or null after handing its dead letter to {@code letters}.
      *
-     * @param truncateAllowed whether a truncate may come this way (the broadcast input of a flow with
-     *     truncates); elsewhere it is a dead letter
+     * @param truncateAllowed whether a truncate may come this way (the broadcast input of a flow
+     *     with truncates); elsewhere it is a dead letter
      */
     ChangeEvent decode(RowData input, boolean truncateAllowed, Letters letters) {
         if (parseError >= 0 && !input.isNullAt(parseError)) {
             byte[] bytes = raw >= 0 && !input.isNullAt(raw) ? input.getBinary(raw) : null;
-            DeadLetter d = new DeadLetter(flow.name(), DeadLetter.PARSE_ERROR, "the source's format could not parse the"
-                    + " record: " + input.getString(parseError), bytes == null ? null : new String(bytes, StandardCharsets.UTF_8));
+            DeadLetter d =
+                    new DeadLetter(
+                            flow.name(),
+                            DeadLetter.PARSE_ERROR,
+                            "the source's format could not parse the"
+                                    + " record: "
+                                    + input.getString(parseError),
+                            bytes == null ? null : new String(bytes, StandardCharsets.UTF_8));
             d.raw = bytes;
             metrics.deadLettered.inc();
             letters.deadLetter(located(d, input));
@@ -92,38 +98,63 @@ final class EventDecoder {
                 system = field(input, spec.systemSequenceField());
             }
         } catch (RuntimeException e) {
-            return reject(input, letters, DeadLetter.BAD_VALUE, "a value does not convert: " + e.getMessage());
+            return reject(
+                    input,
+                    letters,
+                    DeadLetter.BAD_VALUE,
+                    "a value does not convert: " + e.getMessage());
         }
         boolean truncate = flag(input, spec.truncateField());
-        Op op = truncate ? Op.TRUNCATE
-                : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE ? Op.DELETE : Op.UPSERT;
+        Op op =
+                truncate
+                        ? Op.TRUNCATE
+                        : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE
+                                ? Op.DELETE
+                                : Op.UPSERT;
         if (op == Op.TRUNCATE && !truncateAllowed) {
-            return reject(input, letters, DeadLetter.UNSUPPORTED_TRUNCATE, "a truncate reached the keyed input: route"
-                    + " truncates through the broadcast input (AutoCdc.apply does), since they apply to every key");
+            return reject(
+                    input,
+                    letters,
+                    DeadLetter.UNSUPPORTED_TRUNCATE,
+                    "a truncate reached the keyed input: route truncates through the broadcast"
+                            + " input (AutoCdc.apply does), since they apply to every key");
         }
         if (op != Op.TRUNCATE) { // a truncate needs no key
             for (int k : flow.keyIndexes()) {
                 if (row[k] == null) {
-                    return reject(input, letters, DeadLetter.NULL_KEY, "key column " + flow.columnNames().get(k) + " is null");
+                    return reject(
+                            input,
+                            letters,
+                            DeadLetter.NULL_KEY,
+                            "key column " + flow.columnNames().get(k) + " is null");
                 }
             }
         }
         SequenceCodec seqCodec = flow.sequenceCodec();
         if (!seqCodec.isComplete(sequence)) {
-            return reject(input, letters, DeadLetter.NULL_SEQUENCE, "the SEQUENCE BY value is null or has a null field");
+            return reject(
+                    input,
+                    letters,
+                    DeadLetter.NULL_SEQUENCE,
+                    "the SEQUENCE BY value is null or has a null field");
         }
         byte[] systemBytes = null;
         if (flow.targetType() == TargetType.BITEMPORAL) {
             if (!flow.systemSequenceCodec().isComplete(system)) {
-                return reject(input, letters, DeadLetter.NULL_SYSTEM_SEQUENCE,
+                return reject(
+                        input,
+                        letters,
+                        DeadLetter.NULL_SYSTEM_SEQUENCE,
                         "the SYSTEM SEQUENCE BY value is null or has a null field");
             }
             systemBytes = flow.systemSequenceCodec().encode(system);
         }
         boolean[] written = null;
         if (flow.hasColumnsToUpdate()) {
-            Object list = spec.columnsToUpdateField() < 0 ? null
-                    : inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input);
+            Object list =
+                    spec.columnsToUpdateField() < 0
+                            ? null
+                            : inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input);
             if (list != null) {
                 written = new boolean[row.length];
                 for (String name : columnNames(list)) {
@@ -132,8 +163,14 @@ final class EventDecoder {
                     }
                     int i = flow.indexOf(name);
                     if (!flow.isValueColumn(i)) {
-                        return reject(input, letters, DeadLetter.BAD_COLUMNS_TO_UPDATE, "COLUMNS TO UPDATE names "
-                                + name + ", which is not a value column of the target " + flow.columnNames());
+                        return reject(
+                                input,
+                                letters,
+                                DeadLetter.BAD_COLUMNS_TO_UPDATE,
+                                "COLUMNS TO UPDATE names "
+                                        + name
+                                        + ", which is not a value column of the target "
+                                        + flow.columnNames());
                     }
                     written[i] = true;
                 }
@@ -142,16 +179,26 @@ final class EventDecoder {
         return new ChangeEvent(op, row, seqCodec.encode(sequence), systemBytes, written);
     }
 
-    /** The letter for the late-events output: the event lands before the history its key still holds. */
+    /**
+     * The letter for the late-events output: the event lands before the history its key still
+     * holds.
+     */
     DeadLetter beforeRetainedHistory(RowData input) {
-        return located(new DeadLetter(flow.name(), DeadLetter.BEFORE_RETAINED_HISTORY, "the event's sequence is at or"
-                + " before the oldest sequence the key still holds; the history it would change left state (history"
-                + " retention, or the key's tombstone expired)", describe(input)), input);
+        return located(
+                new DeadLetter(
+                        flow.name(),
+                        DeadLetter.BEFORE_RETAINED_HISTORY,
+                        "the event's sequence is at or before the oldest sequence the key still"
+                            + " holds; the history it would change left state (history retention,"
+                            + " or the key's tombstone expired)",
+                        describe(input)),
+                input);
     }
 
     private ChangeEvent reject(RowData input, Letters letters, String reason, String message) {
         metrics.deadLettered.inc();
-        letters.deadLetter(located(new DeadLetter(flow.name(), reason, message, describe(input)), input));
+        letters.deadLetter(
+                located(new DeadLetter(flow.name(), reason, message, describe(input)), input));
         return null;
     }
 
@@ -180,7 +227,10 @@ final class EventDecoder {
         return names;
     }
 
-    /** Adds the Kafka coordinates the input carries ({@code __topic}, {@code __partition}, {@code __offset}). */
+    /**
+     * Adds the Kafka coordinates the input carries ({@code __topic}, {@code __partition}, {@code
+     * __offset}).
+     */
     private DeadLetter located(DeadLetter d, RowData input) {
         d.topic = topic >= 0 && !input.isNullAt(topic) ? input.getString(topic).toString() : null;
         d.partition = partition >= 0 && !input.isNullAt(partition) ? input.getInt(partition) : null;
@@ -188,12 +238,16 @@ final class EventDecoder {
         return d;
     }
 
-    /** The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as null. */
+    /**
+     * The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as
+     * null.
+     */
     private String describe(RowData input) {
         Object[] values = new Object[inputGetters.length];
         for (int i = 0; i < values.length; i++) {
             try {
-                values[i] = TypeMapping.toJava(inputTypes[i], inputGetters[i].getFieldOrNull(input));
+                values[i] =
+                        TypeMapping.toJava(inputTypes[i], inputGetters[i].getFieldOrNull(input));
             } catch (RuntimeException e) {
                 values[i] = null;
             }

@@ -4,28 +4,40 @@ import dev.autocdc.operators.core.BitemporalHead;
 import dev.autocdc.operators.core.BitemporalSnapshot;
 import dev.autocdc.operators.core.BitemporalStore;
 import dev.autocdc.operators.core.Timeline;
+import dev.autocdc.operators.core.TimelineEntry;
 import org.apache.flink.api.common.state.ValueState;
 
 /**
- * A {@link BitemporalStore} in keyed state: the belief in a {@link FlinkTimeline} (blocks of entries, as
- * SCD2 keeps them, with the system starts of closed versions on their entries), the head stored with the
- * timeline's recent entries, and the snapshot in a ValueState. An event in system order reads and writes
- * one value, the recent entries, as an SCD2 event does. A key whose history was forgotten (its tombstone
- * expired) keeps its head, with the floors, in a ValueState of its own until it has entries again.
+ * A {@link BitemporalStore} in keyed state: the belief in a {@link FlinkTimeline} (blocks of
+ * entries, as SCD2 keeps them, with the system starts of closed versions on their entries), the
+ * head stored with the timeline's recent entries, and the snapshot in a ValueState. An event in
+ * system order reads and writes one value, the recent entries, as an SCD2 event does. A key whose
+ * history was forgotten (its tombstone expired) keeps its head, with the floors, in a ValueState of
+ * its own until it has entries again.
  */
 final class FlinkBitemporalStore implements BitemporalStore {
     private final FlinkTimeline belief;
+
     /** The head of a key without entries (null otherwise). */
     private final ValueState<BitemporalHead> head;
+
     private final ValueState<BitemporalSnapshot> snapshot;
     private final StateAccessCounter counter;
 
     private boolean headRead;
     private BitemporalHead lastHead;
-    /** Whether the current key's head came from {@link #head} (so it is cleared once stored with entries). */
+
+    /**
+     * Whether the current key's head came from {@link #head} (so it is cleared once stored with
+     * entries).
+     */
     private boolean headWasKeptApart;
 
-    FlinkBitemporalStore(FlinkTimeline belief, ValueState<BitemporalHead> head, ValueState<BitemporalSnapshot> snapshot, StateAccessCounter counter) {
+    FlinkBitemporalStore(
+            FlinkTimeline belief,
+            ValueState<BitemporalHead> head,
+            ValueState<BitemporalSnapshot> snapshot,
+            StateAccessCounter counter) {
         this.belief = belief;
         this.head = head;
         this.snapshot = snapshot;
@@ -40,13 +52,16 @@ final class FlinkBitemporalStore implements BitemporalStore {
         headWasKeptApart = false;
     }
 
-    /** Writes what the current event changed in the belief (the head and system starts are written at once). */
+    /**
+     * Writes what the current event changed in the belief (the head and system starts are written
+     * at once).
+     */
     void finishEvent() {
         belief.finishEvent();
     }
 
     /** The belief's newest entry as last read or written (null: the key has none). */
-    dev.autocdc.operators.core.TimelineEntry beliefHead() {
+    TimelineEntry beliefHead() {
         return belief.head();
     }
 

@@ -1,10 +1,13 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.core.BitemporalHead;
 import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.Timeline;
 import dev.autocdc.operators.core.TimelineEntry;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -15,39 +18,43 @@ import org.apache.flink.api.common.state.ValueState;
 
 /**
  * A {@link Timeline} in keyed state, in blocks of consecutive entries ({@link TimelineBlock}):
+ *
  * <ul>
- *   <li>a ValueState {@code recent} holds the newest entries (at most {@link #blockSize}; the last is
- *       the head);</li>
+ *   <li>a ValueState {@code recent} holds the newest entries (at most {@link #blockSize}; the last
+ *       is the head);
  *   <li>a MapState holds the older entries in blocks keyed by each block's newest sequence. Block
  *       {@code i} holds the entries after block {@code i+1}'s key up to its own key; {@code recent}
- *       holds those after the newest block's key.</li>
+ *       holds those after the newest block's key.
  * </ul>
- * Every block carries the key of the next older block, and {@code recent} the keys of the
- * {@link #CHAIN_KEYS} newest blocks (a prefix of that chain), so finding a block is point reads, never a
- * map iterator (a RocksDB seek costs tens of point reads, and the heap backend would have to sort the
- * whole map).
  *
- * <p>Why blocks: an in-order event costs one value read and one value write, plus one map write every
- * {@code blockSize} events when the recent entries move into a block, instead of a value read, a value
- * write and a map write per event. A late event reads the block it lands in ({@link #ascendingFrom}: one
- * point read among the newest blocks, a walk back from the last named one beyond them), then the newer
- * blocks only as far as the engine's refold goes, and rewrites the blocks it changed. Changes are
- * buffered for the current event and written by {@link #finishEvent()}.
+ * Every block carries the key of the next older block, and {@code recent} the keys of the {@link
+ * #CHAIN_KEYS} newest blocks (a prefix of that chain), so finding a block is point reads, never a
+ * map iterator (a RocksDB seek costs tens of point reads, and the heap backend would have to sort
+ * the whole map).
+ *
+ * <p>Why blocks: an in-order event costs one value read and one value write, plus one map write
+ * every {@code blockSize} events when the recent entries move into a block, instead of a value
+ * read, a value write and a map write per event. A late event reads the block it lands in ({@link
+ * #ascendingFrom}: one point read among the newest blocks, a walk back from the last named one
+ * beyond them), then the newer blocks only as far as the engine's refold goes, and rewrites the
+ * blocks it changed. Changes are buffered for the current event and written by {@link
+ * #finishEvent()}.
  */
 final class FlinkTimeline implements Timeline {
     /**
-     * Recent entries kept before they move into a block, and the size of a block. The recent entries are
-     * read and written on every event, so they are the working set RocksDB's block cache must hold; late
-     * events read one block per this many entries they land behind. Measured on RocksDB, full sizes, one
-     * session (docs/state.md): with 1M keys (W5) blocks of 8 ran at 26.4k events/s, of 4 at 27.7-42.2k,
-     * of 2 at 33.6-67.6k; with 10% of events 1-10 versions late (W3) blocks of 8 ran at 68.6-82.3k, of 4
-     * at 64.5-65.9k, of 2 at 56.8-69.8k. Four keeps most of W5's gain for about 13% of W3's rate.
+     * Recent entries kept before they move into a block, and the size of a block. The recent
+     * entries are read and written on every event, so they are the working set RocksDB's block
+     * cache must hold; late events read one block per this many entries they land behind. Smaller
+     * blocks favour many keys, larger ones late events; the measurements behind 4 are in
+     * docs/state.md. A flow sets its own with {@link EngineSpec.Builder#blockSize}.
      */
     static final int DEFAULT_BLOCK_SIZE = 4;
+
     /**
-     * How many keys of the newest blocks the recent entries keep (the first is their link to the next
-     * older block), so that a late event reads the block it lands in without the newer ones: with blocks
-     * of 4, events up to about 16 entries back. Each key after the first costs a few bytes (prefix-coded).
+     * How many keys of the newest blocks the recent entries keep (the first is their link to the
+     * next older block), so that a late event reads the block it lands in without the newer ones:
+     * with blocks of 4, events up to about 16 entries back. Each key after the first costs a few
+     * bytes (prefix-coded).
      */
     static final int CHAIN_KEYS = 4;
 
@@ -59,18 +66,25 @@ final class FlinkTimeline implements Timeline {
 
     /** The processing time stamped on written entries; set by the operator before each event. */
     private long now;
+
     /** The head as last read or written for the current key. */
     private TimelineEntry lastHead;
 
     private boolean recentRead;
     private TimelineBlock recent;
     private boolean recentChanged;
+
     /** The blocks the current event read, by key (ascending), as changed by it. */
     private final TreeMap<byte[], TimelineBlock> walked = new TreeMap<>(SequenceCodec::compare);
+
     private final List<byte[]> changedBlocks = new ArrayList<>();
 
-    FlinkTimeline(ValueState<TimelineBlock> recentState, MapState<SequenceKey, TimelineBlock> blockState,
-                  StateAccessCounter counter, StateCodec codec, int blockSize) {
+    FlinkTimeline(
+            ValueState<TimelineBlock> recentState,
+            MapState<SequenceKey, TimelineBlock> blockState,
+            StateAccessCounter counter,
+            StateCodec codec,
+            int blockSize) {
         this.recentState = recentState;
         this.blockState = blockState;
         this.counter = counter;
@@ -109,17 +123,20 @@ final class FlinkTimeline implements Timeline {
         return lastHead;
     }
 
-    /** The bitemporal head stored with the recent entries; null when none (or the key has no entries). */
-    dev.autocdc.operators.core.BitemporalHead recentHead() {
+    /**
+     * The bitemporal head stored with the recent entries; null when none (or the key has no
+     * entries).
+     */
+    BitemporalHead recentHead() {
         TimelineBlock r = recent();
         return r == null ? null : r.head();
     }
 
     /**
-     * Stores a bitemporal head with the recent entries (written by {@link #finishEvent()}); returns false,
-     * storing nothing, when the key has no entries to store it with.
+     * Stores a bitemporal head with the recent entries (written by {@link #finishEvent()}); returns
+     * false, storing nothing, when the key has no entries to store it with.
      */
-    boolean setRecentHead(dev.autocdc.operators.core.BitemporalHead head) {
+    boolean setRecentHead(BitemporalHead head) {
         TimelineBlock r = recent();
         if (r == null) {
             return false;
@@ -163,13 +180,16 @@ final class FlinkTimeline implements Timeline {
     public Iterator<TimelineEntry> ascendingFrom(byte[] sequence) {
         TimelineBlock r = recent();
         if (r == null) {
-            return java.util.Collections.emptyIterator();
+            return Collections.emptyIterator();
         }
-        // The blocks to go through, newest first, down to the one holding the last entry before the sequence
-        // (or the oldest): the chain keys name the newer ones, so only that one is read (and the one below
+        // The blocks to go through, newest first, down to the one holding the last entry before the
+        // sequence
+        // (or the oldest): the chain keys name the newer ones, so only that one is read (and the
+        // one below
         // it when the sequence lands before its oldest entry).
         List<byte[]> keys = new ArrayList<>();
-        int first; // the index to start at in the oldest block to go through (or in the recent entries)
+        int first; // the index to start at in the oldest block to go through (or in the recent
+        // entries)
         if (SequenceCodec.compare(r.oldest().sequence(), sequence) < 0 || r.older() == null) {
             first = Math.max(0, r.lastBefore(sequence));
         } else {
@@ -184,20 +204,24 @@ final class FlinkTimeline implements Timeline {
                     continue;
                 }
                 TimelineBlock b = block(key);
-                if (SequenceCodec.compare(b.oldest().sequence(), sequence) < 0 || b.older() == null) {
+                if (SequenceCodec.compare(b.oldest().sequence(), sequence) < 0
+                        || b.older() == null) {
                     first = Math.max(0, b.lastBefore(sequence));
                     break;
                 }
                 key = b.older();
                 keys.add(key);
                 if (SequenceCodec.compare(key, sequence) < 0) {
-                    first = block(key).size() - 1; // its newest entry is the last one before the sequence
+                    first =
+                            block(key).size()
+                                    - 1; // its newest entry is the last one before the sequence
                     break;
                 }
             }
         }
         return new Iterator<>() {
-            private int next = keys.size() - 1; // the block to go through next; -1 = the recent entries
+            private int next =
+                    keys.size() - 1; // the block to go through next; -1 = the recent entries
             private TimelineBlock block = next < 0 ? r : block(keys.get(next));
             private int index = first;
 
@@ -208,7 +232,11 @@ final class FlinkTimeline implements Timeline {
                         return false;
                     }
                     next--;
-                    block = next < 0 ? r : block(keys.get(next)); // read only when the engine goes this far
+                    block =
+                            next < 0
+                                    ? r
+                                    : block(keys.get(next)); // read only when the engine goes this
+                    // far
                     index = 0;
                 }
                 return true;
@@ -278,7 +306,8 @@ final class FlinkTimeline implements Timeline {
         TimelineBlock r = recent();
         byte[] sequence = entry.sequence();
         // no recent entries means no blocks either: the recent entries always keep the head
-        if (r != null && SequenceCodec.compare(sequence, r.newest().sequence()) < 0
+        if (r != null
+                && SequenceCodec.compare(sequence, r.newest().sequence()) < 0
                 && SequenceCodec.compare(sequence, r.oldest().sequence()) < 0) {
             byte[] key = blockKeyFor(sequence);
             if (key != null) {
@@ -293,9 +322,10 @@ final class FlinkTimeline implements Timeline {
     }
 
     /**
-     * The key of the block that holds {@code sequence} (one before the recent entries' oldest), read into
-     * the event's blocks: the smallest block key at or after it; null when the recent entries do (it lies
-     * after the newest block's key). The chain keys name the newest blocks, so only that block is read.
+     * The key of the block that holds {@code sequence} (one before the recent entries' oldest),
+     * read into the event's blocks: the smallest block key at or after it; null when the recent
+     * entries do (it lies after the newest block's key). The chain keys name the newest blocks, so
+     * only that block is read.
      */
     private byte[] blockKeyFor(byte[] sequence) {
         List<byte[]> listed = recent().chainKeys();
@@ -307,7 +337,8 @@ final class FlinkTimeline implements Timeline {
         if (found == null) {
             return null;
         }
-        // every listed key at or after the sequence: the block may lie further back, follow the links
+        // every listed key at or after the sequence: the block may lie further back, follow the
+        // links
         while (i == listed.size()) {
             byte[] older = block(found).older();
             if (older == null || SequenceCodec.compare(older, sequence) < 0) {
@@ -321,12 +352,15 @@ final class FlinkTimeline implements Timeline {
 
     @Override
     public void setHead(TimelineEntry entry) {
-        if (lastHead == null || !java.util.Arrays.equals(lastHead.sequence(), entry.sequence())) {
+        if (lastHead == null || !Arrays.equals(lastHead.sequence(), entry.sequence())) {
             throw new IllegalStateException("The head must be the newest entry put");
         }
     }
 
-    /** Writes what the current event changed: the recent entries (moving them into a block when full) and the changed blocks. */
+    /**
+     * Writes what the current event changed: the recent entries (moving them into a block when
+     * full) and the changed blocks.
+     */
     void finishEvent() {
         try {
             for (byte[] key : changedBlocks) {
@@ -344,27 +378,31 @@ final class FlinkTimeline implements Timeline {
             if (recentChanged) {
                 if (recent.size() > blockSize) {
                     // the older entries move into a block; the newest stays, linked to it
-                    TimelineBlock older = recent.range(0, recent.size() - 1, recent.older()).withHead(null);
+                    TimelineBlock older =
+                            recent.range(0, recent.size() - 1, recent.older()).withHead(null);
                     byte[] key = older.newest().sequence();
                     // (split, when a smaller block size than the one that wrote them is restored)
                     List<byte[]> chain = new ArrayList<>(writeBlock(key, older));
                     chain.addAll(recent.chainKeys());
                     chain = chain.subList(0, Math.min(chain.size(), CHAIN_KEYS));
-                    recent = recent.range(recent.size() - 1, recent.size(), key).withChainKeys(chain);
+                    recent =
+                            recent.range(recent.size() - 1, recent.size(), key)
+                                    .withChainKeys(chain);
                 }
                 counter.valueWrites++;
                 recentState.update(recent);
                 recentChanged = false;
             }
-            assert chainKeysAreTheChain() : "the recent entries' chain keys are not the first keys of the key's chain";
+            assert chainKeysAreTheChain()
+                    : "the recent entries' chain keys are not the first keys of the key's chain";
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's history", e);
         }
     }
 
     /**
-     * Writes a block under its key, split in blocks of {@link #blockSize} when late entries grew it past
-     * twice that; returns the keys written, newest first (the first is {@code key}).
+     * Writes a block under its key, split in blocks of {@link #blockSize} when late entries grew it
+     * past twice that; returns the keys written, newest first (the first is {@code key}).
      */
     private List<byte[]> writeBlock(byte[] key, TimelineBlock block) throws Exception {
         if (block.size() <= 2 * blockSize) {
@@ -372,7 +410,8 @@ final class FlinkTimeline implements Timeline {
             blockState.put(new SequenceKey(key), block);
             return List.of(key);
         }
-        // parts of blockSize from the top (which keeps the block's key), each linked to the next one down
+        // parts of blockSize from the top (which keeps the block's key), each linked to the next
+        // one down
         List<byte[]> keys = new ArrayList<>();
         for (int end = block.size(); end > 0; end -= blockSize) {
             int start = Math.max(0, end - blockSize);
@@ -385,15 +424,20 @@ final class FlinkTimeline implements Timeline {
         return keys;
     }
 
-    /** The recent entries' chain keys after the block {@code key} was split into {@code parts} (newest first). */
+    /**
+     * The recent entries' chain keys after the block {@code key} was split into {@code parts}
+     * (newest first).
+     */
     private void addSplitKeys(byte[] key, List<byte[]> parts) {
         List<byte[]> chain = recent().chainKeys();
         for (int i = 0; i < chain.size(); i++) {
-            if (java.util.Arrays.equals(chain.get(i), key)) {
+            if (Arrays.equals(chain.get(i), key)) {
                 List<byte[]> updated = new ArrayList<>(chain.subList(0, i));
                 updated.addAll(parts);
                 updated.addAll(chain.subList(i + 1, chain.size()));
-                recent = recent.withChainKeys(updated.subList(0, Math.min(updated.size(), CHAIN_KEYS)));
+                recent =
+                        recent.withChainKeys(
+                                updated.subList(0, Math.min(updated.size(), CHAIN_KEYS)));
                 recentChanged = true;
                 return;
             }
@@ -421,7 +465,8 @@ final class FlinkTimeline implements Timeline {
             return;
         }
         List<Map.Entry<byte[], TimelineBlock>> chain = chain();
-        // the first block (newest first; -1 = recent) that holds an entry before the floor: it is cut,
+        // the first block (newest first; -1 = recent) that holds an entry before the floor: it is
+        // cut,
         // every older block goes, and the youngest survivor becomes the oldest block (no link)
         int cut = SequenceCodec.compare(r.oldest().sequence(), floor) < 0 ? -1 : chain.size();
         for (int i = 0; i < chain.size() && cut == chain.size(); i++) {
@@ -437,7 +482,8 @@ final class FlinkTimeline implements Timeline {
             blockState.remove(new SequenceKey(chain.get(i).getKey()));
         }
         if (cut == -1) {
-            recent = r.from(floor).withOlder(null); // the floor is at or before the head: never empty
+            // the floor is at or before the head: never empty
+            recent = r.from(floor).withOlder(null);
             counter.valueWrites++;
             recentState.update(recent);
             return;
@@ -464,10 +510,15 @@ final class FlinkTimeline implements Timeline {
             counter.valueWrites++;
             recentState.update(recent);
         }
-        assert chainKeysAreTheChain() : "the recent entries' chain keys are not the first keys of the key's chain after pruning";
+        assert chainKeysAreTheChain()
+                : "the recent entries' chain keys are not the first keys of the key's chain after"
+                        + " pruning";
     }
 
-    /** Checked in test builds (-ea): the recent entries' chain keys are the first keys of the chain, in state. */
+    /**
+     * Checked in test builds (-ea): the recent entries' chain keys are the first keys of the chain,
+     * in state.
+     */
     private boolean chainKeysAreTheChain() throws Exception {
         if (!recentRead || recent == null) {
             return true;
@@ -475,10 +526,12 @@ final class FlinkTimeline implements Timeline {
         List<byte[]> listed = recent.chainKeys();
         byte[] key = recent.older();
         for (int i = 0; i < listed.size(); i++) {
-            if (key == null || !java.util.Arrays.equals(listed.get(i), key)) {
+            if (key == null || !Arrays.equals(listed.get(i), key)) {
                 return false;
             }
-            TimelineBlock block = blockState.get(new SequenceKey(key)); // not counted: a check, not the engine's work
+            TimelineBlock block =
+                    blockState.get(
+                            new SequenceKey(key)); // not counted: a check, not the engine's work
             if (block == null) {
                 return false;
             }

@@ -9,11 +9,12 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 
 /**
- * The business key of an engine input row (SPEC §1 KEYS), for {@code keyBy} in front of
- * {@link AutoCdcFunction}: the key column's Java value when there is one key column, else a {@link Row}
- * of them.
+ * The business key of an engine input row (SPEC §1 KEYS), for {@code keyBy} in front of {@link
+ * AutoCdcFunction}: the key column's Java value when there is one key column, else a {@link Row} of
+ * them.
  */
-public final class FlowKeySelector implements KeySelector<RowData, Object>, ResultTypeQueryable<Object> {
+public final class FlowKeySelector
+        implements KeySelector<RowData, Object>, ResultTypeQueryable<Object> {
     private static final long serialVersionUID = 1L;
 
     private final int[] fields;
@@ -68,7 +69,8 @@ public final class FlowKeySelector implements KeySelector<RowData, Object>, Resu
             infos[i] = TypeMapping.keyTypeInfo(types[i]);
         }
         // one key column: its own type (cheap to hash and serialize); several: a Row
-        return (TypeInformation<Object>) (types.length == 1 ? infos[0] : new RowTypeInfo(infos, names));
+        return (TypeInformation<Object>)
+                (types.length == 1 ? infos[0] : new RowTypeInfo(infos, names));
     }
 
     private static Object normalized(Object v) {

@@ -9,20 +9,23 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The one mapping from a flow's column clauses to the engine, for every way a flow is written (the job's
- * flow files, the SQL function {@code AUTO_CDC}'s arguments): which source columns the target keeps, and
- * which of those hold the sequences.
+ * The one mapping from a flow's column clauses to the engine, for every way a flow is written (the
+ * job's flow files, the SQL function {@code AUTO_CDC}'s arguments): which source columns the target
+ * keeps, and which of those hold the sequences.
+ *
  * <ul>
- *   <li>The target keeps the columns of COLUMNS (list), or every column but those of COLUMNS * EXCEPT
- *       (list), in source order; the keys always (naming a key in EXCEPT is an error); never the COLUMNS
- *       TO UPDATE column, nor a column that only feeds the engine (a format's parse error, Kafka's
- *       coordinates), unless it is a key.</li>
+ *   <li>The target keeps the columns of COLUMNS (list), or every column but those of COLUMNS *
+ *       EXCEPT (list), in source order; the keys always (naming a key in EXCEPT is an error); never
+ *       the COLUMNS TO UPDATE column, nor a column that only feeds the engine (a format's parse
+ *       error, Kafka's coordinates), unless it is a key.
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
- *       event's value and is never tracked (SPEC §4).</li>
- *   <li>A name refers to the source column of the same name, or else of the same name ignoring case.</li>
+ *       event's value and is never tracked (SPEC §4).
+ *   <li>A name refers to the source column of the same name, or else of the same name ignoring
+ *       case.
  * </ul>
- * A mistake is a {@link FlowDefinitionException} naming the clause as the flow language spells it; each
- * front end turns it into its own error (a line of the flow file, an argument of the call).
+ *
+ * A mistake is a {@link FlowDefinitionException} naming the clause as the flow language spells it;
+ * each front end turns it into its own error (a line of the flow file, an argument of the call).
  */
 public final class FlowMapping {
     private final List<String> keys;
@@ -36,18 +39,32 @@ public final class FlowMapping {
         List<String> source = b.source;
         keys = resolveAll(source, b.keys, "KEYS");
         sequence = resolveAll(source, b.sequenceBy, "SEQUENCE BY");
-        systemSequence = b.systemSequenceBy == null ? null : resolve(source, b.systemSequenceBy, "SYSTEM SEQUENCE BY");
-        columnsToUpdate = b.columnsToUpdate == null ? null : resolve(source, b.columnsToUpdate, "COLUMNS TO UPDATE");
+        systemSequence =
+                b.systemSequenceBy == null
+                        ? null
+                        : resolve(source, b.systemSequenceBy, "SYSTEM SEQUENCE BY");
+        columnsToUpdate =
+                b.columnsToUpdate == null
+                        ? null
+                        : resolve(source, b.columnsToUpdate, "COLUMNS TO UPDATE");
         if (b.columns != null && b.columnsExcept != null) {
-            throw new FlowDefinitionException("COLUMNS", "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both");
+            throw new FlowDefinitionException(
+                    "COLUMNS", "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both");
         }
-        Set<String> listed = b.columns == null ? null : new LinkedHashSet<>(resolveAll(source, b.columns, "COLUMNS"));
+        Set<String> listed =
+                b.columns == null
+                        ? null
+                        : new LinkedHashSet<>(resolveAll(source, b.columns, "COLUMNS"));
         Set<String> excepted = new LinkedHashSet<>();
         if (b.columnsExcept != null) {
             for (String name : resolveAll(source, b.columnsExcept, "COLUMNS * EXCEPT")) {
                 if (keys.contains(name)) {
-                    throw new FlowDefinitionException("COLUMNS * EXCEPT", "key column " + name
-                            + " cannot be excluded: keys are always kept; remove it from the list");
+                    throw new FlowDefinitionException(
+                            "COLUMNS * EXCEPT",
+                            "key column "
+                                    + name
+                                    + " cannot be excluded: keys are always kept; remove it from"
+                                    + " the list");
                 }
                 excepted.add(name);
             }
@@ -74,7 +91,9 @@ public final class FlowMapping {
         keptSequenceColumns = List.copyOf(marked);
     }
 
-    /** @param sourceColumns the source's column names, in order */
+    /**
+     * @param sourceColumns the source's column names, in order
+     */
     public static Builder builder(List<String> sourceColumns) {
         return new Builder(sourceColumns);
     }
@@ -104,12 +123,17 @@ public final class FlowMapping {
         return kept;
     }
 
-    /** Sets the keys and the kept sequence columns of an engine spec (whose input holds the kept columns). */
+    /**
+     * Sets the keys and the kept sequence columns of an engine spec (whose input holds the kept
+     * columns).
+     */
     public EngineSpec.Builder configure(EngineSpec.Builder spec) {
         return spec.keys(keys).sequenceColumns(keptSequenceColumns);
     }
 
-    /** The source column a name refers to, or a {@link FlowDefinitionException} naming the clause. */
+    /**
+     * The source column a name refers to, or a {@link FlowDefinitionException} naming the clause.
+     */
     public static String resolve(List<String> source, String name, String clause) {
         String n = name.trim();
         for (String c : source) {
@@ -122,10 +146,12 @@ public final class FlowMapping {
                 return c;
             }
         }
-        throw new FlowDefinitionException(clause, "unknown column " + n + "; the source's columns are " + source);
+        throw new FlowDefinitionException(
+                clause, "unknown column " + n + "; the source's columns are " + source);
     }
 
-    private static List<String> resolveAll(List<String> source, Collection<String> names, String clause) {
+    private static List<String> resolveAll(
+            List<String> source, Collection<String> names, String clause) {
         List<String> out = new ArrayList<>();
         for (String n : names) {
             out.add(resolve(source, n, clause));
@@ -180,13 +206,18 @@ public final class FlowMapping {
             return this;
         }
 
-        /** Columns that feed the engine but never the target (unless a key): a format's parse error, Kafka's coordinates. */
+        /**
+         * Columns that feed the engine but never the target (unless a key): a format's parse error,
+         * Kafka's coordinates.
+         */
         public Builder notKept(List<String> names) {
             this.notKept = List.copyOf(names);
             return this;
         }
 
-        /** @throws FlowDefinitionException naming the clause */
+        /**
+         * @throws FlowDefinitionException naming the clause
+         */
         public FlowMapping build() {
             return new FlowMapping(this);
         }

@@ -16,16 +16,20 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * The per-key work of an AUTO CDC host ({@link AutoCdcFunction}, {@link AutoCdcTruncateFunction},
- * {@link AutoCdcProcessor}), wired from its parts: the {@link EventDecoder} turns a row into an event or a
- * dead letter, the {@link KeyedTarget} of the flow's type applies it to the key's state, the
- * {@link ChangelogEmitter} emits the target's changes, and {@link EngineMetrics} counts. See
+ * {@link AutoCdcProcessor}), wired from its parts: the {@link EventDecoder} turns a row into an
+ * event or a dead letter, the {@link KeyedTarget} of the flow's type applies it to the key's state,
+ * the {@link ChangelogEmitter} emits the target's changes, and {@link EngineMetrics} counts. See
  * {@link AutoCdcFunction} for the state it keeps.
  */
 final class FlowRuntime implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final EngineSpec spec;
-    /** Whether the history targets write their recent entries in the previous layout (tests of the migration). */
+
+    /**
+     * Whether the history targets write their recent entries in the previous layout (tests of the
+     * migration).
+     */
     private final boolean previousRecentLayout;
 
     private transient StateAccessCounter counter;
@@ -73,12 +77,15 @@ final class FlowRuntime implements Serializable {
      *
      * @param truncateFloor the greatest truncate still in force (SCD1 with truncates), or null
      */
-    void process(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor) throws Exception {
+    void process(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
+            throws Exception {
         if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
-            metrics.skippedUpdateBefore.inc(); // a changelog source's -U: its +U carries the new row
+            // a changelog source's -U: its +U carries the new row
+            metrics.skippedUpdateBefore.inc();
             return;
         }
-        ChangeEvent event = decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+        ChangeEvent event =
+                decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
         if (event == null) {
             return;
         }
@@ -98,17 +105,20 @@ final class FlowRuntime implements Serializable {
     }
 
     /**
-     * A failure to apply an event (a state value that does not read, an engine invariant broken), with the
-     * flow, the key and every message of the cause chain: the message that reaches a user's log names
-     * where to look.
+     * A failure to apply an event (a state value that does not read, an engine invariant broken),
+     * with the flow, the key and every message of the cause chain: the message that reaches a
+     * user's log names where to look.
      */
     private IllegalStateException failure(ChangeEvent event, Exception e) {
         Object[] key = new Object[spec.flow().keyIndexes().length];
         for (int i = 0; i < key.length; i++) {
             key[i] = event.row()[spec.flow().keyIndexes()[i]];
         }
-        StringBuilder message = new StringBuilder("AUTO CDC flow ").append(spec.flow().name()).append(", key ")
-                .append(Arrays.deepToString(key));
+        StringBuilder message =
+                new StringBuilder("AUTO CDC flow ")
+                        .append(spec.flow().name())
+                        .append(", key ")
+                        .append(Arrays.deepToString(key));
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() != null && message.indexOf(t.getMessage()) < 0) {
                 message.append(": ").append(t.getMessage());
@@ -123,19 +133,22 @@ final class FlowRuntime implements Serializable {
     }
 
     /**
-     * A truncate from the broadcast input, as an event (any row of that input is one), or null after
-     * sending it to the dead letters.
+     * A truncate from the broadcast input, as an event (any row of that input is one), or null
+     * after sending it to the dead letters.
      */
     ChangeEvent decodeTruncate(RowData input, Effects fx) {
-        ChangeEvent event = decoder.decode(input, true, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+        ChangeEvent event =
+                decoder.decode(input, true, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
         return event == null || event.op() == Op.TRUNCATE ? event : event.withOp(Op.TRUNCATE);
     }
 
     /**
      * Applies a new truncate floor to one key's SCD1 state (from the broadcast side, through
-     * applyToKeyedState). Only SCD1 flows have truncates ({@link EngineSpec} refuses them elsewhere).
+     * applyToKeyedState). Only SCD1 flows have truncates ({@link EngineSpec} refuses them
+     * elsewhere).
      */
-    void applyTruncate(ValueState<List<ChangeEvent>> state, ChangeEvent truncate, Collector<RowData> out)
+    void applyTruncate(
+            ValueState<List<ChangeEvent>> state, ChangeEvent truncate, Collector<RowData> out)
             throws Exception {
         List<TargetChange> changes = new ArrayList<>(1);
         ((Scd1Target) target).applyTruncate(state, truncate, changes);

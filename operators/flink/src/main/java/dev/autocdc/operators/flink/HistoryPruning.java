@@ -7,18 +7,21 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * The history retention's timer for the current key (SCD type 2 and bitemporal, SPEC §7): the pending
- * pruning pass is in {@value AutoCdcFunction#HISTORY_PRUNE_AT}. Pruning reads the key's whole history, so
- * a key gets at most a few passes per retention period. Without a retention it schedules nothing and
- * stamps written history with time 0 (which stores in one byte).
+ * The history retention's timer for the current key (SCD type 2 and bitemporal, SPEC §7): the
+ * pending pruning pass is in {@value AutoCdcFunction#HISTORY_PRUNE_AT}. Pruning reads the key's
+ * whole history, so a key gets at most a few passes per retention period. Without a retention it
+ * schedules nothing and stamps written history with time 0 (which stores in one byte).
  */
 final class HistoryPruning {
     private final ValueState<Long> pruneAt;
+
     /** Null: all history is kept. */
     private final Duration retention;
 
     HistoryPruning(KeyedStateAccess states, Duration retention) {
-        this.pruneAt = states.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
+        this.pruneAt =
+                states.getState(
+                        new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_PRUNE_AT, Types.LONG));
         this.retention = retention;
     }
 
@@ -52,8 +55,8 @@ final class HistoryPruning {
     }
 
     /**
-     * After a pass: schedules the next one for when the oldest history left ({@code nextDue}, a write
-     * time; -1 when none) is old enough, at least a quarter of the retention from now.
+     * After a pass: schedules the next one for when the oldest history left ({@code nextDue}, a
+     * write time; -1 when none) is old enough, at least a quarter of the retention from now.
      */
     void rearm(long nextDue, long now, TimerService timers) throws Exception {
         if (nextDue >= 0) {

@@ -1,18 +1,19 @@
 package dev.autocdc.operators.flink;
 
+import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Renders a row of the core's Java values as JSON text, for dead-letter payloads: numbers and booleans
- * as JSON numbers and booleans (NaN and infinities as strings), BYTES as base64, ROW as an array,
- * ARRAY as an array, MAP as an object with string keys, everything else as its ISO text.
+ * Renders a row of the core's Java values as JSON text, for dead-letter payloads: numbers and
+ * booleans as JSON numbers and booleans (NaN and infinities as strings), BYTES as base64, ROW as an
+ * array, ARRAY as an array, MAP as an object with string keys, everything else as its ISO text.
  */
 final class JsonText {
 
-    private JsonText() {
-    }
+    private JsonText() {}
 
     static String object(List<String> names, Object[] values) {
         StringBuilder b = new StringBuilder("{");
@@ -30,9 +31,13 @@ final class JsonText {
     static void value(StringBuilder b, Object v) {
         if (v == null) {
             b.append("null");
-        } else if (v instanceof Boolean || v instanceof Byte || v instanceof Short || v instanceof Integer
-                || v instanceof Long || v instanceof java.math.BigDecimal) {
-            b.append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v.toString());
+        } else if (v instanceof Boolean
+                || v instanceof Byte
+                || v instanceof Short
+                || v instanceof Integer
+                || v instanceof Long
+                || v instanceof BigDecimal) {
+            b.append(v instanceof BigDecimal ? ((BigDecimal) v).toPlainString() : v.toString());
         } else if (v instanceof Double || v instanceof Float) {
             double d = ((Number) v).doubleValue();
             if (Double.isNaN(d) || Double.isInfinite(d)) {
@@ -43,7 +48,7 @@ final class JsonText {
         } else if (v instanceof byte[]) {
             string(b, Base64.getEncoder().encodeToString((byte[]) v));
         } else if (v instanceof Object[]) {
-            list(b, java.util.Arrays.asList((Object[]) v));
+            list(b, Arrays.asList((Object[]) v));
         } else if (v instanceof List) {
             list(b, (List<?>) v);
         } else if (v instanceof Map) {

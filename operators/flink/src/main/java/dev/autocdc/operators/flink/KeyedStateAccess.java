@@ -9,9 +9,9 @@ import org.apache.flink.metrics.MetricGroup;
 
 /**
  * Where an AUTO CDC runtime gets its keyed state and its metrics. In a DataStream job it is the
- * function's {@link RuntimeContext} ({@link #of}); the SQL function {@code AUTO_CDC} backs it with the
- * state views of a Process Table Function. Every state handed out must be scoped to the key of the
- * event being processed, as Flink's keyed state is.
+ * function's {@link RuntimeContext} ({@link #of}); the SQL function {@code AUTO_CDC} backs it with
+ * the state views of a Process Table Function. Every state handed out must be scoped to the key of
+ * the event being processed, as Flink's keyed state is.
  */
 public interface KeyedStateAccess {
 

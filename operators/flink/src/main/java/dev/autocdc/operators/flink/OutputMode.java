@@ -4,6 +4,8 @@ package dev.autocdc.operators.flink;
 public enum OutputMode {
     /** -U with the exact retracted row, then +U: any sink. */
     RETRACT,
-    /** +U only (and -D): for upsert sinks keyed by the target's primary key, such as upsert-kafka. */
+    /**
+     * +U only (and -D): for upsert sinks keyed by the target's primary key, such as upsert-kafka.
+     */
     UPSERT
 }

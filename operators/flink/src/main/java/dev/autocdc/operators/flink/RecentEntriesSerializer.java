@@ -10,14 +10,17 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * An SCD2 key's recent entries, the value of {@value AutoCdcFunction#SCD2_RECENT} (see {@link FlinkTimeline}).
+ * An SCD2 key's recent entries, the value of {@value AutoCdcFunction#SCD2_RECENT} (see {@link
+ * FlinkTimeline}).
+ *
  * <ul>
  *   <li>Layout 2: {@code block varint(m) (varint(shared) bytes(rest)){m}}: a block of layout 1
- *       ({@link TimelineBlockSerializer}), whose older link is the key of the newest block, then the keys of
- *       the next {@code m} blocks (at most {@value FlinkTimeline#CHAIN_KEYS} - 1, and none without an older
- *       link), newest first, each as the length of the prefix it shares with the key before it and the rest
- *       (the keys of one key's blocks differ in their last bytes).</li>
- *   <li>Layout 1 (read to migrate it): {@code block}; the recent entries knew only the next older block.</li>
+ *       ({@link TimelineBlockSerializer}), whose older link is the key of the newest block, then
+ *       the keys of the next {@code m} blocks (at most {@value FlinkTimeline#CHAIN_KEYS} - 1, and
+ *       none without an older link), newest first, each as the length of the prefix it shares with
+ *       the key before it and the rest (the keys of one key's blocks differ in their last bytes).
+ *   <li>Layout 1 (read to migrate it): {@code block}; the recent entries knew only the next older
+ *       block.
  * </ul>
  */
 public final class RecentEntriesSerializer extends StateValueSerializer<TimelineBlock> {
@@ -38,7 +41,8 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
 
     @Override
     TimelineBlock read(DataInputView in) throws IOException {
-        TimelineBlock block = TimelineBlockSerializer.readBlock(codec(), in, "the SCD2 recent entries");
+        TimelineBlock block =
+                TimelineBlockSerializer.readBlock(codec(), in, "the SCD2 recent entries");
         return version() >= 2 ? readChainKeys(block, in, "the SCD2 recent entries") : block;
     }
 
@@ -48,7 +52,9 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
         byte[] previous = recent.older();
         for (byte[] key : further) {
             int shared = 0;
-            while (shared < key.length && shared < previous.length && key[shared] == previous[shared]) {
+            while (shared < key.length
+                    && shared < previous.length
+                    && key[shared] == previous[shared]) {
                 shared++;
             }
             StateCodec.writeVarInt(shared, out);
@@ -57,16 +63,24 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
         }
     }
 
-    static TimelineBlock readChainKeys(TimelineBlock block, DataInputView in, String what) throws IOException {
+    static TimelineBlock readChainKeys(TimelineBlock block, DataInputView in, String what)
+            throws IOException {
         try {
             int n = StateCodec.readVarInt(in);
             if (n == 0) {
                 return block;
             }
             if (block.older() == null || n < 0 || n >= FlinkTimeline.CHAIN_KEYS) {
-                throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
-                        + ": " + n + " further chain keys" + (block.older() == null ? " without a link to an older block"
-                        : ", at most " + (FlinkTimeline.CHAIN_KEYS - 1)));
+                throw new CorruptStateException(
+                        what
+                                + " after sequence "
+                                + CorruptStateException.hex(block.older())
+                                + ": "
+                                + n
+                                + " further chain keys"
+                                + (block.older() == null
+                                        ? " without a link to an older block"
+                                        : ", at most " + (FlinkTimeline.CHAIN_KEYS - 1)));
             }
             byte[][] further = new byte[n][];
             byte[] previous = block.older();
@@ -74,8 +88,16 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                 int shared = StateCodec.readVarInt(in);
                 byte[] rest = StateCodec.readBytes(in);
                 if (shared < 0 || shared > previous.length || rest == null) {
-                    throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
-                            + ": chain key " + (i + 2) + " shares " + shared + " bytes with a key of " + previous.length);
+                    throw new CorruptStateException(
+                            what
+                                    + " after sequence "
+                                    + CorruptStateException.hex(block.older())
+                                    + ": chain key "
+                                    + (i + 2)
+                                    + " shares "
+                                    + shared
+                                    + " bytes with a key of "
+                                    + previous.length);
                 }
                 byte[] key = Arrays.copyOf(previous, shared + rest.length);
                 System.arraycopy(rest, 0, key, shared, rest.length);
@@ -84,8 +106,12 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
             }
             return block.withChainKeys(chain(block.older(), further));
         } catch (EOFException e) {
-            throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(block.older())
-                    + " end early, in the chain keys", e);
+            throw new CorruptStateException(
+                    what
+                            + " after sequence "
+                            + CorruptStateException.hex(block.older())
+                            + " end early, in the chain keys",
+                    e);
         }
     }
 
@@ -103,8 +129,7 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
 
     /** The snapshot: the column types; version {@value #VERSION}, and 1 is read. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(RecentEntriesSerializer serializer) {
             super(serializer);

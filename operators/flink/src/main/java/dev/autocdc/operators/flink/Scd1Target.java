@@ -12,26 +12,32 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * SCD type 1 in keyed state: the key's decisive events ({@link Scd1Engine}) in
- * {@value AutoCdcFunction#SCD1_EVENTS}, one value read and at most one written per event, and the
- * tombstone retention.
+ * SCD type 1 in keyed state: the key's decisive events ({@link Scd1Engine}) in {@value
+ * AutoCdcFunction#SCD1_EVENTS}, one value read and at most one written per event, and the tombstone
+ * retention.
  *
- * <p>With APPLY AS TRUNCATE WHEN, the greatest truncate in force (the floor, from broadcast state) is
- * applied to a key before its event when no delete of the key covers it, and not counted as an event; a
- * key that only the floor decides keeps no state (the floor is its tombstone). {@link #applyTruncate}
- * applies a new floor to a key that has state.
+ * <p>With APPLY AS TRUNCATE WHEN, the greatest truncate in force (the floor, from broadcast state)
+ * is applied to a key before its event when no delete of the key covers it, and not counted as an
+ * event; a key that only the floor decides keeps no state (the floor is its tombstone). {@link
+ * #applyTruncate} applies a new floor to a key that has state.
  */
 final class Scd1Target implements KeyedTarget {
     private final Scd1Engine engine;
+
     /** Applies the floor, which is not an event of the key: it counts nothing. */
     private final Scd1Engine floorEngine;
+
     private final EventOrder order;
     private final ValueState<List<ChangeEvent>> events;
     private final TombstoneTimer tombstones;
     private final boolean truncates;
     private final StateAccessCounter counter;
 
-    Scd1Target(EngineSpec spec, KeyedStateAccess states, EngineCounters counters, StateAccessCounter counter) {
+    Scd1Target(
+            EngineSpec spec,
+            KeyedStateAccess states,
+            EngineCounters counters,
+            StateAccessCounter counter) {
         this.engine = new Scd1Engine(spec.flow(), counters);
         this.floorEngine = new Scd1Engine(spec.flow(), EngineCounters.NONE);
         this.order = new EventOrder(spec.flow());
@@ -43,11 +49,13 @@ final class Scd1Target implements KeyedTarget {
 
     /** The decisive events' state (the broadcast side reaches every key's through it). */
     static ValueStateDescriptor<List<ChangeEvent>> eventsDescriptor(List<ColumnType> types) {
-        return new ValueStateDescriptor<>(AutoCdcFunction.SCD1_EVENTS, new DecisiveEventsSerializer(types));
+        return new ValueStateDescriptor<>(
+                AutoCdcFunction.SCD1_EVENTS, new DecisiveEventsSerializer(types));
     }
 
     @Override
-    public boolean apply(ChangeEvent event, ChangeEvent floor, TimerService timers, List<TargetChange> out)
+    public boolean apply(
+            ChangeEvent event, ChangeEvent floor, TimerService timers, List<TargetChange> out)
             throws Exception {
         List<ChangeEvent> state = events.value();
         counter.valueReads++;
@@ -77,7 +85,8 @@ final class Scd1Target implements KeyedTarget {
      * Applies a new truncate floor to one key that has state (from the broadcast side, through
      * applyToKeyedState): its row is deleted unless events after the truncate keep it.
      */
-    void applyTruncate(ValueState<List<ChangeEvent>> state, ChangeEvent truncate, List<TargetChange> out)
+    void applyTruncate(
+            ValueState<List<ChangeEvent>> state, ChangeEvent truncate, List<TargetChange> out)
             throws Exception {
         List<ChangeEvent> before = state.value();
         List<ChangeEvent> next = engine.apply(before, truncate, out);
@@ -95,7 +104,10 @@ final class Scd1Target implements KeyedTarget {
         }
     }
 
-    /** Whether the key already holds a delete at or after the truncate (then the truncate changes nothing). */
+    /**
+     * Whether the key already holds a delete at or after the truncate (then the truncate changes
+     * nothing).
+     */
     private boolean coveredByDelete(List<ChangeEvent> state, ChangeEvent truncate) {
         if (state == null) {
             return false;

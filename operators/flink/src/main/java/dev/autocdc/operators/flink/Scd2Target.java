@@ -18,11 +18,12 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * SCD type 2 in keyed state: the key's timeline ({@link FlinkTimeline}: {@value AutoCdcFunction#SCD2_RECENT}
- * and {@value AutoCdcFunction#SCD2_BLOCKS}) applied to by {@link Scd2Engine}, the tombstone retention, and
- * the history retention. {@value AutoCdcFunction#HISTORY_FLOOR} is the oldest sequence the key still holds
- * once history left state (a pruning pass, or an expired tombstone, whose history is in the sink): an event
- * at or before it is refused, since it would change rows the sink holds.
+ * SCD type 2 in keyed state: the key's timeline ({@link FlinkTimeline}: {@value
+ * AutoCdcFunction#SCD2_RECENT} and {@value AutoCdcFunction#SCD2_BLOCKS}) applied to by {@link
+ * Scd2Engine}, the tombstone retention, and the history retention. {@value
+ * AutoCdcFunction#HISTORY_FLOOR} is the oldest sequence the key still holds once history left state
+ * (a pruning pass, or an expired tombstone, whose history is in the sink): an event at or before it
+ * is refused, since it would change rows the sink holds.
  */
 final class Scd2Target implements KeyedTarget {
     private final Scd2Engine engine;
@@ -32,31 +33,60 @@ final class Scd2Target implements KeyedTarget {
     private final HistoryPruning pruning;
     private final StateAccessCounter counter;
 
-    Scd2Target(EngineSpec spec, KeyedStateAccess states, EngineCounters counters, StateAccessCounter counter,
-               boolean previousRecentLayout) {
+    Scd2Target(
+            EngineSpec spec,
+            KeyedStateAccess states,
+            EngineCounters counters,
+            StateAccessCounter counter,
+            boolean previousRecentLayout) {
         List<ColumnType> types = spec.flow().columnTypes();
         this.engine = new Scd2Engine(spec.flow(), counters);
-        this.timeline = new FlinkTimeline(
-                states.getState(new ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                        new RecentEntriesSerializer(types, RecentEntriesSerializer.VERSION - (previousRecentLayout ? 1 : 0)))),
-                states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(types))),
-                counter, new StateCodec(types), spec.blockSize());
-        // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry per map
-        // key). Registering them makes Flink check their serializers, which refuse format 1: such a restore
+        this.timeline =
+                new FlinkTimeline(
+                        states.getState(
+                                new ValueStateDescriptor<>(
+                                        AutoCdcFunction.SCD2_RECENT,
+                                        new RecentEntriesSerializer(
+                                                types,
+                                                RecentEntriesSerializer.VERSION
+                                                        - (previousRecentLayout ? 1 : 0)))),
+                        states.getMapState(
+                                new MapStateDescriptor<>(
+                                        AutoCdcFunction.SCD2_BLOCKS,
+                                        DescendingSequenceKeySerializer.INSTANCE,
+                                        new TimelineBlockSerializer(types))),
+                        counter,
+                        new StateCodec(types),
+                        spec.blockSize());
+        // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry
+        // per map
+        // key). Registering them makes Flink check their serializers, which refuse format 1: such a
+        // restore
         // fails instead of silently starting every key without its history.
-        states.getState(new ValueStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_HEAD, new TimelineEntrySerializer(types)));
-        states.getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_SCD2_TIMELINE,
-                DescendingSequenceKeySerializer.INSTANCE, new TimelineEntrySerializer(types)));
-        this.historyFloor = states.getState(new ValueStateDescriptor<>(AutoCdcFunction.HISTORY_FLOOR,
-                BytePrimitiveArraySerializer.INSTANCE));
+        states.getState(
+                new ValueStateDescriptor<>(
+                        AutoCdcFunction.LEGACY_SCD2_HEAD, new TimelineEntrySerializer(types)));
+        states.getMapState(
+                new MapStateDescriptor<>(
+                        AutoCdcFunction.LEGACY_SCD2_TIMELINE,
+                        DescendingSequenceKeySerializer.INSTANCE,
+                        new TimelineEntrySerializer(types)));
+        this.historyFloor =
+                states.getState(
+                        new ValueStateDescriptor<>(
+                                AutoCdcFunction.HISTORY_FLOOR,
+                                BytePrimitiveArraySerializer.INSTANCE));
         this.pruning = new HistoryPruning(states, spec.historyRetention());
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
         this.counter = counter;
     }
 
     @Override
-    public boolean apply(ChangeEvent event, ChangeEvent truncateFloor, TimerService timers, List<TargetChange> out)
+    public boolean apply(
+            ChangeEvent event,
+            ChangeEvent truncateFloor,
+            TimerService timers,
+            List<TargetChange> out)
             throws Exception {
         timeline.beginEvent(pruning.writeTime(timers));
         TimelineEntry head = timeline.head();
@@ -72,11 +102,12 @@ final class Scd2Target implements KeyedTarget {
     }
 
     /**
-     * Whether the event lands at or before the oldest sequence the key still holds (SPEC §7). Reads the
-     * floor only for an event that is not after the key's newest sequence, since every held entry is at
-     * or after the floor.
+     * Whether the event lands at or before the oldest sequence the key still holds (SPEC §7). Reads
+     * the floor only for an event that is not after the key's newest sequence, since every held
+     * entry is at or after the floor.
      */
-    private boolean isBeforeRetainedHistory(ChangeEvent event, TimelineEntry head) throws Exception {
+    private boolean isBeforeRetainedHistory(ChangeEvent event, TimelineEntry head)
+            throws Exception {
         if (head != null && SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
             return false;
         }
@@ -91,7 +122,8 @@ final class Scd2Target implements KeyedTarget {
             prune(timestamp, timers);
         }
         if (tombstones.expiresAt(timestamp)) {
-            // The history is in the sink: remember where it ends, so that an older event cannot insert a
+            // The history is in the sink: remember where it ends, so that an older event cannot
+            // insert a
             // row whose primary key the sink already holds (it goes to the late events).
             timeline.beginEvent(timestamp);
             TimelineEntry head = timeline.head();

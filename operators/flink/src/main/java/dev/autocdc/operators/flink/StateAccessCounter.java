@@ -40,7 +40,13 @@ public final class StateAccessCounter {
 
     @Override
     public String toString() {
-        return "valueReads=" + valueReads + " valueWrites=" + valueWrites + " mapWrites=" + mapWrites
-                + " iteratorSteps=" + iteratorSteps;
+        return "valueReads="
+                + valueReads
+                + " valueWrites="
+                + valueWrites
+                + " mapWrites="
+                + mapWrites
+                + " iteratorSteps="
+                + iteratorSteps;
     }
 }

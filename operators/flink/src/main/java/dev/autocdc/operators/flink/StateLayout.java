@@ -4,26 +4,28 @@ import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetType;
 
 /**
- * The layout of the engine's state, per target type, in one place: the versions its serializers record in
- * their snapshots (the job's savepoints), and the text the SQL functions put in the fingerprint of every
- * value they store (their state is bare bytes, which Flink cannot check). A layout change bumps a
- * serializer's version, and so the text: the SQL functions then refuse the old state by its fingerprint.
+ * The layout of the engine's state, per target type, in one place: the versions its serializers
+ * record in their snapshots (the job's savepoints), and the text the SQL functions put in the
+ * fingerprint of every value they store (their state is bare bytes, which Flink cannot check). A
+ * layout change bumps a serializer's version, and so the text: the SQL functions then refuse the
+ * old state by its fingerprint.
+ *
  * <ul>
- *   <li>SCD type 1: {@link DecisiveEventsSerializer};</li>
- *   <li>SCD type 2: {@link RecentEntriesSerializer}, {@link TimelineBlockSerializer};</li>
- *   <li>bitemporal: {@link BitemporalRecentSerializer}, {@link TimelineBlockSerializer},
- *       {@link BitemporalHeadSerializer}, {@link BitemporalSnapshotSerializer};</li>
+ *   <li>SCD type 1: {@link DecisiveEventsSerializer};
+ *   <li>SCD type 2: {@link RecentEntriesSerializer}, {@link TimelineBlockSerializer};
+ *   <li>bitemporal: {@link BitemporalRecentSerializer}, {@link TimelineBlockSerializer}, {@link
+ *       BitemporalHeadSerializer}, {@link BitemporalSnapshotSerializer};
  * </ul>
+ *
  * all over the value format {@link StateCodec#FORMAT_VERSION}.
  */
 public final class StateLayout {
 
-    private StateLayout() {
-    }
+    private StateLayout() {}
 
     /**
-     * What a target type's stored bytes depend on besides the columns, as text: the value format and the
-     * layout of the values every event reads and writes.
+     * What a target type's stored bytes depend on besides the columns, as text: the value format
+     * and the layout of the values every event reads and writes.
      */
     public static String describe(TargetType type) {
         String target;

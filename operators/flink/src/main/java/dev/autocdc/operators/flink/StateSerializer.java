@@ -11,19 +11,18 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * The reader of serializer snapshots written by builds that had one serializer class for every stored
- * type (a content name said which), so that their savepoints restore. Nothing writes it any more: each
- * stored type has its own {@link StateValueSerializer}, whose snapshot maps the content name and format
- * read here to a layout version of its own.
+ * The reader of serializer snapshots written by builds that had one serializer class for every
+ * stored type (a content name said which), so that their savepoints restore. Nothing writes it any
+ * more: each stored type has its own {@link StateValueSerializer}, whose snapshot maps the content
+ * name and format read here to a layout version of its own.
  */
 public final class StateSerializer {
 
-    private StateSerializer() {
-    }
+    private StateSerializer() {}
 
     /**
-     * Layout: {@code writeUTF(content) int(value format) int(n) writeUTF(column type){n}}. Its class name is in
-     * those savepoints and must not change.
+     * Layout: {@code writeUTF(content) int(value format) int(n) writeUTF(column type){n}}. Its
+     * class name is in those savepoints and must not change.
      */
     public static final class Snapshot<T> implements TypeSerializerSnapshot<T> {
         private String content;
@@ -31,8 +30,7 @@ public final class StateSerializer {
         private List<ColumnType> types;
 
         /** For Flink's reflective restore. */
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         /** What the serializer stored (a name of the old content kinds, such as TIMELINE_BLOCK). */
         String content() {
@@ -59,7 +57,8 @@ public final class StateSerializer {
         }
 
         @Override
-        public void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader) throws IOException {
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
+                throws IOException {
             content = in.readUTF();
             format = in.readInt();
             int n = in.readInt();
@@ -69,7 +68,10 @@ public final class StateSerializer {
             }
         }
 
-        /** A serializer that reads the old values (the heap backend reads every value with it on restore). */
+        /**
+         * A serializer that reads the old values (the heap backend reads every value with it on
+         * restore).
+         */
         @Override
         @SuppressWarnings("unchecked")
         public TypeSerializer<T> restoreSerializer() {
@@ -78,7 +80,8 @@ public final class StateSerializer {
                     return (TypeSerializer<T>) new DecisiveEventsSerializer(types);
                 case "TIMELINE_ENTRY":
                     return (TypeSerializer<T>) new TimelineEntrySerializer(types);
-                case "TIMELINE_BLOCK": // blocks, and the SCD2 recent entries before the chain keys: the same bytes
+                case "TIMELINE_BLOCK": // blocks, and the SCD2 recent entries of layout 1:
+                    // the same bytes
                     return (TypeSerializer<T>) new TimelineBlockSerializer(types);
                 case "RECENT_ENTRIES":
                     return (TypeSerializer<T>) new RecentEntriesSerializer(types, 2);
@@ -91,14 +94,19 @@ public final class StateSerializer {
                 case "BITEMPORAL_SNAPSHOT":
                     return (TypeSerializer<T>) new BitemporalSnapshotSerializer(types);
                 default: // the pre-release bitemporal head
-                    throw new IllegalStateException("State stored as " + content + " (a pre-release layout) cannot be"
-                            + " read: start the flow without state, or from a savepoint of a released build");
+                    throw new IllegalStateException(
+                            "State stored as "
+                                    + content
+                                    + " (a pre-release layout) cannot be read: start the flow"
+                                    + " without state, or from a savepoint of a released build");
             }
         }
 
         @Override
-        public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> oldSnapshot) {
-            return TypeSerializerSchemaCompatibility.incompatible(); // never the snapshot of a current serializer
+        public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<T> oldSnapshot) {
+            // never the snapshot of a current serializer
+            return TypeSerializerSchemaCompatibility.incompatible();
         }
     }
 }

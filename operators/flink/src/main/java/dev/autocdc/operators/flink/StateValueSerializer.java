@@ -13,20 +13,20 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * The base of the engine's state serializers: one subclass per stored type, its byte layout written in
- * its Javadoc, over the value formats of {@link StateCodec} for the flow's column types. An instance
- * reads and writes one version of its layout: the current one, or an older one that a restore reads
- * once to migrate it ({@link Snapshot#restoreSerializer()}).
+ * The base of the engine's state serializers: one subclass per stored type, its byte layout written
+ * in its Javadoc, over the value formats of {@link StateCodec} for the flow's column types. An
+ * instance reads and writes one version of its layout: the current one, or an older one that a
+ * restore reads once to migrate it ({@link Snapshot#restoreSerializer()}).
  *
  * <p>The snapshot records the column types, and its version is the layout's: Flink hands it back on
- * restore as {@code readVersion}. A restore with other column types is incompatible (the flow's columns
- * changed); an older layout that a subclass still reads is migrated (Flink reads each value with the old
- * version and writes it with the current one); any other is incompatible. Savepoints of builds that had
- * one serializer class for all stored types carry {@link StateSerializer.Snapshot}, which each subclass
- * maps to a version of its own.
+ * restore as {@code readVersion}. A restore with other column types is incompatible (the flow's
+ * columns changed); an older layout that a subclass still reads is migrated (Flink reads each value
+ * with the old version and writes it with the current one); any other is incompatible. Savepoints
+ * of builds that had one serializer class for all stored types carry {@link
+ * StateSerializer.Snapshot}, which each subclass maps to a version of its own.
  *
- * <p>A layout change: bump the subclass's current version, keep reading the previous one, and keep the
- * committed savepoints of {@code SavepointCompatibilityTest} restoring.
+ * <p>A layout change: bump the subclass's current version, keep reading the previous one, and keep
+ * the committed savepoints of {@code SavepointCompatibilityTest} restoring.
  */
 public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
@@ -112,7 +112,9 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
 
     @Override
     public final boolean equals(Object obj) {
-        return obj != null && obj.getClass() == getClass() && ((StateValueSerializer<?>) obj).types.equals(types)
+        return obj != null
+                && obj.getClass() == getClass()
+                && ((StateValueSerializer<?>) obj).types.equals(types)
                 && ((StateValueSerializer<?>) obj).version == version;
     }
 
@@ -122,16 +124,15 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     }
 
     /**
-     * The snapshot of a {@link StateValueSerializer}: the column types, as {@code count, then each type's
-     * text (writeUTF)}; its version is the layout's.
+     * The snapshot of a {@link StateValueSerializer}: the column types, as {@code count, then each
+     * type's text (writeUTF)}; its version is the layout's.
      */
     public abstract static class Snapshot<T> implements TypeSerializerSnapshot<T> {
         private int version;
         private List<ColumnType> types;
 
         /** For Flink's reflective restore; {@link #readSnapshot} fills it. */
-        protected Snapshot() {
-        }
+        protected Snapshot() {}
 
         Snapshot(StateValueSerializer<T> serializer) {
             this.version = serializer.version;
@@ -147,10 +148,16 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
         /** The serializer that reads and writes a layout version. */
         abstract StateValueSerializer<T> create(List<ColumnType> types, int version);
 
-        /** The version of this layout that a pre-versioning snapshot's content wrote, or -1 when none. */
+        /**
+         * The version of this layout that a pre-versioning snapshot's content wrote, or -1 when
+         * none.
+         */
         abstract int legacyVersion(String content);
 
-        /** The layout of the serializer this snapshot describes (the current one, but in tests of a migration). */
+        /**
+         * The layout of the serializer this snapshot describes (the current one, but in tests of a
+         * migration).
+         */
         @Override
         public final int getCurrentVersion() {
             return version > 0 ? version : currentVersion();
@@ -165,7 +172,8 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
         }
 
         @Override
-        public final void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
+        public final void readSnapshot(
+                int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
                 throws IOException {
             version = readVersion;
             int n = in.readInt();
@@ -178,18 +186,23 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
         @Override
         public final TypeSerializer<T> restoreSerializer() {
             if (version < oldestReadableVersion() || version > currentVersion()) {
-                throw new IllegalStateException("This build cannot read layout " + version + " of " + getClass().getName());
+                throw new IllegalStateException(
+                        "This build cannot read layout " + version + " of " + getClass().getName());
             }
             return create(types, version);
         }
 
         @Override
-        public final TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> old) {
+        public final TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<T> old) {
             int oldVersion;
             List<ColumnType> oldTypes;
             if (old instanceof StateSerializer.Snapshot) {
                 StateSerializer.Snapshot<T> legacy = (StateSerializer.Snapshot<T>) old;
-                oldVersion = legacy.format() == StateCodec.FORMAT_VERSION ? legacyVersion(legacy.content()) : -1;
+                oldVersion =
+                        legacy.format() == StateCodec.FORMAT_VERSION
+                                ? legacyVersion(legacy.content())
+                                : -1;
                 oldTypes = legacy.types();
             } else if (old != null && old.getClass() == getClass()) {
                 oldVersion = ((Snapshot<T>) old).version;
@@ -197,10 +210,13 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
             } else {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            if (!oldTypes.equals(types) || oldVersion < oldestReadableVersion() || oldVersion > currentVersion()) {
+            if (!oldTypes.equals(types)
+                    || oldVersion < oldestReadableVersion()
+                    || oldVersion > currentVersion()) {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            return oldVersion == currentVersion() ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+            return oldVersion == currentVersion()
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
                     : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }
     }

@@ -13,35 +13,45 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 
 /**
  * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
- * {@link FlinkTimeline}). Its content never changes: every change returns a new block that shares the
- * untouched entries.
+ * {@link FlinkTimeline}). Its content never changes: every change returns a new block that shares
+ * the untouched entries.
  *
- * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks for
- * it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on and see
- * the same value); an unchanged entry is written back as the same bytes. A block of four entries costs
- * one decode and one encode when one entry changes. Its byte layouts are those of
- * {@link TimelineBlockSerializer}, {@link RecentEntriesSerializer} and {@link BitemporalRecentSerializer}.
+ * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks
+ * for it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on
+ * and see the same value); an unchanged entry is written back as the same bytes. A block of four
+ * entries costs one decode and one encode when one entry changes. Its byte layouts are those of
+ * {@link TimelineBlockSerializer}, {@link RecentEntriesSerializer} and {@link
+ * BitemporalRecentSerializer}.
  */
 final class TimelineBlock {
     private final StateCodec codec;
     private final Slot[] slots;
-    /** The key of the next older block of the key (its newest sequence); null when this is the oldest. */
-    private final byte[] older;
+
     /**
-     * The recent entries only: the keys of the blocks after {@link #older} in the chain, newest first (at
-     * most {@link FlinkTimeline#CHAIN_KEYS} - 1), so a late event can read the block it lands in without
-     * reading the newer ones. Always a prefix of the chain; empty for a block in the map.
+     * The key of the next older block of the key (its newest sequence); null when this is the
+     * oldest.
+     */
+    private final byte[] older;
+
+    /**
+     * The recent entries only: the keys of the blocks after {@link #older} in the chain, newest
+     * first (at most {@link FlinkTimeline#CHAIN_KEYS} - 1), so a late event can read the block it
+     * lands in without reading the newer ones. Always a prefix of the chain; empty for a block in
+     * the map.
      */
     private final byte[][] further;
+
     /**
-     * Small per-key facts stored with the recent entries, so that reading them costs no state access of its
-     * own (the bitemporal head); null when none. Only the recent entries' serializer writes it.
+     * Small per-key facts stored with the recent entries, so that reading them costs no state
+     * access of its own (the bitemporal head); null when none. Only the recent entries' serializer
+     * writes it.
      */
     private final BitemporalHead head;
 
     private static final byte[][] NONE = new byte[0][];
 
-    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older, byte[][] further, BitemporalHead head) {
+    private TimelineBlock(
+            StateCodec codec, Slot[] slots, byte[] older, byte[][] further, BitemporalHead head) {
         this.codec = codec;
         this.slots = slots;
         this.older = older;
@@ -77,7 +87,10 @@ final class TimelineBlock {
         return new TimelineBlock(codec, slots, key, NONE, head);
     }
 
-    /** The keys of the next older blocks that this (recent) block knows, newest first: {@link #older()}, then the further ones. */
+    /**
+     * The keys of the next older blocks that this (recent) block knows, newest first: {@link
+     * #older()}, then the further ones.
+     */
     List<byte[]> chainKeys() {
         List<byte[]> keys = new ArrayList<>(1 + further.length);
         if (older != null) {
@@ -87,10 +100,19 @@ final class TimelineBlock {
         return keys;
     }
 
-    /** This block with the keys of the next older blocks, newest first (the first is {@link #older()}). */
+    /**
+     * This block with the keys of the next older blocks, newest first (the first is {@link
+     * #older()}).
+     */
     TimelineBlock withChainKeys(List<byte[]> keys) {
-        return keys.isEmpty() ? withOlder(null)
-                : new TimelineBlock(codec, slots, keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][]), head);
+        return keys.isEmpty()
+                ? withOlder(null)
+                : new TimelineBlock(
+                        codec,
+                        slots,
+                        keys.get(0),
+                        keys.subList(1, keys.size()).toArray(new byte[0][]),
+                        head);
     }
 
     /** The index of the last entry before {@code sequence}; -1 when none is. */
@@ -124,8 +146,17 @@ final class TimelineBlock {
             try {
                 s.entry = codec.readEntry(new DataInputDeserializer(s.bytes));
             } catch (IOException | RuntimeException e) {
-                throw new UncheckedIOException(new CorruptStateException("entry " + (i + 1) + " of " + slots.length
-                        + " of a block after sequence " + CorruptStateException.hex(older) + " does not decode: " + e, e));
+                throw new UncheckedIOException(
+                        new CorruptStateException(
+                                "entry "
+                                        + (i + 1)
+                                        + " of "
+                                        + slots.length
+                                        + " of a block after sequence "
+                                        + CorruptStateException.hex(older)
+                                        + " does not decode: "
+                                        + e,
+                                e));
             }
         }
         return s.entry;
@@ -170,8 +201,8 @@ final class TimelineBlock {
     }
 
     /**
-     * The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to {@code older}
-     * (no further chain keys).
+     * The entries from {@code from} (inclusive) to {@code to} (exclusive), as a block linked to
+     * {@code older} (no further chain keys).
      */
     TimelineBlock range(int from, int to, byte[] older) {
         return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older, NONE, head);
@@ -183,8 +214,16 @@ final class TimelineBlock {
         while (first < slots.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
             first++;
         }
-        return first == slots.length ? null : first == 0 ? this
-                : new TimelineBlock(codec, Arrays.copyOfRange(slots, first, slots.length), older, further, head);
+        return first == slots.length
+                ? null
+                : first == 0
+                        ? this
+                        : new TimelineBlock(
+                                codec,
+                                Arrays.copyOfRange(slots, first, slots.length),
+                                older,
+                                further,
+                                head);
     }
 
     List<TimelineEntry> entries() {
@@ -195,7 +234,9 @@ final class TimelineBlock {
         return all;
     }
 
-    /** The stored bytes of entry {@code i}; null when it was made by this build and not yet written. */
+    /**
+     * The stored bytes of entry {@code i}; null when it was made by this build and not yet written.
+     */
     byte[] storedBytes(int i) {
         return slots[i].bytes;
     }
@@ -209,7 +250,12 @@ final class TimelineBlock {
      * A block as read from state: its entries as stored bytes, decoded when first asked for (see
      * {@link TimelineBlockSerializer} for the layouts).
      */
-    static TimelineBlock stored(StateCodec codec, byte[][] entries, byte[] older, byte[][] further, BitemporalHead head) {
+    static TimelineBlock stored(
+            StateCodec codec,
+            byte[][] entries,
+            byte[] older,
+            byte[][] further,
+            BitemporalHead head) {
         Slot[] slots = new Slot[entries.length];
         for (int i = 0; i < entries.length; i++) {
             slots[i] = new Slot(entries[i], null);

@@ -10,16 +10,21 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A block of a key's timeline, the value of {@value AutoCdcFunction#SCD2_BLOCKS} and
- * {@value AutoCdcFunction#BITEMPORAL_BLOCKS} (see {@link FlinkTimeline}). Layout 1:
- * {@code bytes(older) varint(n) (varint(length) entry){n}}: the key of the next older block (null for the
- * oldest), then the entries ascending, each as {@link StateCodec#writeEntry} writes it, behind its length so
- * that an entry is decoded only when the engine reads it. The recent entries' layouts start with this one.
+ * A block of a key's timeline, the value of {@value AutoCdcFunction#SCD2_BLOCKS} and {@value
+ * AutoCdcFunction#BITEMPORAL_BLOCKS} (see {@link FlinkTimeline}). Layout 1: {@code bytes(older)
+ * varint(n) (varint(length) entry){n}}: the key of the next older block (null for the oldest), then
+ * the entries ascending, each as {@link StateCodec#writeEntry} writes it, behind its length so that
+ * an entry is decoded only when the engine reads it. The recent entries' layouts start with this
+ * one.
  */
 public final class TimelineBlockSerializer extends StateValueSerializer<TimelineBlock> {
     private static final long serialVersionUID = 1L;
     static final int VERSION = 1;
-    /** More entries than any block holds (blocks split at twice the block size): a count past it is corrupt. */
+
+    /**
+     * More entries than any block holds (blocks split at twice the block size): a count past it is
+     * corrupt.
+     */
     private static final int MAX_ENTRIES = 1 << 20;
 
     TimelineBlockSerializer(List<ColumnType> types) {
@@ -36,7 +41,8 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
         return readBlock(codec(), in, "a timeline block");
     }
 
-    static void writeBlock(StateCodec codec, TimelineBlock block, DataOutputView out) throws IOException {
+    static void writeBlock(StateCodec codec, TimelineBlock block, DataOutputView out)
+            throws IOException {
         StateCodec.writeBytes(block.older(), out);
         StateCodec.writeVarInt(block.size(), out);
         DataOutputSerializer one = null;
@@ -46,7 +52,8 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
                 StateCodec.writeVarInt(stored.length, out);
                 out.write(stored);
             } else {
-                // encoded here and not kept: a block is written once (RocksDB) or only at checkpoints (heap)
+                // encoded here and not kept: a block is written once (RocksDB) or only at
+                // checkpoints (heap)
                 if (one == null) {
                     one = new DataOutputSerializer(64);
                 }
@@ -58,8 +65,12 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
         }
     }
 
-    /** Reads layout 1 (without chain keys or head); {@code what} names the value in a corruption message. */
-    static TimelineBlock readBlock(StateCodec codec, DataInputView in, String what) throws IOException {
+    /**
+     * Reads layout 1 (without chain keys or head); {@code what} names the value in a corruption
+     * message.
+     */
+    static TimelineBlock readBlock(StateCodec codec, DataInputView in, String what)
+            throws IOException {
         byte[] older = null;
         int n = -1;
         int i = 0;
@@ -67,23 +78,41 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
             older = StateCodec.readBytes(in);
             n = StateCodec.readVarInt(in);
             if (n < 1 || n > MAX_ENTRIES) {
-                throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older) + " holds "
-                        + n + " entries");
+                throw new CorruptStateException(
+                        what
+                                + " after sequence "
+                                + CorruptStateException.hex(older)
+                                + " holds "
+                                + n
+                                + " entries");
             }
             byte[][] entries = new byte[n][];
             for (; i < n; i++) {
                 int length = StateCodec.readVarInt(in);
                 if (length < 1 || length > MAX_ENTRIES * 64) {
-                    throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older)
-                            + ": entry " + (i + 1) + " of " + n + " has length " + length);
+                    throw new CorruptStateException(
+                            what
+                                    + " after sequence "
+                                    + CorruptStateException.hex(older)
+                                    + ": entry "
+                                    + (i + 1)
+                                    + " of "
+                                    + n
+                                    + " has length "
+                                    + length);
                 }
                 entries[i] = new byte[length];
                 in.readFully(entries[i]);
             }
             return TimelineBlock.stored(codec, entries, older, null, null);
         } catch (EOFException e) {
-            throw new CorruptStateException(what + " after sequence " + CorruptStateException.hex(older) + " ends early"
-                    + (n > 0 ? ", in entry " + (i + 1) + " of " + n : ""), e);
+            throw new CorruptStateException(
+                    what
+                            + " after sequence "
+                            + CorruptStateException.hex(older)
+                            + " ends early"
+                            + (n > 0 ? ", in entry " + (i + 1) + " of " + n : ""),
+                    e);
         }
     }
 
@@ -94,8 +123,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(TimelineBlockSerializer serializer) {
             super(serializer);

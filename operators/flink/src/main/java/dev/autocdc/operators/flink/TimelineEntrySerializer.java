@@ -9,10 +9,11 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * One timeline entry as a state value: the value of the pre-release state names
- * ({@value AutoCdcFunction#LEGACY_SCD2_HEAD}, {@value AutoCdcFunction#LEGACY_SCD2_TIMELINE}), which today's
- * build registers only so that restoring a savepoint of format 1 fails (its serializer refuses it) instead of
- * starting every key without its history. Layout 1: the entry as {@link StateCodec#writeEntry} writes it.
+ * One timeline entry as a state value: the value of the pre-release state names ({@value
+ * AutoCdcFunction#LEGACY_SCD2_HEAD}, {@value AutoCdcFunction#LEGACY_SCD2_TIMELINE}), which today's
+ * build registers only so that restoring a savepoint of format 1 fails (its serializer refuses it)
+ * instead of starting every key without its history. Layout 1: the entry as {@link
+ * StateCodec#writeEntry} writes it.
  */
 public final class TimelineEntrySerializer extends StateValueSerializer<TimelineEntry> {
     private static final long serialVersionUID = 1L;
@@ -43,8 +44,7 @@ public final class TimelineEntrySerializer extends StateValueSerializer<Timeline
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineEntry> {
-        public Snapshot() {
-        }
+        public Snapshot() {}
 
         Snapshot(TimelineEntrySerializer serializer) {
             super(serializer);

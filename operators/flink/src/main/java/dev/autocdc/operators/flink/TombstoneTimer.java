@@ -8,23 +8,27 @@ import org.apache.flink.streaming.api.TimerService;
 
 /**
  * The tombstone retention of the current key (SPEC §7): when a key stays deleted for the retention
- * (processing time), its target forgets it. The time it is due is in {@value AutoCdcFunction#TOMBSTONE_EXPIRY}.
- * Timers are never deleted (two kinds may share a timestamp, and Flink keeps one timer per key and time):
- * a timer whose time no longer matches the state is stale and does nothing.
+ * (processing time), its target forgets it. The time it is due is in {@value
+ * AutoCdcFunction#TOMBSTONE_EXPIRY}. Timers are never deleted (two kinds may share a timestamp, and
+ * Flink keeps one timer per key and time): a timer whose time no longer matches the state is stale
+ * and does nothing.
  */
 final class TombstoneTimer {
     private final ValueState<Long> expiry;
+
     /** Null: tombstones are kept forever. */
     private final Duration retention;
 
     TombstoneTimer(KeyedStateAccess states, Duration retention) {
-        this.expiry = states.getState(new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
+        this.expiry =
+                states.getState(
+                        new ValueStateDescriptor<>(AutoCdcFunction.TOMBSTONE_EXPIRY, Types.LONG));
         this.retention = retention;
     }
 
     /**
-     * After an event: starts the expiry when the key became absent, cancels it when it came back. Reads
-     * state only when the key was or is absent (a present key has no expiry to touch).
+     * After an event: starts the expiry when the key became absent, cancels it when it came back.
+     * Reads state only when the key was or is absent (a present key has no expiry to touch).
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers) throws Exception {
         if (retention == null || !(absent || wasAbsent)) {
@@ -40,7 +44,10 @@ final class TombstoneTimer {
         }
     }
 
-    /** Whether the key's tombstone expires at this timer; if so the expiry is done and the caller forgets the key. */
+    /**
+     * Whether the key's tombstone expires at this timer; if so the expiry is done and the caller
+     * forgets the key.
+     */
     boolean expiresAt(long timestamp) throws Exception {
         Long at = expiry.value();
         if (at == null || at != timestamp) {

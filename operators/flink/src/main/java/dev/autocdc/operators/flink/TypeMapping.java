@@ -29,13 +29,13 @@ import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Between Flink's internal data structures ({@link RowData}, {@link StringData}, ...) and the core's
- * plain Java values (see {@link ColumnType}), and from Flink logical types to core column types.
+ * Between Flink's internal data structures ({@link RowData}, {@link StringData}, ...) and the
+ * core's plain Java values (see {@link ColumnType}), and from Flink logical types to core column
+ * types.
  */
 public final class TypeMapping {
 
-    private TypeMapping() {
-    }
+    private TypeMapping() {}
 
     /** The core type of a Flink logical type; throws for types the engine does not carry. */
     public static ColumnType columnType(LogicalType t) {
@@ -70,20 +70,24 @@ public final class TypeMapping {
                 return ColumnType.of(ColumnType.Kind.TIMESTAMP);
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return ColumnType.of(ColumnType.Kind.TIMESTAMP_LTZ);
-            case ROW: {
-                RowType row = (RowType) t;
-                List<ColumnType> children = new ArrayList<>();
-                for (LogicalType c : row.getChildren()) {
-                    children.add(columnType(c));
+            case ROW:
+                {
+                    RowType row = (RowType) t;
+                    List<ColumnType> children = new ArrayList<>();
+                    for (LogicalType c : row.getChildren()) {
+                        children.add(columnType(c));
+                    }
+                    return ColumnType.row(row.getFieldNames(), children);
                 }
-                return ColumnType.row(row.getFieldNames(), children);
-            }
             case ARRAY:
                 return ColumnType.array(columnType(((ArrayType) t).getElementType()));
             case MAP:
-                return ColumnType.map(columnType(((MapType) t).getKeyType()), columnType(((MapType) t).getValueType()));
+                return ColumnType.map(
+                        columnType(((MapType) t).getKeyType()),
+                        columnType(((MapType) t).getValueType()));
             default:
-                throw new IllegalArgumentException("Columns of type " + t + " are not supported by AUTO CDC yet");
+                throw new IllegalArgumentException(
+                        "Columns of type " + t + " are not supported by AUTO CDC yet");
         }
     }
 
@@ -109,37 +113,44 @@ public final class TypeMapping {
             case BINARY:
             case VARBINARY:
                 return ((byte[]) v).clone(); // the engine keeps it: never share an input's buffer
-            case ROW: {
-                RowType row = (RowType) t;
-                RowData data = (RowData) v;
-                Object[] fields = new Object[row.getFieldCount()];
-                for (int i = 0; i < fields.length; i++) {
-                    LogicalType ft = row.getTypeAt(i);
-                    fields[i] = toJava(ft, RowData.createFieldGetter(ft, i).getFieldOrNull(data));
+            case ROW:
+                {
+                    RowType row = (RowType) t;
+                    RowData data = (RowData) v;
+                    Object[] fields = new Object[row.getFieldCount()];
+                    for (int i = 0; i < fields.length; i++) {
+                        LogicalType ft = row.getTypeAt(i);
+                        fields[i] =
+                                toJava(ft, RowData.createFieldGetter(ft, i).getFieldOrNull(data));
+                    }
+                    return fields;
                 }
-                return fields;
-            }
-            case ARRAY: {
-                LogicalType et = ((ArrayType) t).getElementType();
-                ArrayData data = (ArrayData) v;
-                ArrayData.ElementGetter getter = ArrayData.createElementGetter(et);
-                List<Object> list = new ArrayList<>(data.size());
-                for (int i = 0; i < data.size(); i++) {
-                    list.add(toJava(et, getter.getElementOrNull(data, i)));
+            case ARRAY:
+                {
+                    LogicalType et = ((ArrayType) t).getElementType();
+                    ArrayData data = (ArrayData) v;
+                    ArrayData.ElementGetter getter = ArrayData.createElementGetter(et);
+                    List<Object> list = new ArrayList<>(data.size());
+                    for (int i = 0; i < data.size(); i++) {
+                        list.add(toJava(et, getter.getElementOrNull(data, i)));
+                    }
+                    return list;
                 }
-                return list;
-            }
-            case MAP: {
-                MapType mt = (MapType) t;
-                MapData data = (MapData) v;
-                List<Object> keys = (List<Object>) toJava(new ArrayType(mt.getKeyType()), data.keyArray());
-                List<Object> values = (List<Object>) toJava(new ArrayType(mt.getValueType()), data.valueArray());
-                Map<Object, Object> map = new HashMap<>();
-                for (int i = 0; i < keys.size(); i++) {
-                    map.put(keys.get(i), values.get(i));
+            case MAP:
+                {
+                    MapType mt = (MapType) t;
+                    MapData data = (MapData) v;
+                    List<Object> keys =
+                            (List<Object>) toJava(new ArrayType(mt.getKeyType()), data.keyArray());
+                    List<Object> values =
+                            (List<Object>)
+                                    toJava(new ArrayType(mt.getValueType()), data.valueArray());
+                    Map<Object, Object> map = new HashMap<>();
+                    for (int i = 0; i < keys.size(); i++) {
+                        map.put(keys.get(i), values.get(i));
+                    }
+                    return map;
                 }
-                return map;
-            }
             default:
                 return v;
         }
@@ -151,14 +162,17 @@ public final class TypeMapping {
             return null;
         }
         switch (t.getTypeRoot()) {
-            case DECIMAL: {
-                DecimalType d = (DecimalType) t;
-                DecimalData data = DecimalData.fromBigDecimal((BigDecimal) v, d.getPrecision(), d.getScale());
-                if (data == null) {
-                    throw new IllegalArgumentException("Value " + v + " does not fit " + t);
+            case DECIMAL:
+                {
+                    DecimalType d = (DecimalType) t;
+                    DecimalData data =
+                            DecimalData.fromBigDecimal(
+                                    (BigDecimal) v, d.getPrecision(), d.getScale());
+                    if (data == null) {
+                        throw new IllegalArgumentException("Value " + v + " does not fit " + t);
+                    }
+                    return data;
                 }
-                return data;
-            }
             case CHAR:
             case VARCHAR:
                 return StringData.fromString((String) v);
@@ -173,32 +187,37 @@ public final class TypeMapping {
             case BINARY:
             case VARBINARY:
                 return ((byte[]) v).clone(); // output rows must not share the state's buffer
-            case ROW: {
-                RowType row = (RowType) t;
-                Object[] fields = (Object[]) v;
-                GenericRowData data = new GenericRowData(fields.length);
-                for (int i = 0; i < fields.length; i++) {
-                    data.setField(i, toInternal(row.getTypeAt(i), fields[i]));
+            case ROW:
+                {
+                    RowType row = (RowType) t;
+                    Object[] fields = (Object[]) v;
+                    GenericRowData data = new GenericRowData(fields.length);
+                    for (int i = 0; i < fields.length; i++) {
+                        data.setField(i, toInternal(row.getTypeAt(i), fields[i]));
+                    }
+                    return data;
                 }
-                return data;
-            }
-            case ARRAY: {
-                LogicalType et = ((ArrayType) t).getElementType();
-                List<?> list = (List<?>) v;
-                Object[] out = new Object[list.size()];
-                for (int i = 0; i < out.length; i++) {
-                    out[i] = toInternal(et, list.get(i));
+            case ARRAY:
+                {
+                    LogicalType et = ((ArrayType) t).getElementType();
+                    List<?> list = (List<?>) v;
+                    Object[] out = new Object[list.size()];
+                    for (int i = 0; i < out.length; i++) {
+                        out[i] = toInternal(et, list.get(i));
+                    }
+                    return new GenericArrayData(out);
                 }
-                return new GenericArrayData(out);
-            }
-            case MAP: {
-                MapType mt = (MapType) t;
-                Map<Object, Object> out = new HashMap<>();
-                for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                    out.put(toInternal(mt.getKeyType(), e.getKey()), toInternal(mt.getValueType(), e.getValue()));
+            case MAP:
+                {
+                    MapType mt = (MapType) t;
+                    Map<Object, Object> out = new HashMap<>();
+                    for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                        out.put(
+                                toInternal(mt.getKeyType(), e.getKey()),
+                                toInternal(mt.getValueType(), e.getValue()));
+                    }
+                    return new GenericMapData(out);
                 }
-                return new GenericMapData(out);
-            }
             default:
                 return v;
         }
@@ -238,8 +257,11 @@ public final class TypeMapping {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return Types.INSTANT;
             default:
-                throw new IllegalArgumentException("A key column of type " + t + " is not supported; use a"
-                        + " scalar type (numbers, strings, dates, timestamps, bytes) for KEYS");
+                throw new IllegalArgumentException(
+                        "A key column of type "
+                                + t
+                                + " is not supported; use a scalar type (numbers, strings, dates,"
+                                + " timestamps, bytes) for KEYS");
         }
     }
 

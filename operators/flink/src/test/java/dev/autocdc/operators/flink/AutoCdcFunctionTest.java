@@ -13,32 +13,45 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The keyed operator in a test harness, on RocksDB and on the heap backend: the reference walkthrough,
- * snapshot and restore in the middle of random streams, dead letters, tombstone retention, and upsert
- * mode.
+ * The keyed operator in a test harness, on RocksDB and on the heap backend: the reference
+ * walkthrough, snapshot and restore in the middle of random streams, dead letters, tombstone
+ * retention, and upsert mode.
  */
 class AutoCdcFunctionTest {
 
     static RowType usersInput() {
-        return RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
-                new IntType(false), new BooleanType()}, new String[] {"userId", "name", "city", "__seq", "__delete"});
+        return RowType.of(
+                new LogicalType[] {
+                    new IntType(),
+                    VarCharType.STRING_TYPE,
+                    VarCharType.STRING_TYPE,
+                    new IntType(false),
+                    new BooleanType()
+                },
+                new String[] {"userId", "name", "city", "__seq", "__delete"});
     }
 
     static EngineSpec users(TargetType type, OutputMode mode) {
-        return EngineSpec.builder("users", type, usersInput()).keys("userId").outputMode(mode).build();
+        return EngineSpec.builder("users", type, usersInput())
+                .keys("userId")
+                .outputMode(mode)
+                .build();
     }
 
     /** SPEC §12 users feed, in the reference's arrival order. */
@@ -62,14 +75,15 @@ class AutoCdcFunctionTest {
             run.processAll(usersFeed(run));
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             table.apply(run.newOutput());
-            assertThat(table.rows()).containsExactlyInAnyOrder(
-                    Arrays.asList(123, "Isabel", "Monterrey", 1, 5),
-                    Arrays.asList(123, "Isabel", "Chihuahua", 5, 6),
-                    Arrays.asList(124, "Raul", "Oaxaca", 1, null),
-                    Arrays.asList(125, "Mercedes", "Tijuana", 2, 5),
-                    Arrays.asList(125, "Mercedes", "Mexicali", 5, 6),
-                    Arrays.asList(125, "Mercedes", "Guadalajara", 6, null),
-                    Arrays.asList(126, "Lily", "Cancun", 2, null));
+            assertThat(table.rows())
+                    .containsExactlyInAnyOrder(
+                            Arrays.asList(123, "Isabel", "Monterrey", 1, 5),
+                            Arrays.asList(123, "Isabel", "Chihuahua", 5, 6),
+                            Arrays.asList(124, "Raul", "Oaxaca", 1, null),
+                            Arrays.asList(125, "Mercedes", "Tijuana", 2, 5),
+                            Arrays.asList(125, "Mercedes", "Mexicali", 5, 6),
+                            Arrays.asList(125, "Mercedes", "Guadalajara", 6, null),
+                            Arrays.asList(126, "Lily", "Cancun", 2, null));
         }
     }
 
@@ -83,26 +97,38 @@ class AutoCdcFunctionTest {
             assertThat(out).extracting(Change::kind).doesNotContain(RowKind.UPDATE_BEFORE);
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.UPSERT);
             table.apply(out);
-            assertThat(table.rows()).containsExactlyInAnyOrder(
-                    Arrays.asList(124, "Raul", "Oaxaca"),
-                    Arrays.asList(125, "Mercedes", "Guadalajara"),
-                    Arrays.asList(126, "Lily", "Cancun"));
+            assertThat(table.rows())
+                    .containsExactlyInAnyOrder(
+                            Arrays.asList(124, "Raul", "Oaxaca"),
+                            Arrays.asList(125, "Mercedes", "Guadalajara"),
+                            Arrays.asList(126, "Lily", "Cancun"));
         }
     }
 
     @ParameterizedTest
     @EnumSource(Backend.class)
     void invalidEventsGoToDeadLettersWithAReason(Backend backend) throws Exception {
-        RowType input = RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, new IntType(),
-                new ArrayType(VarCharType.STRING_TYPE)}, new String[] {"id", "v", "__seq", "__columns_to_update"});
+        RowType input =
+                RowType.of(
+                        new LogicalType[] {
+                            new IntType(),
+                            VarCharType.STRING_TYPE,
+                            new IntType(),
+                            new ArrayType(VarCharType.STRING_TYPE)
+                        },
+                        new String[] {"id", "v", "__seq", "__columns_to_update"});
         EngineSpec spec = EngineSpec.builder("f", TargetType.SCD2, input).keys("id").build();
         try (OperatorRun run = OperatorRun.start(spec, backend)) {
             run.process(run.input(null, "a", 1, null));
             run.process(run.input(1, "a", null, null));
             run.process(run.input(1, "a", 2, List.of("v", "nope")));
             run.process(run.input(1, "a", 3, List.of("v")));
-            assertThat(run.deadLetters()).extracting(d -> d.reason).containsExactly(
-                    DeadLetter.NULL_KEY, DeadLetter.NULL_SEQUENCE, DeadLetter.BAD_COLUMNS_TO_UPDATE);
+            assertThat(run.deadLetters())
+                    .extracting(d -> d.reason)
+                    .containsExactly(
+                            DeadLetter.NULL_KEY,
+                            DeadLetter.NULL_SEQUENCE,
+                            DeadLetter.BAD_COLUMNS_TO_UPDATE);
             assertThat(run.deadLetters().get(2).payload).contains("\"id\": 1").contains("nope");
             assertThat(run.deadLetters()).allSatisfy(d -> assertThat(d.flow).isEqualTo("f"));
             assertThat(run.newOutput()).hasSize(1);
@@ -113,26 +139,34 @@ class AutoCdcFunctionTest {
     @EnumSource(Backend.class)
     void deletedKeyIsForgottenAfterTheTombstoneRetention(Backend backend) throws Exception {
         for (TargetType type : List.of(TargetType.SCD1, TargetType.SCD2)) {
-            EngineSpec spec = EngineSpec.builder("users", type, usersInput()).keys("userId")
-                    .tombstoneRetention(Duration.ofMillis(1000)).build();
+            EngineSpec spec =
+                    EngineSpec.builder("users", type, usersInput())
+                            .keys("userId")
+                            .tombstoneRetention(Duration.ofMillis(1000))
+                            .build();
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
                 run.setProcessingTime(0);
                 run.process(run.input(1, "a", "x", 1, false));
                 run.process(run.input(1, null, null, 5, true));
                 run.process(run.input(1, "b", "y", 3, false)); // older than the delete
-                ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                ChangelogTable table =
+                        new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
                 table.apply(run.newOutput());
                 if (type == TargetType.SCD1) {
                     assertThat(table.rows()).as("the tombstone stops a resurrection").isEmpty();
                 } else {
-                    assertThat(table.rows()).as("type 2 places it in the history").containsExactlyInAnyOrder(
-                            Arrays.asList(1, "a", "x", 1, 3), Arrays.asList(1, "b", "y", 3, 5));
+                    assertThat(table.rows())
+                            .as("type 2 places it in the history")
+                            .containsExactlyInAnyOrder(
+                                    Arrays.asList(1, "a", "x", 1, 3),
+                                    Arrays.asList(1, "b", "y", 3, 5));
                 }
                 assertThat(run.keysWithState()).isGreaterThan(0);
                 run.setProcessingTime(999);
                 assertThat(run.keysWithState()).as(type + " before expiry").isGreaterThan(0);
                 run.setProcessingTime(1000);
-                assertThat(run.keysWithState()).as(type + " after expiry: nothing but the floor of type 2")
+                assertThat(run.keysWithState())
+                        .as(type + " after expiry: nothing but the floor of type 2")
                         .isEqualTo(type == TargetType.SCD1 ? 0 : 1);
                 run.process(run.input(1, "c", "z", 2, false)); // older than the forgotten delete
                 List<Change> out = run.newOutput();
@@ -143,7 +177,9 @@ class AutoCdcFunctionTest {
                 } else {
                     // type 2 keeps where its dropped history ends: the sink holds rows up to there
                     assertThat(out).isEmpty();
-                    assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
+                    assertThat(run.lateEvents())
+                            .extracting(d -> d.reason)
+                            .containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
                 }
             }
         }
@@ -152,15 +188,19 @@ class AutoCdcFunctionTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aKeyThatComesBackKeepsNoTombstoneTimer(Backend backend) throws Exception {
-        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD1, usersInput()).keys("userId")
-                .tombstoneRetention(Duration.ofMillis(1000)).build();
+        EngineSpec spec =
+                EngineSpec.builder("users", TargetType.SCD1, usersInput())
+                        .keys("userId")
+                        .tombstoneRetention(Duration.ofMillis(1000))
+                        .build();
         try (OperatorRun run = OperatorRun.start(spec, backend)) {
             run.setProcessingTime(0);
             run.process(run.input(1, "a", "x", 1, false));
             run.process(run.input(1, null, null, 2, true));
             run.process(run.input(1, "b", "y", 3, false));
             run.setProcessingTime(5000);
-            run.process(run.input(1, "old", "old", 2, false)); // still known: older than the last event
+            run.process(
+                    run.input(1, "old", "old", 2, false)); // still known: older than the last event
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             table.apply(run.newOutput());
             assertThat(table.rows()).containsExactly(Arrays.asList(1, "b", "y"));
@@ -169,9 +209,13 @@ class AutoCdcFunctionTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void historyRetentionDropsOldVersionsAndRoutesEventsThatWouldChangeThem(Backend backend) throws Exception {
-        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD2, usersInput()).keys("userId")
-                .historyRetention(Duration.ofMillis(1000)).build();
+    void historyRetentionDropsOldVersionsAndRoutesEventsThatWouldChangeThem(Backend backend)
+            throws Exception {
+        EngineSpec spec =
+                EngineSpec.builder("users", TargetType.SCD2, usersInput())
+                        .keys("userId")
+                        .historyRetention(Duration.ofMillis(1000))
+                        .build();
         try (OperatorRun run = OperatorRun.start(spec, backend)) {
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             run.setProcessingTime(0);
@@ -182,29 +226,44 @@ class AutoCdcFunctionTest {
             run.process(run.input(1, "n", "city5", 5, false));
             table.apply(run.newOutput());
             assertThat(run.timelineEntries(1)).isEqualTo(5);
-            run.setProcessingTime(1000); // versions closed at time 0 ([1,2) .. [3,4)) are dropped; [4,5) closed at 500 stays
+            run.setProcessingTime(
+                    1000); // versions closed at time 0 ([1,2) .. [3,4)) are dropped; [4,5) closed
+            // at 500 stays
             assertThat(run.timelineEntries(1)).as("entries 1, 2, 3 dropped").isEqualTo(2);
             run.process(run.input(1, "n", "late", 2, false)); // would change dropped history
             run.process(run.input(1, "n", "tie", 4, false)); // at the oldest sequence still held
-            assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(
-                    DeadLetter.BEFORE_RETAINED_HISTORY, DeadLetter.BEFORE_RETAINED_HISTORY);
+            assertThat(run.lateEvents())
+                    .extracting(d -> d.reason)
+                    .containsExactly(
+                            DeadLetter.BEFORE_RETAINED_HISTORY, DeadLetter.BEFORE_RETAINED_HISTORY);
             assertThat(run.newOutput()).isEmpty();
             run.process(run.input(1, "n", "mid", 5, false)); // a tie after the floor: applied
             run.process(run.input(1, "n", "city6", 6, false));
             table.apply(run.newOutput());
-            assertThat(table.rows()).as("the sink keeps the whole history").containsExactlyInAnyOrder(
-                    Arrays.asList(1, "n", "city1", 1, 2), Arrays.asList(1, "n", "city2", 2, 3),
-                    Arrays.asList(1, "n", "city3", 3, 4), Arrays.asList(1, "n", "city4", 4, 5),
-                    Arrays.asList(1, "n", "mid", 5, 6), Arrays.asList(1, "n", "city6", 6, null));
+            assertThat(table.rows())
+                    .as("the sink keeps the whole history")
+                    .containsExactlyInAnyOrder(
+                            Arrays.asList(1, "n", "city1", 1, 2),
+                                    Arrays.asList(1, "n", "city2", 2, 3),
+                            Arrays.asList(1, "n", "city3", 3, 4),
+                                    Arrays.asList(1, "n", "city4", 4, 5),
+                            Arrays.asList(1, "n", "mid", 5, 6),
+                                    Arrays.asList(1, "n", "city6", 6, null));
         }
     }
 
-    /** Tombstone expiry for history targets: the history is in the sink, so older events go to the late events. */
+    /**
+     * Tombstone expiry for history targets: the history is in the sink, so older events go to the
+     * late events.
+     */
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void anExpiredHistoryKeyRefusesOlderEventsAndAcceptsNewerOnes(Backend backend) throws Exception {
+    void anExpiredHistoryKeyRefusesOlderEventsAndAcceptsNewerOnes(Backend backend)
+            throws Exception {
         for (TargetType type : List.of(TargetType.SCD2, TargetType.BITEMPORAL)) {
-            List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, new IntType(false)));
+            List<LogicalType> types =
+                    new ArrayList<>(
+                            List.of(new IntType(), VarCharType.STRING_TYPE, new IntType(false)));
             List<String> names = new ArrayList<>(List.of("id", "v", "__seq"));
             if (type == TargetType.BITEMPORAL) {
                 types.add(new IntType(false));
@@ -212,40 +271,73 @@ class AutoCdcFunctionTest {
             }
             types.add(new BooleanType());
             names.add("__delete");
-            EngineSpec spec = EngineSpec.builder("f", type, RowType.of(types.toArray(new LogicalType[0]),
-                    names.toArray(new String[0]))).keys("id").tombstoneRetention(Duration.ofMillis(100)).build();
-            java.util.function.Function<Object[], Object[]> ev = type == TargetType.BITEMPORAL
-                    ? a -> new Object[] {a[0], a[1], a[2], (Integer) a[2] * 10, a[3]} : a -> a;
+            EngineSpec spec =
+                    EngineSpec.builder(
+                                    "f",
+                                    type,
+                                    RowType.of(
+                                            types.toArray(new LogicalType[0]),
+                                            names.toArray(new String[0])))
+                            .keys("id")
+                            .tombstoneRetention(Duration.ofMillis(100))
+                            .build();
+            Function<Object[], Object[]> ev =
+                    type == TargetType.BITEMPORAL
+                            ? a -> new Object[] {a[0], a[1], a[2], (Integer) a[2] * 10, a[3]}
+                            : a -> a;
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
-                ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                ChangelogTable table =
+                        new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
                 run.setProcessingTime(0);
                 run.process(run.input(ev.apply(new Object[] {1, "x", 1, false})));
                 run.process(run.input(ev.apply(new Object[] {1, null, 5, true})));
                 run.setProcessingTime(100); // forgotten
                 assertThat(run.keysWithState()).as(type + ": only the floor is left").isEqualTo(1);
-                run.process(run.input(ev.apply(new Object[] {1, "x", 1, false}))); // redelivered: older than the history
-                assertThat(run.lateEvents()).extracting(d -> d.reason).containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
-                run.process(run.input(ev.apply(new Object[] {1, "y", 7, false}))); // newer: a new history
-                // type 2: the recent entries and the floor; bitemporal: the recent entries, which hold the floors now
-                assertThat(run.keysWithState()).as(type + " after the key returned").isEqualTo(type == TargetType.SCD2 ? 2 : 1);
+                run.process(
+                        run.input(
+                                ev.apply(
+                                        new Object[] {
+                                            1, "x", 1, false
+                                        }))); // redelivered: older than the history
+                assertThat(run.lateEvents())
+                        .extracting(d -> d.reason)
+                        .containsExactly(DeadLetter.BEFORE_RETAINED_HISTORY);
+                run.process(
+                        run.input(
+                                ev.apply(new Object[] {1, "y", 7, false}))); // newer: a new history
+                // type 2: the recent entries and the floor; bitemporal: the recent entries, which
+                // hold the floors now
+                assertThat(run.keysWithState())
+                        .as(type + " after the key returned")
+                        .isEqualTo(type == TargetType.SCD2 ? 2 : 1);
                 table.apply(run.newOutput()); // well formed: no +I for a primary key the sink holds
-                assertThat(table.rows()).as(type.toString()).anyMatch(r -> r.get(1).equals("y") && r.get(2).equals(7));
+                assertThat(table.rows())
+                        .as(type.toString())
+                        .anyMatch(r -> r.get(1).equals("y") && r.get(2).equals(7));
             }
         }
     }
 
-    /** Equal tombstone and history retentions share timer timestamps; pruning must go on after the key returns. */
+    /**
+     * Equal tombstone and history retentions share timer timestamps; pruning must go on after the
+     * key returns.
+     */
     @ParameterizedTest
     @EnumSource(Backend.class)
     void historyPruningSurvivesTimersSharingATimestamp(Backend backend) throws Exception {
-        EngineSpec spec = EngineSpec.builder("users", TargetType.SCD2, usersInput()).keys("userId")
-                .tombstoneRetention(Duration.ofMillis(10)).historyRetention(Duration.ofMillis(10)).build();
+        EngineSpec spec =
+                EngineSpec.builder("users", TargetType.SCD2, usersInput())
+                        .keys("userId")
+                        .tombstoneRetention(Duration.ofMillis(10))
+                        .historyRetention(Duration.ofMillis(10))
+                        .build();
         try (OperatorRun run = OperatorRun.start(spec, backend)) {
             run.setProcessingTime(0);
             run.process(run.input(1, "n", "a", 1, false));
             run.setProcessingTime(10);
             run.setProcessingTime(20);
-            run.process(run.input(1, null, null, 2, true)); // tombstone and pruning timers both at 30
+            run.process(
+                    run.input(1, null, null, 2, true)); // tombstone and pruning timers both at 30
             run.setProcessingTime(25);
             run.process(run.input(1, "n", "b", 3, false));
             for (int seq = 4; seq < 50; seq++) {
@@ -260,24 +352,33 @@ class AutoCdcFunctionTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void negativeZeroEqualsZeroAndDeadLetterPayloadsAreJson(Backend backend) throws Exception {
-        RowType input = RowType.of(new LogicalType[] {new IntType(), new org.apache.flink.table.types.logical.DoubleType(),
-                new org.apache.flink.table.types.logical.VarBinaryType(10), VarCharType.STRING_TYPE, new IntType()},
-                new String[] {"id", "d", "b", "s", "__seq"});
+        RowType input =
+                RowType.of(
+                        new LogicalType[] {
+                            new IntType(),
+                            new DoubleType(),
+                            new VarBinaryType(10),
+                            VarCharType.STRING_TYPE,
+                            new IntType()
+                        },
+                        new String[] {"id", "d", "b", "s", "__seq"});
         EngineSpec spec = EngineSpec.builder("f", TargetType.SCD1, input).keys("id").build();
         try (OperatorRun run = OperatorRun.start(spec, backend)) {
             run.process(run.input(1, 0.0d, new byte[] {1, 2}, "x", 1));
             run.process(run.input(1, -0.0d, new byte[] {1, 2}, "x", 2));
             assertThat(run.newOutput()).as("-0.0 is not distinct from 0.0").hasSize(1);
             run.process(run.input(null, 1.5d, new byte[] {(byte) 0xFF}, "say \"hi\"\n", 3));
-            assertThat(run.deadLetters().get(0).payload).isEqualTo(
-                    "{\"id\": null, \"d\": 1.5, \"b\": \"/w==\", \"s\": \"say \\\"hi\\\"\\n\", \"__seq\": 3}");
+            assertThat(run.deadLetters().get(0).payload)
+                    .isEqualTo(
+                            "{\"id\": null, \"d\": 1.5, \"b\": \"/w==\", \"s\": \"say \\\"hi\\\"\\n"
+                                    + "\", \"__seq\": 3}");
         }
     }
 
     /**
-     * Random streams over small domains: a run that snapshots and restores in the middle of the stream
-     * (into a fresh operator) ends with the same table as an uninterrupted run, and both equal the
-     * reference model.
+     * Random streams over small domains: a run that snapshots and restores in the middle of the
+     * stream (into a fresh operator) ends with the same table as an uninterrupted run, and both
+     * equal the reference model.
      */
     @ParameterizedTest
     @EnumSource(Backend.class)
@@ -294,9 +395,11 @@ class AutoCdcFunctionTest {
                     rows.add(inputValues(type, e));
                 }
                 Set<List<Object>> expected = reference(type, events, ignoreNull, trackV1);
-                String context = type + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " " + events;
+                String context =
+                        type + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " " + events;
 
-                ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+                ChangelogTable straight =
+                        new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
                 try (OperatorRun run = OperatorRun.start(spec, backend)) {
                     for (Object[] r : rows) {
                         run.process(run.input(r));
@@ -307,7 +410,8 @@ class AutoCdcFunctionTest {
 
                 int cut = random.nextInt(rows.size() + 1);
                 assertThat(OperatorRun.runRestoredAt(spec, false, spec, backend, rows, cut))
-                        .as(context + " cut at " + cut).isEqualTo(straight.rows());
+                        .as(context + " cut at " + cut)
+                        .isEqualTo(straight.rows());
             }
         }
     }
@@ -317,9 +421,15 @@ class AutoCdcFunctionTest {
         return randomSpec(type, ignoreNull, trackV1, FlinkTimeline.DEFAULT_BLOCK_SIZE);
     }
 
-    static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1, int blockSize) {
-        List<LogicalType> types = new ArrayList<>(List.of(new IntType(), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
-                new IntType(false)));
+    static EngineSpec randomSpec(
+            TargetType type, boolean ignoreNull, boolean trackV1, int blockSize) {
+        List<LogicalType> types =
+                new ArrayList<>(
+                        List.of(
+                                new IntType(),
+                                VarCharType.STRING_TYPE,
+                                VarCharType.STRING_TYPE,
+                                new IntType(false)));
         List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
         if (type == TargetType.BITEMPORAL) {
             types.add(new IntType(false));
@@ -327,8 +437,15 @@ class AutoCdcFunctionTest {
         }
         types.add(new BooleanType());
         names.add("__delete");
-        EngineSpec.Builder b = EngineSpec.builder("random", type,
-                RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]))).keys("id").blockSize(blockSize);
+        EngineSpec.Builder b =
+                EngineSpec.builder(
+                                "random",
+                                type,
+                                RowType.of(
+                                        types.toArray(new LogicalType[0]),
+                                        names.toArray(new String[0])))
+                        .keys("id")
+                        .blockSize(blockSize);
         if (ignoreNull) {
             b.ignoreNullUpdates();
         }
@@ -340,7 +457,9 @@ class AutoCdcFunctionTest {
 
     /** An event as an input row of {@link #randomSpec}. */
     static Object[] inputValues(TargetType type, ReferenceModel.Event e) {
-        List<Object> v = new ArrayList<>(Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
+        List<Object> v =
+                new ArrayList<>(
+                        Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
         if (type == TargetType.BITEMPORAL) {
             v.add(e.sys());
         }
@@ -353,21 +472,42 @@ class AutoCdcFunctionTest {
         List<ReferenceModel.Event> events = new ArrayList<>();
         int n = 3 + random.nextInt(12);
         for (int i = 0; i < n; i++) {
-            List<Object> values = Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]);
-            events.add(new ReferenceModel.Event(1 + random.nextInt(3), 1 + random.nextInt(6),
-                    type == TargetType.BITEMPORAL ? 1 + random.nextInt(6) : null,
-                    random.nextInt(5) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
+            List<Object> values =
+                    Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]);
+            events.add(
+                    new ReferenceModel.Event(
+                            1 + random.nextInt(3),
+                            1 + random.nextInt(6),
+                            type == TargetType.BITEMPORAL ? 1 + random.nextInt(6) : null,
+                            random.nextInt(5) == 0
+                                    ? ReferenceModel.Kind.DELETE
+                                    : ReferenceModel.Kind.UPSERT,
+                            values,
+                            null));
         }
         Collections.shuffle(events, random);
         return events;
     }
 
-    private static Set<List<Object>> reference(TargetType type, List<ReferenceModel.Event> events, boolean ignoreNull,
-                                               boolean trackV1) {
-        ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
-                ignoreNull ? Set.of("v1", "v2") : Set.of(), false, trackV1 ? Set.of("v1") : null, null, null);
-        Set<List<Object>> rows = type == TargetType.SCD1 ? ReferenceModel.scd1(events, options)
-                : type == TargetType.SCD2 ? ReferenceModel.scd2(events, options) : ReferenceModel.bitemporal(events, options);
+    private static Set<List<Object>> reference(
+            TargetType type,
+            List<ReferenceModel.Event> events,
+            boolean ignoreNull,
+            boolean trackV1) {
+        ReferenceModel.Options options =
+                new ReferenceModel.Options(
+                        List.of("v1", "v2"),
+                        ignoreNull ? Set.of("v1", "v2") : Set.of(),
+                        false,
+                        trackV1 ? Set.of("v1") : null,
+                        null,
+                        null);
+        Set<List<Object>> rows =
+                type == TargetType.SCD1
+                        ? ReferenceModel.scd1(events, options)
+                        : type == TargetType.SCD2
+                                ? ReferenceModel.scd2(events, options)
+                                : ReferenceModel.bitemporal(events, options);
         return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
     }
 }

@@ -12,8 +12,8 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Materializes a Flink changelog (retract or upsert mode) by primary key and fails on the first row
- * that is not well formed: +I for a present key, -U/-D that does not carry exactly the present row, a
- * +U not preceded by its -U (retract mode). For tests.
+ * that is not well formed: +I for a present key, -U/-D that does not carry exactly the present row,
+ * a +U not preceded by its -U (retract mode). For tests.
  */
 final class ChangelogTable {
     private final int[] primaryKey;
@@ -55,7 +55,9 @@ final class ChangelogTable {
                     }
                     pendingUpdate = null;
                 } else if (!rows.containsKey(k)) {
-                    throw new AssertionError("+U for an absent key in upsert mode (the engine emits +I first): " + c);
+                    throw new AssertionError(
+                            "+U for an absent key in upsert mode (the engine emits +I first): "
+                                    + c);
                 }
                 rows.put(k, c.values());
                 break;
@@ -68,8 +70,11 @@ final class ChangelogTable {
     private void checkPresent(List<Object> k, Change c) {
         Object[] present = rows.get(k);
         if (present == null || !Arrays.deepEquals(present, c.values())) {
-            throw new AssertionError("retraction " + c + " does not match the present row "
-                    + (present == null ? "(none)" : Arrays.deepToString(present)));
+            throw new AssertionError(
+                    "retraction "
+                            + c
+                            + " does not match the present row "
+                            + (present == null ? "(none)" : Arrays.deepToString(present)));
         }
     }
 

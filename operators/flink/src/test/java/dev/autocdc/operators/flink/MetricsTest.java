@@ -24,33 +24,42 @@ class MetricsTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     @Test
     void theFlowCountsRowsLateEventsTiesDuplicatesAndDeadLetters() throws Exception {
         EngineSpec spec = AutoCdcFunctionTest.users(TargetType.SCD2, OutputMode.RETRACT);
         List<RowData> rows = new ArrayList<>();
         Object[][] feed = {
-                {124, "Raul", "Oaxaca", 1, false},
-                {123, "Isabel", "Monterrey", 1, false},
-                {125, "Mercedes", "Tijuana", 2, false},
-                {126, "Lily", "Cancun", 2, false},
-                {123, null, null, 6, true},
-                {125, "Mercedes", "Guadalajara", 6, false},
-                {125, "Mercedes", "Mexicali", 5, false},          // late
-                {123, "Isabel", "Chihuahua", 5, false},          // late
-                {125, "Mercedes", "Tijuana", 2, false},          // late, and an exact duplicate
-                {126, "Lily", "Cancun2", 2, false},              // a conflicting tie at the newest sequence
-                {null, "Nobody", "Nowhere", 3, false}};          // null key: dead letter
+            {124, "Raul", "Oaxaca", 1, false},
+            {123, "Isabel", "Monterrey", 1, false},
+            {125, "Mercedes", "Tijuana", 2, false},
+            {126, "Lily", "Cancun", 2, false},
+            {123, null, null, 6, true},
+            {125, "Mercedes", "Guadalajara", 6, false},
+            {125, "Mercedes", "Mexicali", 5, false}, // late
+            {123, "Isabel", "Chihuahua", 5, false}, // late
+            {125, "Mercedes", "Tijuana", 2, false}, // late, and an exact duplicate
+            {126, "Lily", "Cancun2", 2, false}, // a conflicting tie at the newest sequence
+            {null, "Nobody", "Nowhere", 3, false}
+        }; // null key: dead letter
         for (Object[] e : feed) {
             rows.add(TruncateTest.OperatorRunRows.of(spec.inputType(), e));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        AutoCdc.apply(env.fromData(rows, InternalTypeInfo.of(spec.inputType())), spec,
-                InternalTypeInfo.of(spec.targetType()), "auto-cdc-metrics").sinkTo(new DiscardingSink<>());
+        AutoCdc.apply(
+                        env.fromData(rows, InternalTypeInfo.of(spec.inputType())),
+                        spec,
+                        InternalTypeInfo.of(spec.targetType()),
+                        "auto-cdc-metrics")
+                .sinkTo(new DiscardingSink<>());
         JobExecutionResult result = env.execute("metrics");
 
         // upserts: 4 inserts, the delete's close, Guadalajara's close + insert, each late event's

@@ -1,9 +1,20 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.core.SequenceCodec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -13,7 +24,6 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
 /** The AUTO CDC function in a keyed operator test harness, on a chosen state backend. For tests. */
@@ -21,7 +31,8 @@ final class OperatorRun implements AutoCloseable {
 
     /** The state backends the engine must be correct on. */
     enum Backend {
-        ROCKSDB, HASHMAP;
+        ROCKSDB,
+        HASHMAP;
 
         StateBackend create() {
             return this == ROCKSDB ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
@@ -34,13 +45,18 @@ final class OperatorRun implements AutoCloseable {
     private int drained;
     private long checkpoint;
 
-    private OperatorRun(EngineSpec spec, boolean previousRecentLayout, Backend backend, OperatorSubtaskState restore)
+    private OperatorRun(
+            EngineSpec spec,
+            boolean previousRecentLayout,
+            Backend backend,
+            OperatorSubtaskState restore)
             throws Exception {
         this.spec = spec;
         this.function = new AutoCdcFunction(spec, previousRecentLayout);
         FlowKeySelector keys = new FlowKeySelector(spec);
-        this.harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(function), keys,
-                keys.getProducedType());
+        this.harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(function), keys, keys.getProducedType());
         harness.setStateBackend(backend.create());
         if (restore != null) {
             harness.initializeState(restore);
@@ -52,17 +68,25 @@ final class OperatorRun implements AutoCloseable {
         return new OperatorRun(spec, false, backend, null);
     }
 
-    static OperatorRun restore(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
+    static OperatorRun restore(EngineSpec spec, Backend backend, OperatorSubtaskState state)
+            throws Exception {
         return new OperatorRun(spec, false, backend, state);
     }
 
     /**
-     * The materialized table after running the first {@code cut} input rows with {@code spec}, writing the
-     * recent entries in their previous layout when {@code previousLayout}, a snapshot, and the rest of the rows in a run of {@code restored} (the
-     * same flow, say with another block size) restored from the snapshot.
+     * The materialized table after running the first {@code cut} input rows with {@code spec},
+     * writing the recent entries in their previous layout when {@code previousLayout}, a snapshot,
+     * and the rest of the rows in a run of {@code restored} (the same flow, say with another block
+     * size) restored from the snapshot.
      */
-    static java.util.Set<List<Object>> runRestoredAt(EngineSpec spec, boolean previousLayout, EngineSpec restored, Backend backend,
-                                                     List<Object[]> rows, int cut) throws Exception {
+    static Set<List<Object>> runRestoredAt(
+            EngineSpec spec,
+            boolean previousLayout,
+            EngineSpec restored,
+            Backend backend,
+            List<Object[]> rows,
+            int cut)
+            throws Exception {
         ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
         OperatorSubtaskState state;
         try (OperatorRun first = new OperatorRun(spec, previousLayout, backend, null)) {
@@ -115,7 +139,8 @@ final class OperatorRun implements AutoCloseable {
             Object[] values = new Object[target.getFieldCount()];
             for (int f = 0; f < values.length; f++) {
                 LogicalType t = target.getTypeAt(f);
-                values[f] = TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+                values[f] =
+                        TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
             }
             out.add(new Change(r.getRowKind(), values));
         }
@@ -142,26 +167,36 @@ final class OperatorRun implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private org.apache.flink.runtime.state.KeyedStateBackend<Object> backendAt(Object key) {
-        var backend = (org.apache.flink.runtime.state.KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
+    private KeyedStateBackend<Object> backendAt(Object key) {
+        var backend =
+                (KeyedStateBackend<Object>) (Object) harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(key);
         return backend;
     }
 
     /** The key's SCD2 blocks, read from the keyed state backend. */
-    private org.apache.flink.api.common.state.MapState<SequenceKey, TimelineBlock> scd2Blocks(Object key) throws Exception {
-        return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                new org.apache.flink.api.common.state.MapStateDescriptor<>(AutoCdcFunction.SCD2_BLOCKS,
-                        DescendingSequenceKeySerializer.INSTANCE, new TimelineBlockSerializer(spec.flow().columnTypes())));
+    private MapState<SequenceKey, TimelineBlock> scd2Blocks(Object key) throws Exception {
+        return backendAt(key)
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new MapStateDescriptor<>(
+                                AutoCdcFunction.SCD2_BLOCKS,
+                                DescendingSequenceKeySerializer.INSTANCE,
+                                new TimelineBlockSerializer(spec.flow().columnTypes())));
     }
 
     /** The key's recent SCD2 entries, read from the keyed state backend. */
-    private org.apache.flink.api.common.state.ValueState<TimelineBlock> scd2Recent(Object key) throws Exception {
-        return backendAt(key).getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
-                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
-                new org.apache.flink.api.common.state.ValueStateDescriptor<>(AutoCdcFunction.SCD2_RECENT,
-                        new RecentEntriesSerializer(spec.flow().columnTypes(), RecentEntriesSerializer.VERSION)));
+    private ValueState<TimelineBlock> scd2Recent(Object key) throws Exception {
+        return backendAt(key)
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>(
+                                AutoCdcFunction.SCD2_RECENT,
+                                new RecentEntriesSerializer(
+                                        spec.flow().columnTypes(),
+                                        RecentEntriesSerializer.VERSION)));
     }
 
     /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */
@@ -176,26 +211,28 @@ final class OperatorRun implements AutoCloseable {
     }
 
     /**
-     * Checks the SCD2 timeline's layout for a key (see {@link FlinkTimeline}): each block's key is its
-     * newest entry, blocks hold ascending entries, at most twice the block size, and cover disjoint,
-     * ordered ranges; the recent entries come after every block. Returns the number of entries.
+     * Checks the SCD2 timeline's layout for a key (see {@link FlinkTimeline}): each block's key is
+     * its newest entry, blocks hold ascending entries, at most twice the block size, and cover
+     * disjoint, ordered ranges; the recent entries come after every block. Returns the number of
+     * entries.
      */
     int checkTimelineLayout(Object key, int blockSize) throws Exception {
         var blocks = scd2Blocks(key);
         var recent = scd2Recent(key);
-        List<java.util.Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();
+        List<Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();
         for (var e : blocks.entries()) {
-            all.add(java.util.Map.entry(e.getKey(), e.getValue()));
+            all.add(Map.entry(e.getKey(), e.getValue()));
         }
-        all.sort((a, b) -> dev.autocdc.operators.core.SequenceCodec.compare(a.getKey().bytes(), b.getKey().bytes()));
+        all.sort((a, b) -> SequenceCodec.compare(a.getKey().bytes(), b.getKey().bytes()));
         byte[] previousKey = null;
         int n = 0;
         for (var e : all) {
             TimelineBlock block = e.getValue();
             if (block.size() == 0 || block.size() > 2 * blockSize) {
-                throw new AssertionError("block of " + block.size() + " entries (block size " + blockSize + ")");
+                throw new AssertionError(
+                        "block of " + block.size() + " entries (block size " + blockSize + ")");
             }
-            if (!java.util.Arrays.equals(block.newest().sequence(), e.getKey().bytes())) {
+            if (!Arrays.equals(block.newest().sequence(), e.getKey().bytes())) {
                 throw new AssertionError("a block's key is not its newest entry");
             }
             checkAscendingAfter(block, previousKey);
@@ -210,7 +247,8 @@ final class OperatorRun implements AutoCloseable {
             return n;
         }
         if (r.size() > blockSize) {
-            throw new AssertionError("recent holds " + r.size() + " entries (block size " + blockSize + ")");
+            throw new AssertionError(
+                    "recent holds " + r.size() + " entries (block size " + blockSize + ")");
         }
         checkAscendingAfter(r, previousKey);
         return n + r.size();
@@ -220,7 +258,7 @@ final class OperatorRun implements AutoCloseable {
         byte[] previous = after;
         for (int i = 0; i < block.size(); i++) {
             byte[] s = block.entry(i).sequence();
-            if (previous != null && dev.autocdc.operators.core.SequenceCodec.compare(previous, s) >= 0) {
+            if (previous != null && SequenceCodec.compare(previous, s) >= 0) {
                 throw new AssertionError("entries out of order or overlapping the previous block");
             }
             previous = s;
@@ -240,11 +278,19 @@ final class OperatorRun implements AutoCloseable {
     long keysWithState() {
         var backend = harness.getOperator().getKeyedStateBackend();
         long n = 0;
-        for (String state : List.of(AutoCdcFunction.SCD1_EVENTS, AutoCdcFunction.SCD2_RECENT, AutoCdcFunction.SCD2_BLOCKS,
-                AutoCdcFunction.BITEMPORAL_HEAD, AutoCdcFunction.BITEMPORAL_RECENT, AutoCdcFunction.BITEMPORAL_BLOCKS,
-                AutoCdcFunction.BITEMPORAL_SNAPSHOT, AutoCdcFunction.TOMBSTONE_EXPIRY,
-                AutoCdcFunction.HISTORY_FLOOR, AutoCdcFunction.HISTORY_PRUNE_AT)) {
-            try (var keys = backend.getKeys(state, org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+        for (String state :
+                List.of(
+                        AutoCdcFunction.SCD1_EVENTS,
+                        AutoCdcFunction.SCD2_RECENT,
+                        AutoCdcFunction.SCD2_BLOCKS,
+                        AutoCdcFunction.BITEMPORAL_HEAD,
+                        AutoCdcFunction.BITEMPORAL_RECENT,
+                        AutoCdcFunction.BITEMPORAL_BLOCKS,
+                        AutoCdcFunction.BITEMPORAL_SNAPSHOT,
+                        AutoCdcFunction.TOMBSTONE_EXPIRY,
+                        AutoCdcFunction.HISTORY_FLOOR,
+                        AutoCdcFunction.HISTORY_PRUNE_AT)) {
+            try (var keys = backend.getKeys(state, VoidNamespace.INSTANCE)) {
                 n += keys.count();
             } catch (RuntimeException notRegistered) {
                 // the state does not exist for this target type
@@ -266,7 +312,7 @@ final class OperatorRun implements AutoCloseable {
     record Change(RowKind kind, Object[] values) {
         @Override
         public String toString() {
-            return kind.shortString() + java.util.Arrays.deepToString(values);
+            return kind.shortString() + Arrays.deepToString(values);
         }
     }
 }

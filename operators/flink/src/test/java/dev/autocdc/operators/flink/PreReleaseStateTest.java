@@ -26,20 +26,33 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.StateMigrationException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A savepoint of the pre-release bitemporal layout (every event in the map {@code auto-cdc-bitemporal-events})
- * must not restore into today's layout as if the keys had no history: the restore fails.
+ * A savepoint of the pre-release bitemporal layout (every event in the map {@code
+ * auto-cdc-bitemporal-events}) must not restore into today's layout as if the keys had no history:
+ * the restore fails.
  */
 class PreReleaseStateTest {
 
     private static EngineSpec spec() {
-        List<LogicalType> types = List.of(new IntType(), VarCharType.STRING_TYPE, new IntType(false), new IntType(false),
-                new BooleanType());
-        return EngineSpec.builder("old", TargetType.BITEMPORAL, RowType.of(types.toArray(new LogicalType[0]),
-                new String[] {"id", "v", "__seq", "__sys", "__delete"})).keys("id").build();
+        List<LogicalType> types =
+                List.of(
+                        new IntType(),
+                        VarCharType.STRING_TYPE,
+                        new IntType(false),
+                        new IntType(false),
+                        new BooleanType());
+        return EngineSpec.builder(
+                        "old",
+                        TargetType.BITEMPORAL,
+                        RowType.of(
+                                types.toArray(new LogicalType[0]),
+                                new String[] {"id", "v", "__seq", "__sys", "__delete"}))
+                .keys("id")
+                .build();
     }
 
     /** Writes one key's event the way pre-release builds stored bitemporal events. */
@@ -53,15 +66,28 @@ class PreReleaseStateTest {
 
         @Override
         public void open(OpenContext context) {
-            events = getRuntimeContext().getMapState(new MapStateDescriptor<>(AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
-                    DescendingSequenceKeySerializer.INSTANCE, new TimelineEntrySerializer(spec.flow().columnTypes())));
+            events =
+                    getRuntimeContext()
+                            .getMapState(
+                                    new MapStateDescriptor<>(
+                                            AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
+                                            DescendingSequenceKeySerializer.INSTANCE,
+                                            new TimelineEntrySerializer(
+                                                    spec.flow().columnTypes())));
         }
 
         @Override
-        public void processElement(RowData row, Context ctx, Collector<RowData> out) throws Exception {
+        public void processElement(RowData row, Context ctx, Collector<RowData> out)
+                throws Exception {
             byte[] seq = spec.flow().sequenceCodec().encode(row.getInt(2));
             byte[] sys = spec.flow().systemSequenceCodec().encode(row.getInt(3));
-            ChangeEvent e = new ChangeEvent(Op.UPSERT, new Object[] {row.getInt(0), row.getString(1).toString()}, seq, sys, null);
+            ChangeEvent e =
+                    new ChangeEvent(
+                            Op.UPSERT,
+                            new Object[] {row.getInt(0), row.getString(1).toString()},
+                            seq,
+                            sys,
+                            null);
             events.put(new SequenceKey(seq), new TimelineEntry(seq, List.of(e), null, null));
         }
     }
@@ -72,19 +98,32 @@ class PreReleaseStateTest {
         EngineSpec spec = spec();
         FlowKeySelector keys = new FlowKeySelector(spec);
         OperatorSubtaskState state;
-        try (KeyedOneInputStreamOperatorTestHarness<Object, RowData, RowData> old = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new PreReleaseWriter(spec)), keys, keys.getProducedType())) {
+        try (KeyedOneInputStreamOperatorTestHarness<Object, RowData, RowData> old =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new PreReleaseWriter(spec)),
+                        keys,
+                        keys.getProducedType())) {
             old.setStateBackend(backend.create());
             old.open();
-            old.processElement(new StreamRecord<>(GenericRowData.of(1, StringData.fromString("a"), 1, 10, false), 0L));
+            old.processElement(
+                    new StreamRecord<>(
+                            GenericRowData.of(1, StringData.fromString("a"), 1, 10, false), 0L));
             state = old.snapshot(1, 1);
         }
-        assertThatThrownBy(() -> {
-            try (OperatorRun run = OperatorRun.restore(spec, backend, state)) {
-                run.process(run.input(1, "b", 2, 20, false));
-            }
-        }).satisfies(failure -> System.out.println("pre-release restore on " + backend + " fails: " + rootMessage(failure)))
-                .hasRootCauseInstanceOf(org.apache.flink.util.StateMigrationException.class)
+        assertThatThrownBy(
+                        () -> {
+                            try (OperatorRun run = OperatorRun.restore(spec, backend, state)) {
+                                run.process(run.input(1, "b", 2, 20, false));
+                            }
+                        })
+                .satisfies(
+                        failure ->
+                                System.out.println(
+                                        "pre-release restore on "
+                                                + backend
+                                                + " fails: "
+                                                + rootMessage(failure)))
+                .hasRootCauseInstanceOf(StateMigrationException.class)
                 .hasStackTraceContaining("must not be incompatible with the old state serializer");
         assertThat(state).isNotNull();
     }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -51,24 +52,26 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Savepoints taken by earlier builds restore into this one, for every target type (the state layout's
- * promise to users who keep histories for years, in the pattern of Flink's {@code flink-migration-test-utils}).
+ * Savepoints taken by earlier builds restore into this one, for every target type (the state
+ * layout's promise to users who keep histories for years, in the pattern of Flink's {@code
+ * flink-migration-test-utils}).
  *
- * <p>Each directory under {@code src/test/resources/savepoints/} was written by one build (named by its
- * date and commit): per fixture, a canonical savepoint of the operator after the fixture's first
- * {@link Fixture#PHASE_ONE} events, and {@code expected.txt}, what that build produced: the materialized
- * target after those events, the target after the remaining events and every timer, and the dead letters
- * and late events of the remaining events. The test runs the first events here from scratch (the target
- * must be what the old build had), restores the old savepoint on RocksDB and on the heap backend, runs the
- * remaining events on it, and requires the old build's target, dead letters and late events.
+ * <p>Each directory under {@code src/test/resources/savepoints/} was written by one build (named by
+ * its date and commit): per fixture, a canonical savepoint of the operator after the fixture's
+ * first {@link Fixture#PHASE_ONE} events, and {@code expected.txt}, what that build produced: the
+ * materialized target after those events, the target after the remaining events and every timer,
+ * and the dead letters and late events of the remaining events. The test runs the first events here
+ * from scratch (the target must be what the old build had), restores the old savepoint on RocksDB
+ * and on the heap backend, runs the remaining events on it, and requires the old build's target,
+ * dead letters and late events.
  *
  * <p>A layout change keeps every directory passing (it adds a reader, never drops one). Write a new
  * directory after a layout change with {@code -Dautocdc.savepoints.write=<date>-<commit>} (run in
  * {@code operators/flink}).
  *
- * <p>The events come from {@link Fixture#events()}, a fixed-seed {@link Random} (whose algorithm Java
- * specifies), and each {@code expected.txt} records their digest: never change the generator, add a
- * fixture instead.
+ * <p>The events come from {@link Fixture#events()}, a fixed-seed {@link Random} (whose algorithm
+ * Java specifies), and each {@code expected.txt} records their digest: never change the generator,
+ * add a fixture instead.
  */
 class SavepointCompatibilityTest {
 
@@ -84,7 +87,12 @@ class SavepointCompatibilityTest {
             for (Path dir : dirs.sorted().toList()) {
                 for (Fixture f : Fixture.values()) {
                     for (Backend b : Backend.values()) {
-                        all.add(Arguments.of(dir.getFileName().toString(), f, b, dir.resolve(f.directory())));
+                        all.add(
+                                Arguments.of(
+                                        dir.getFileName().toString(),
+                                        f,
+                                        b,
+                                        dir.resolve(f.directory())));
                     }
                 }
             }
@@ -94,27 +102,37 @@ class SavepointCompatibilityTest {
 
     @ParameterizedTest(name = "{0} {1} on {2}")
     @MethodSource("savepoints")
-    void anEarlierBuildsSavepointRestores(String build, Fixture fixture, Backend backend, Path dir) throws Exception {
+    void anEarlierBuildsSavepointRestores(String build, Fixture fixture, Backend backend, Path dir)
+            throws Exception {
         Expected expected = Expected.read(dir.resolve("expected.txt"));
         List<Object[]> events = fixture.events();
-        assertThat(expected.eventsDigest).as("the fixture's events are those the savepoint was taken on")
+        assertThat(expected.eventsDigest)
+                .as("the fixture's events are those the savepoint was taken on")
                 .isEqualTo(digest(events));
 
-        ChangelogTable table = new ChangelogTable(fixture.spec().targetPrimaryKey(), OutputMode.RETRACT);
+        ChangelogTable table =
+                new ChangelogTable(fixture.spec().targetPrimaryKey(), OutputMode.RETRACT);
         try (Run fresh = fixture.start(backend, null)) {
             fresh.runEvents(events, 0, Fixture.PHASE_ONE, table);
         }
-        assertThat(render(table)).as("the first events' target, as " + build + " had it").isEqualTo(expected.firstTarget);
+        assertThat(render(table))
+                .as("the first events' target, as " + build + " had it")
+                .isEqualTo(expected.firstTarget);
 
-        OperatorSubtaskState saved = OperatorSnapshotUtil.readStateHandle(dir.resolve("savepoint").toString());
+        OperatorSubtaskState saved =
+                OperatorSnapshotUtil.readStateHandle(dir.resolve("savepoint").toString());
         try (Run restored = fixture.start(backend, saved)) {
             restored.harness.setProcessingTime((Fixture.PHASE_ONE - 1) * STEP_MS);
             restored.runEvents(events, Fixture.PHASE_ONE, events.size(), table);
             restored.fireAllTimers(events.size(), table);
-            assertThat(render(table)).as("the target after the restore").isEqualTo(expected.finalTarget);
-            assertThat(restored.sideOutput(AutoCdcFunction.DEAD_LETTERS)).as("dead letters after the restore")
+            assertThat(render(table))
+                    .as("the target after the restore")
+                    .isEqualTo(expected.finalTarget);
+            assertThat(restored.sideOutput(AutoCdcFunction.DEAD_LETTERS))
+                    .as("dead letters after the restore")
                     .isEqualTo(expected.deadLetters);
-            assertThat(restored.sideOutput(AutoCdcFunction.LATE_EVENTS)).as("late events after the restore")
+            assertThat(restored.sideOutput(AutoCdcFunction.LATE_EVENTS))
+                    .as("late events after the restore")
                     .isEqualTo(expected.lateEvents);
         }
     }
@@ -132,12 +150,18 @@ class SavepointCompatibilityTest {
             List<Object[]> events = fixture.events();
             Expected out = new Expected();
             out.eventsDigest = digest(events);
-            ChangelogTable table = new ChangelogTable(fixture.spec().targetPrimaryKey(), OutputMode.RETRACT);
+            ChangelogTable table =
+                    new ChangelogTable(fixture.spec().targetPrimaryKey(), OutputMode.RETRACT);
             try (Run run = fixture.start(Backend.ROCKSDB, null)) {
                 run.runEvents(events, 0, Fixture.PHASE_ONE, table);
                 out.firstTarget = render(table);
-                OperatorSubtaskState state = run.harness.snapshotWithLocalState(1, 1,
-                        SavepointType.savepoint(SavepointFormatType.CANONICAL)).getJobManagerOwnedState();
+                OperatorSubtaskState state =
+                        run.harness
+                                .snapshotWithLocalState(
+                                        1,
+                                        1,
+                                        SavepointType.savepoint(SavepointFormatType.CANONICAL))
+                                .getJobManagerOwnedState();
                 OperatorSnapshotUtil.writeStateHandle(state, dir.resolve("savepoint").toString());
                 int deadBefore = run.sideOutput(AutoCdcFunction.DEAD_LETTERS).size();
                 int lateBefore = run.sideOutput(AutoCdcFunction.LATE_EVENTS).size();
@@ -153,51 +177,133 @@ class SavepointCompatibilityTest {
         }
     }
 
-    /** The fixtures: one flow per target type (and SCD1 with truncates, whose floor is broadcast state). */
+    /**
+     * The fixtures: one flow per target type (and SCD1 with truncates, whose floor is broadcast
+     * state).
+     */
     enum Fixture {
-        SCD1, SCD1_TRUNCATE, SCD2, BITEMPORAL;
+        SCD1,
+        SCD1_TRUNCATE,
+        SCD2,
+        BITEMPORAL;
 
         /** Events before the savepoint; the rest come after it. */
         static final int PHASE_ONE = 400;
+
         static final int EVENTS = 650;
 
         String directory() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         EngineSpec spec() {
             Duration tombstones = Duration.ofMillis(300);
             switch (this) {
                 case SCD1:
-                    return EngineSpec.builder("scd1", TargetType.SCD1, RowType.of(new LogicalType[] {new IntType(),
-                            VarCharType.STRING_TYPE, new DecimalType(10, 2), new ArrayType(VarCharType.STRING_TYPE),
-                            new IntType(), new BooleanType()}, new String[] {"id", "name", "amount", "tags", "__seq",
-                            "__delete"})).keys("id").ignoreNullUpdates().tombstoneRetention(tombstones).build();
+                    return EngineSpec.builder(
+                                    "scd1",
+                                    TargetType.SCD1,
+                                    RowType.of(
+                                            new LogicalType[] {
+                                                new IntType(),
+                                                VarCharType.STRING_TYPE,
+                                                new DecimalType(10, 2),
+                                                new ArrayType(VarCharType.STRING_TYPE),
+                                                new IntType(),
+                                                new BooleanType()
+                                            },
+                                            new String[] {
+                                                "id", "name", "amount", "tags", "__seq", "__delete"
+                                            }))
+                            .keys("id")
+                            .ignoreNullUpdates()
+                            .tombstoneRetention(tombstones)
+                            .build();
                 case SCD1_TRUNCATE:
-                    return EngineSpec.builder("scd1_truncate", TargetType.SCD1, RowType.of(new LogicalType[] {
-                            new IntType(), VarCharType.STRING_TYPE, new IntType(), new BooleanType(), new BooleanType()},
-                            new String[] {"id", "name", "__seq", "__delete", "__truncate"})).keys("id")
-                            .tombstoneRetention(tombstones).build();
+                    return EngineSpec.builder(
+                                    "scd1_truncate",
+                                    TargetType.SCD1,
+                                    RowType.of(
+                                            new LogicalType[] {
+                                                new IntType(),
+                                                VarCharType.STRING_TYPE,
+                                                new IntType(),
+                                                new BooleanType(),
+                                                new BooleanType()
+                                            },
+                                            new String[] {
+                                                "id", "name", "__seq", "__delete", "__truncate"
+                                            }))
+                            .keys("id")
+                            .tombstoneRetention(tombstones)
+                            .build();
                 case SCD2:
-                    return EngineSpec.builder("scd2", TargetType.SCD2, RowType.of(new LogicalType[] {new IntType(),
-                            VarCharType.STRING_TYPE, new DecimalType(10, 2), new TimestampType(3),
-                            RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE}, new String[] {"a", "b"}),
-                            new BigIntType(), new BooleanType()}, new String[] {"id", "name", "amount", "updated", "attrs",
-                            "__seq", "__delete"})).keys("id").trackHistoryExcept(List.of("updated"))
-                            .tombstoneRetention(tombstones).historyRetention(Duration.ofMillis(1500)).build();
+                    return EngineSpec.builder(
+                                    "scd2",
+                                    TargetType.SCD2,
+                                    RowType.of(
+                                            new LogicalType[] {
+                                                new IntType(),
+                                                VarCharType.STRING_TYPE,
+                                                new DecimalType(10, 2),
+                                                new TimestampType(3),
+                                                RowType.of(
+                                                        new LogicalType[] {
+                                                            new IntType(), VarCharType.STRING_TYPE
+                                                        },
+                                                        new String[] {"a", "b"}),
+                                                new BigIntType(),
+                                                new BooleanType()
+                                            },
+                                            new String[] {
+                                                "id",
+                                                "name",
+                                                "amount",
+                                                "updated",
+                                                "attrs",
+                                                "__seq",
+                                                "__delete"
+                                            }))
+                            .keys("id")
+                            .trackHistoryExcept(List.of("updated"))
+                            .tombstoneRetention(tombstones)
+                            .historyRetention(Duration.ofMillis(1500))
+                            .build();
                 default:
-                    return EngineSpec.builder("bitemporal", TargetType.BITEMPORAL, RowType.of(new LogicalType[] {
-                            VarCharType.STRING_TYPE, new IntType(), VarCharType.STRING_TYPE, new DecimalType(10, 2),
-                            new DateType(), new TimestampType(3), new BooleanType()}, new String[] {"region", "id",
-                            "name", "amount", "__seq", "__sys", "__delete"})).keys("region", "id")
-                            .tombstoneRetention(tombstones).historyRetention(Duration.ofMillis(1500)).build();
+                    return EngineSpec.builder(
+                                    "bitemporal",
+                                    TargetType.BITEMPORAL,
+                                    RowType.of(
+                                            new LogicalType[] {
+                                                VarCharType.STRING_TYPE,
+                                                new IntType(),
+                                                VarCharType.STRING_TYPE,
+                                                new DecimalType(10, 2),
+                                                new DateType(),
+                                                new TimestampType(3),
+                                                new BooleanType()
+                                            },
+                                            new String[] {
+                                                "region",
+                                                "id",
+                                                "name",
+                                                "amount",
+                                                "__seq",
+                                                "__sys",
+                                                "__delete"
+                                            }))
+                            .keys("region", "id")
+                            .tombstoneRetention(tombstones)
+                            .historyRetention(Duration.ofMillis(1500))
+                            .build();
             }
         }
 
         /**
-         * The input rows, in arrival order: a few hot keys and many cold ones (so some keys span many
-         * blocks), sequences mostly in order with late, very late and repeated ones, deletes, truncates
-         * (SCD1_TRUNCATE), system times late and tied (bitemporal), and invalid rows (null key or sequence).
+         * The input rows, in arrival order: a few hot keys and many cold ones (so some keys span
+         * many blocks), sequences mostly in order with late, very late and repeated ones, deletes,
+         * truncates (SCD1_TRUNCATE), system times late and tied (bitemporal), and invalid rows
+         * (null key or sequence).
          */
         List<Object[]> events() {
             Random r = new Random(20261201L + ordinal());
@@ -225,23 +331,50 @@ class SavepointCompatibilityTest {
                 BigDecimal amount = BigDecimal.valueOf(r.nextInt(100_000), 2);
                 int sysRoll = r.nextInt(100);
                 system = sysRoll < 3 ? system : system.plusSeconds(1 + r.nextInt(5));
-                LocalDateTime recorded = sysRoll >= 3 && sysRoll < 13 ? system.minusSeconds(1 + r.nextInt(40)) : system;
+                LocalDateTime recorded =
+                        sysRoll >= 3 && sysRoll < 13
+                                ? system.minusSeconds(1 + r.nextInt(40))
+                                : system;
                 switch (this) {
                     case SCD1:
-                        rows.add(new Object[] {id, name, amount, r.nextBoolean() ? null : List.of("t" + r.nextInt(3)),
-                                sequence, delete});
+                        rows.add(
+                                new Object[] {
+                                    id,
+                                    name,
+                                    amount,
+                                    r.nextBoolean() ? null : List.of("t" + r.nextInt(3)),
+                                    sequence,
+                                    delete
+                                });
                         break;
                     case SCD1_TRUNCATE:
                         rows.add(new Object[] {id, name, sequence, delete, r.nextInt(60) == 0});
                         break;
                     case SCD2:
-                        rows.add(new Object[] {id, name, amount, LocalDateTime.of(2026, 1, 1, 0, 0).plusMinutes(i),
-                                new Object[] {r.nextInt(3), names[r.nextInt(names.length)]},
-                                sequence == null ? null : (long) sequence, delete});
+                        rows.add(
+                                new Object[] {
+                                    id,
+                                    name,
+                                    amount,
+                                    LocalDateTime.of(2026, 1, 1, 0, 0).plusMinutes(i),
+                                    new Object[] {r.nextInt(3), names[r.nextInt(names.length)]},
+                                    sequence == null ? null : (long) sequence,
+                                    delete
+                                });
                         break;
                     default:
-                        rows.add(new Object[] {key % 2 == 0 ? "eu" : "us", id, name, amount,
-                                sequence == null ? null : LocalDate.ofEpochDay(19_000 + sequence), recorded, delete});
+                        rows.add(
+                                new Object[] {
+                                    key % 2 == 0 ? "eu" : "us",
+                                    id,
+                                    name,
+                                    amount,
+                                    sequence == null
+                                            ? null
+                                            : LocalDate.ofEpochDay(19_000 + sequence),
+                                    recorded,
+                                    delete
+                                });
                 }
             }
             return rows;
@@ -252,12 +385,24 @@ class SavepointCompatibilityTest {
             FlowKeySelector keys = new FlowKeySelector(spec);
             AbstractStreamOperatorTestHarness<RowData> harness;
             if (this == SCD1_TRUNCATE) {
-                harness = new KeyedBroadcastOperatorTestHarness<>(new CoBroadcastWithKeyedOperator<>(
-                        new AutoCdcTruncateFunction(spec), List.of(AutoCdcTruncateFunction.floorDescriptor(spec),
-                        AutoCdcTruncateFunction.arrivalDescriptor())), keys, keys.getProducedType(), 1, 1, 0);
+                harness =
+                        new KeyedBroadcastOperatorTestHarness<>(
+                                new CoBroadcastWithKeyedOperator<>(
+                                        new AutoCdcTruncateFunction(spec),
+                                        List.of(
+                                                AutoCdcTruncateFunction.floorDescriptor(spec),
+                                                AutoCdcTruncateFunction.arrivalDescriptor())),
+                                keys,
+                                keys.getProducedType(),
+                                1,
+                                1,
+                                0);
             } else {
-                harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
-                        new AutoCdcFunction(spec)), keys, keys.getProducedType());
+                harness =
+                        new KeyedOneInputStreamOperatorTestHarness<>(
+                                new KeyedProcessOperator<>(new AutoCdcFunction(spec)),
+                                keys,
+                                keys.getProducedType());
             }
             harness.setStateBackend(backend.create());
             if (restore != null) {
@@ -268,7 +413,10 @@ class SavepointCompatibilityTest {
         }
     }
 
-    /** One harness running a fixture's events, event {@code i} at processing time {@code i * STEP_MS}. */
+    /**
+     * One harness running a fixture's events, event {@code i} at processing time {@code i *
+     * STEP_MS}.
+     */
     static final class Run implements AutoCloseable {
         final EngineSpec spec;
         final AbstractStreamOperatorTestHarness<RowData> harness;
@@ -280,25 +428,35 @@ class SavepointCompatibilityTest {
         }
 
         @SuppressWarnings("unchecked")
-        void runEvents(List<Object[]> events, int from, int to, ChangelogTable table) throws Exception {
+        void runEvents(List<Object[]> events, int from, int to, ChangelogTable table)
+                throws Exception {
             RowType input = spec.inputType();
             int truncate = input.getFieldNames().indexOf(EngineSpec.TRUNCATE);
             for (int i = from; i < to; i++) {
-                harness.setProcessingTime(i * STEP_MS); drainInto(table);
+                harness.setProcessingTime(i * STEP_MS);
+                drainInto(table);
                 Object[] values = events.get(i);
                 GenericRowData row = new GenericRowData(values.length);
                 for (int f = 0; f < values.length; f++) {
                     row.setField(f, TypeMapping.toInternal(input.getTypeAt(f), values[f]));
                 }
                 StreamRecord<RowData> record = new StreamRecord<>(row, 0L);
-                if (System.getProperty("dbg") != null && (values[0] == null || values[0].equals(1) || Boolean.TRUE.equals(values[truncate < 0 ? 0 : truncate]))) { System.out.println("DBG t=" + i * STEP_MS + " in " + Arrays.deepToString(values)); }
+                if (System.getProperty("dbg") != null
+                        && (values[0] == null
+                                || values[0].equals(1)
+                                || Boolean.TRUE.equals(values[truncate < 0 ? 0 : truncate]))) {
+                    System.out.println(
+                            "DBG t=" + i * STEP_MS + " in " + Arrays.deepToString(values));
+                }
                 if (truncate >= 0 && Boolean.TRUE.equals(values[truncate])) {
                     ((KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData>) harness)
                             .processBroadcastElement(record);
                 } else if (truncate >= 0) {
-                    ((KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData>) harness).processElement(record);
+                    ((KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData>) harness)
+                            .processElement(record);
                 } else {
-                    ((KeyedOneInputStreamOperatorTestHarness<Object, RowData, RowData>) harness).processElement(record);
+                    ((KeyedOneInputStreamOperatorTestHarness<Object, RowData, RowData>) harness)
+                            .processElement(record);
                 }
             }
             drainInto(table);
@@ -318,9 +476,12 @@ class SavepointCompatibilityTest {
                 Object[] values = new Object[target.getFieldCount()];
                 for (int f = 0; f < values.length; f++) {
                     LogicalType t = target.getTypeAt(f);
-                    values[f] = TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+                    values[f] =
+                            TypeMapping.toJava(
+                                    t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
                 }
-                if (System.getProperty("dbg") != null) System.out.println("DBG out " + new Change(r.getRowKind(), values));
+                if (System.getProperty("dbg") != null)
+                    System.out.println("DBG out " + new Change(r.getRowKind(), values));
                 table.apply(new Change(r.getRowKind(), values));
             }
             drained = all.size();
@@ -344,7 +505,10 @@ class SavepointCompatibilityTest {
 
     /** The rows of a materialized target, one line each, sorted. */
     static List<String> render(ChangelogTable table) {
-        return table.rows().stream().map(row -> Arrays.deepToString(row.toArray())).sorted().toList();
+        return table.rows().stream()
+                .map(row -> Arrays.deepToString(row.toArray()))
+                .sorted()
+                .toList();
     }
 
     static String digest(List<Object[]> events) throws Exception {
@@ -381,7 +545,8 @@ class SavepointCompatibilityTest {
                 } else if (section != null) {
                     section.add(line);
                 } else {
-                    throw new IOException("Unexpected line before any section in " + file + ": " + line);
+                    throw new IOException(
+                            "Unexpected line before any section in " + file + ": " + line);
                 }
             }
             return e;

@@ -9,6 +9,7 @@ import dev.autocdc.operators.core.BitemporalSnapshot;
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.Op;
+import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.core.Version;
@@ -26,19 +27,23 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each stored type's byte layout, one nested class per format: the bytes of a small value typed by hand
- * from the layout in the serializer's Javadoc, a round trip, the previous layout read, and a corrupt value
- * refused with a message that says what and where. Then the snapshots: their versions, the migrations
- * they allow, and the snapshots of builds that had one serializer class for every type.
+ * Each stored type's byte layout, one nested class per format: the bytes of a small value typed by
+ * hand from the layout in the serializer's Javadoc, a round trip, the previous layout read, and a
+ * corrupt value refused with a message that says what and where. Then the snapshots: their
+ * versions, the migrations they allow, and the snapshots of builds that had one serializer class
+ * for every type.
  */
 class StateSerializersTest {
 
     /** An INT key and a STRING value. */
-    static final List<ColumnType> TYPES = List.of(ColumnType.of(ColumnType.Kind.INT), ColumnType.of(ColumnType.Kind.STRING));
+    static final List<ColumnType> TYPES =
+            List.of(ColumnType.of(ColumnType.Kind.INT), ColumnType.of(ColumnType.Kind.STRING));
 
     /** An INT sequence as SequenceCodec encodes it: the sign bit flipped, big-endian. */
     static byte[] seq(int v) {
-        return new byte[] {(byte) ((v >>> 24) ^ 0x80), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+        return new byte[] {
+            (byte) ((v >>> 24) ^ 0x80), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v
+        };
     }
 
     /** One upsert of [1, "a"] at sequence {@code s}, as the only event of its entry. */
@@ -47,8 +52,11 @@ class StateSerializersTest {
         return new TimelineEntry(seq(s), List.of(e), e.row(), seq(s));
     }
 
-    /** The bytes of {@link #entry}(1): 05 80000001 (sequence), 01 (one event), 04 (upsert, same sequence),
-     *  00 (no nulls) 02 (INT 1, zigzag) 02 61 ("a"), 05 (state: the event's row; start: the own sequence), 00 (written at 0). */
+    /**
+     * The bytes of {@link #entry}(1): 05 80000001 (sequence), 01 (one event), 04 (upsert, same
+     * sequence), 00 (no nulls) 02 (INT 1, zigzag) 02 61 ("a"), 05 (state: the event's row; start:
+     * the own sequence), 00 (written at 0).
+     */
     static final String ENTRY_1 = "0580000001" + "01" + "04" + "00" + "02" + "0261" + "05" + "00";
 
     static <T> byte[] bytes(TypeSerializer<T> serializer, T value) throws IOException {
@@ -75,7 +83,7 @@ class StateSerializersTest {
 
         @Test
         void aBlockIsItsOlderLinkThenItsEntriesBehindTheirLengths() throws IOException {
-            TimelineBlock block = TimelineBlock.of(new dev.autocdc.operators.core.StateCodec(TYPES), entry(1));
+            TimelineBlock block = TimelineBlock.of(new StateCodec(TYPES), entry(1));
             // 00 (no older block), 01 (one entry), 0d (13 bytes), the entry
             assertThat(hex(bytes(serializer, block))).isEqualTo("00" + "01" + "0d" + ENTRY_1);
             TimelineBlock linked = block.with(entry(2)).withOlder(seq(0));
@@ -86,12 +94,15 @@ class StateSerializersTest {
             assertThat(back.older()).isEqualTo(seq(0));
             assertThat(back.entry(1).sequence()).isEqualTo(seq(2));
             assertThat(back.entry(1).state()).containsExactly(1, "a");
-            assertThat(bytes(serializer, back)).as("an unread entry is written back as the same bytes").isEqualTo(stored);
+            assertThat(bytes(serializer, back))
+                    .as("an unread entry is written back as the same bytes")
+                    .isEqualTo(stored);
         }
 
         @Test
         void aCorruptBlockIsRefusedSayingWhere() {
-            assertThatThrownBy(() -> read(serializer, hex("0580000009" + "00"))).isInstanceOf(CorruptStateException.class)
+            assertThatThrownBy(() -> read(serializer, hex("0580000009" + "00")))
+                    .isInstanceOf(CorruptStateException.class)
                     .hasMessageContaining("after sequence 0x80000009 holds 0 entries");
             String whole = "0580000009" + "01" + "0d" + ENTRY_1;
             assertThatThrownBy(() -> read(serializer, hex(whole.substring(0, whole.length() - 4))))
@@ -102,23 +113,37 @@ class StateSerializersTest {
         @Test
         void anEntryThatDoesNotDecodeIsRefusedWhenReadSayingWhichAndWhere() throws IOException {
             TimelineBlock block = read(serializer, hex("0580000009" + "01" + "03" + "ffffff"));
-            assertThatThrownBy(() -> block.entry(0)).isInstanceOf(UncheckedIOException.class)
+            assertThatThrownBy(() -> block.entry(0))
+                    .isInstanceOf(UncheckedIOException.class)
                     .hasCauseInstanceOf(CorruptStateException.class)
-                    .hasMessageContaining("entry 1 of 1 of a block after sequence 0x80000009 does not decode");
+                    .hasMessageContaining(
+                            "entry 1 of 1 of a block after sequence 0x80000009 does not decode");
         }
     }
 
     @Nested
     class RecentEntries {
-        private final TimelineBlock recent = TimelineBlock.of(new dev.autocdc.operators.core.StateCodec(TYPES), entry(1))
-                .withChainKeys(List.of(seq(-1), seq(-5), seq(-300)));
+        private final TimelineBlock recent =
+                TimelineBlock.of(new StateCodec(TYPES), entry(1))
+                        .withChainKeys(List.of(seq(-1), seq(-5), seq(-300)));
 
         @Test
         void theChainKeysFollowTheBlockPrefixCoded() throws IOException {
             byte[] stored = bytes(new RecentEntriesSerializer(TYPES, 2), recent);
-            // the block (older link 0x7fffffff), then 02 further keys: 0x7ffffffb shares 3 bytes (03, rest: 02 fb,
+            // the block (older link 0x7fffffff), then 02 further keys: 0x7ffffffb shares 3 bytes
+            // (03, rest: 02 fb,
             // one byte), 0x7ffffed4 shares 2 with it (02, rest: 03 fe d4, two bytes)
-            assertThat(hex(stored)).isEqualTo("057fffffff" + "01" + "0d" + ENTRY_1 + "02" + "03" + "02fb" + "02" + "03fed4");
+            assertThat(hex(stored))
+                    .isEqualTo(
+                            "057fffffff"
+                                    + "01"
+                                    + "0d"
+                                    + ENTRY_1
+                                    + "02"
+                                    + "03"
+                                    + "02fb"
+                                    + "02"
+                                    + "03fed4");
             TimelineBlock back = read(new RecentEntriesSerializer(TYPES, 2), stored);
             assertThat(back.chainKeys()).containsExactly(seq(-1), seq(-5), seq(-300));
         }
@@ -135,11 +160,19 @@ class StateSerializersTest {
 
         @Test
         void tooManyChainKeysAreRefused() {
-            assertThatThrownBy(() -> read(new RecentEntriesSerializer(TYPES, 2),
-                    hex("057fffffff" + "01" + "0d" + ENTRY_1 + "05")))
+            assertThatThrownBy(
+                            () ->
+                                    read(
+                                            new RecentEntriesSerializer(TYPES, 2),
+                                            hex("057fffffff" + "01" + "0d" + ENTRY_1 + "05")))
                     .isInstanceOf(CorruptStateException.class)
-                    .hasMessageContaining("after sequence 0x7fffffff: 5 further chain keys, at most 3");
-            assertThatThrownBy(() -> read(new RecentEntriesSerializer(TYPES, 2), hex("00" + "01" + "0d" + ENTRY_1 + "01")))
+                    .hasMessageContaining(
+                            "after sequence 0x7fffffff: 5 further chain keys, at most 3");
+            assertThatThrownBy(
+                            () ->
+                                    read(
+                                            new RecentEntriesSerializer(TYPES, 2),
+                                            hex("00" + "01" + "0d" + ENTRY_1 + "01")))
                     .isInstanceOf(CorruptStateException.class)
                     .hasMessageContaining("without a link to an older block");
         }
@@ -148,9 +181,13 @@ class StateSerializersTest {
     @Nested
     class BitemporalRecent {
         private final BitemporalHead head = new BitemporalHead(seq(7), seq(7), null, null);
-        private final TimelineBlock recent = TimelineBlock.of(new dev.autocdc.operators.core.StateCodec(TYPES), entry(1))
-                .withHead(head);
-        /** 05 80000007 (latest system sequence), 05 80000007 (open version's system start), 00 00 (no floors). */
+        private final TimelineBlock recent =
+                TimelineBlock.of(new StateCodec(TYPES), entry(1)).withHead(head);
+
+        /**
+         * 05 80000007 (latest system sequence), 05 80000007 (open version's system start), 00 00
+         * (no floors).
+         */
         private static final String HEAD = "0580000007" + "0580000007" + "00" + "00";
 
         @Test
@@ -173,7 +210,11 @@ class StateSerializersTest {
 
         @Test
         void aTruncatedHeadIsRefused() {
-            assertThatThrownBy(() -> read(new BitemporalRecentSerializer(TYPES, 3), hex("01" + "0580000007")))
+            assertThatThrownBy(
+                            () ->
+                                    read(
+                                            new BitemporalRecentSerializer(TYPES, 3),
+                                            hex("01" + "0580000007")))
                     .isInstanceOf(CorruptStateException.class)
                     .hasMessageContaining("the bitemporal recent entries: the head ends early");
         }
@@ -191,27 +232,66 @@ class StateSerializersTest {
         @Test
         void decisiveEventsAreACountThenTheEvents() throws IOException {
             DecisiveEventsSerializer serializer = new DecisiveEventsSerializer(TYPES);
-            ChangeEvent delete = new ChangeEvent(Op.DELETE, new Object[] {1, null}, seq(3), null, null);
+            ChangeEvent delete =
+                    new ChangeEvent(Op.DELETE, new Object[] {1, null}, seq(3), null, null);
             byte[] stored = bytes(serializer, List.of(entry(1).events().get(0), delete));
-            // 02 events; upsert: 00 (op 0) 05 80000001 00 02 0261; delete: 01 (op 1) 05 80000003 02 (the value is null) 02
-            assertThat(hex(stored)).isEqualTo("02" + "00" + "0580000001" + "00" + "02" + "0261" + "01" + "0580000003" + "02"
-                    + "02");
-            assertThat(read(serializer, stored)).extracting(ChangeEvent::op).containsExactly(Op.UPSERT, Op.DELETE);
-            assertThatThrownBy(() -> read(serializer, hex("05" + "00"))).isInstanceOf(CorruptStateException.class)
+            // 02 events; upsert: 00 (op 0) 05 80000001 00 02 0261; delete: 01 (op 1) 05 80000003 02
+            // (the value is null) 02
+            assertThat(hex(stored))
+                    .isEqualTo(
+                            "02"
+                                    + "00"
+                                    + "0580000001"
+                                    + "00"
+                                    + "02"
+                                    + "0261"
+                                    + "01"
+                                    + "0580000003"
+                                    + "02"
+                                    + "02");
+            assertThat(read(serializer, stored))
+                    .extracting(ChangeEvent::op)
+                    .containsExactly(Op.UPSERT, Op.DELETE);
+            assertThatThrownBy(() -> read(serializer, hex("05" + "00")))
+                    .isInstanceOf(CorruptStateException.class)
                     .hasMessageContaining("decisive events do not decode");
         }
 
         @Test
         void aRetentionSnapshotRoundTrips() throws IOException {
             BitemporalSnapshotSerializer serializer = new BitemporalSnapshotSerializer(TYPES);
-            BitemporalSnapshot snapshot = new BitemporalSnapshot(seq(4), seq(9), new Object[] {1, "s"},
-                    List.of(new BitemporalRow(new Version(seq(4), null, new Object[] {1, "b"}), seq(9), null)));
+            BitemporalSnapshot snapshot =
+                    new BitemporalSnapshot(
+                            seq(4),
+                            seq(9),
+                            new Object[] {1, "s"},
+                            List.of(
+                                    new BitemporalRow(
+                                            new Version(seq(4), null, new Object[] {1, "b"}),
+                                            seq(9),
+                                            null)));
             byte[] stored = bytes(serializer, snapshot);
-            // floors, seed 01 + row, one believed row: start, end (none), row, system start, system end (none)
-            assertThat(hex(stored)).isEqualTo("0580000004" + "0580000009" + "01" + "00" + "02" + "0273" + "01"
-                    + "0580000004" + "00" + "00" + "02" + "0262" + "0580000009" + "00");
+            // floors, seed 01 + row, one believed row: start, end (none), row, system start, system
+            // end (none)
+            assertThat(hex(stored))
+                    .isEqualTo(
+                            "0580000004"
+                                    + "0580000009"
+                                    + "01"
+                                    + "00"
+                                    + "02"
+                                    + "0273"
+                                    + "01"
+                                    + "0580000004"
+                                    + "00"
+                                    + "00"
+                                    + "02"
+                                    + "0262"
+                                    + "0580000009"
+                                    + "00");
             assertThat(bytes(serializer, read(serializer, stored))).isEqualTo(stored);
-            assertThatThrownBy(() -> read(serializer, Arrays.copyOf(stored, 12))).isInstanceOf(CorruptStateException.class)
+            assertThatThrownBy(() -> read(serializer, Arrays.copyOf(stored, 12)))
+                    .isInstanceOf(CorruptStateException.class)
                     .hasMessageContaining("retention snapshot does not decode");
         }
 
@@ -226,37 +306,80 @@ class StateSerializersTest {
     class Snapshots {
         @Test
         void eachSnapshotCarriesItsLayoutVersionAndTheColumnTypes() throws IOException {
-            List<StateValueSerializer<?>> all = List.of(new DecisiveEventsSerializer(TYPES), new TimelineEntrySerializer(TYPES),
-                    new TimelineBlockSerializer(TYPES), new RecentEntriesSerializer(TYPES, RecentEntriesSerializer.VERSION),
-                    new BitemporalRecentSerializer(TYPES, BitemporalRecentSerializer.VERSION), new BitemporalHeadSerializer(TYPES),
-                    new BitemporalSnapshotSerializer(TYPES));
-            assertThat(all).extracting(s -> s.snapshotConfiguration().getCurrentVersion()).containsExactly(1, 1, 1, 2, 3, 2, 1);
+            List<StateValueSerializer<?>> all =
+                    List.of(
+                            new DecisiveEventsSerializer(TYPES),
+                            new TimelineEntrySerializer(TYPES),
+                            new TimelineBlockSerializer(TYPES),
+                            new RecentEntriesSerializer(TYPES, RecentEntriesSerializer.VERSION),
+                            new BitemporalRecentSerializer(
+                                    TYPES, BitemporalRecentSerializer.VERSION),
+                            new BitemporalHeadSerializer(TYPES),
+                            new BitemporalSnapshotSerializer(TYPES));
+            assertThat(all)
+                    .extracting(s -> s.snapshotConfiguration().getCurrentVersion())
+                    .containsExactly(1, 1, 1, 2, 3, 2, 1);
             for (StateValueSerializer<?> s : all) {
                 TypeSerializerSnapshot<?> restored = roundTrip(s.snapshotConfiguration());
-                assertThat(restored.restoreSerializer()).as(s.getClass().getSimpleName()).isEqualTo(s);
+                assertThat(restored.restoreSerializer())
+                        .as(s.getClass().getSimpleName())
+                        .isEqualTo(s);
             }
         }
 
         @Test
-        void thePreviousRecentLayoutsMigrateAndOtherColumnTypesAreIncompatible() throws IOException {
-            TypeSerializerSnapshot<TimelineBlock> scd2Before = roundTrip(new RecentEntriesSerializer(TYPES, 1).snapshotConfiguration());
-            assertThat(scd2Before.restoreSerializer()).isEqualTo(new RecentEntriesSerializer(TYPES, 1));
-            assertThat(new RecentEntriesSerializer(TYPES, 2).snapshotConfiguration().resolveSchemaCompatibility(scd2Before)
-                    .isCompatibleAfterMigration()).isTrue();
+        void thePreviousRecentLayoutsMigrateAndOtherColumnTypesAreIncompatible()
+                throws IOException {
+            TypeSerializerSnapshot<TimelineBlock> scd2Before =
+                    roundTrip(new RecentEntriesSerializer(TYPES, 1).snapshotConfiguration());
+            assertThat(scd2Before.restoreSerializer())
+                    .isEqualTo(new RecentEntriesSerializer(TYPES, 1));
+            assertThat(
+                            new RecentEntriesSerializer(TYPES, 2)
+                                    .snapshotConfiguration()
+                                    .resolveSchemaCompatibility(scd2Before)
+                                    .isCompatibleAfterMigration())
+                    .isTrue();
             TypeSerializerSnapshot<TimelineBlock> bitemporalBefore =
                     roundTrip(new BitemporalRecentSerializer(TYPES, 2).snapshotConfiguration());
-            assertThat(new BitemporalRecentSerializer(TYPES, 3).snapshotConfiguration()
-                    .resolveSchemaCompatibility(bitemporalBefore).isCompatibleAfterMigration()).isTrue();
-            assertThat(new RecentEntriesSerializer(TYPES, 2).snapshotConfiguration()
-                    .resolveSchemaCompatibility(roundTrip(new RecentEntriesSerializer(TYPES, 2).snapshotConfiguration()))
-                    .isCompatibleAsIs()).isTrue();
-            List<ColumnType> otherTypes = List.of(ColumnType.of(ColumnType.Kind.INT), ColumnType.of(ColumnType.Kind.BIGINT));
-            assertThat(new RecentEntriesSerializer(TYPES, 2).snapshotConfiguration()
-                    .resolveSchemaCompatibility(roundTrip(new RecentEntriesSerializer(otherTypes, 2).snapshotConfiguration()))
-                    .isIncompatible()).isTrue();
-            assertThat(new TimelineBlockSerializer(TYPES).snapshotConfiguration()
-                    .resolveSchemaCompatibility(castBlock(new TimelineEntrySerializer(TYPES).snapshotConfiguration()))
-                    .isIncompatible()).as("another stored type").isTrue();
+            assertThat(
+                            new BitemporalRecentSerializer(TYPES, 3)
+                                    .snapshotConfiguration()
+                                    .resolveSchemaCompatibility(bitemporalBefore)
+                                    .isCompatibleAfterMigration())
+                    .isTrue();
+            assertThat(
+                            new RecentEntriesSerializer(TYPES, 2)
+                                    .snapshotConfiguration()
+                                    .resolveSchemaCompatibility(
+                                            roundTrip(
+                                                    new RecentEntriesSerializer(TYPES, 2)
+                                                            .snapshotConfiguration()))
+                                    .isCompatibleAsIs())
+                    .isTrue();
+            List<ColumnType> otherTypes =
+                    List.of(
+                            ColumnType.of(ColumnType.Kind.INT),
+                            ColumnType.of(ColumnType.Kind.BIGINT));
+            assertThat(
+                            new RecentEntriesSerializer(TYPES, 2)
+                                    .snapshotConfiguration()
+                                    .resolveSchemaCompatibility(
+                                            roundTrip(
+                                                    new RecentEntriesSerializer(otherTypes, 2)
+                                                            .snapshotConfiguration()))
+                                    .isIncompatible())
+                    .isTrue();
+            assertThat(
+                            new TimelineBlockSerializer(TYPES)
+                                    .snapshotConfiguration()
+                                    .resolveSchemaCompatibility(
+                                            castBlock(
+                                                    new TimelineEntrySerializer(TYPES)
+                                                            .snapshotConfiguration()))
+                                    .isIncompatible())
+                    .as("another stored type")
+                    .isTrue();
         }
 
         @Test
@@ -269,27 +392,37 @@ class StateSerializersTest {
             assertLegacy(new TimelineBlockSerializer(TYPES), "TIMELINE_ENTRY", 2, "incompatible");
             assertLegacy(new RecentEntriesSerializer(TYPES, 2), "RECENT_ENTRIES", 2, "as is");
             assertLegacy(new RecentEntriesSerializer(TYPES, 2), "TIMELINE_BLOCK", 2, "migration");
-            assertLegacy(new BitemporalRecentSerializer(TYPES, 3), "BITEMPORAL_RECENT_ENTRIES", 2, "as is");
-            assertLegacy(new BitemporalRecentSerializer(TYPES, 3), "BITEMPORAL_RECENT", 2, "migration");
+            assertLegacy(
+                    new BitemporalRecentSerializer(TYPES, 3),
+                    "BITEMPORAL_RECENT_ENTRIES",
+                    2,
+                    "as is");
+            assertLegacy(
+                    new BitemporalRecentSerializer(TYPES, 3), "BITEMPORAL_RECENT", 2, "migration");
             assertLegacy(new BitemporalHeadSerializer(TYPES), "BITEMPORAL_SYSTEM_HEAD", 2, "as is");
             assertLegacy(new BitemporalHeadSerializer(TYPES), "BITEMPORAL_HEAD", 2, "incompatible");
-            assertLegacy(new BitemporalSnapshotSerializer(TYPES), "BITEMPORAL_SNAPSHOT", 2, "as is");
+            assertLegacy(
+                    new BitemporalSnapshotSerializer(TYPES), "BITEMPORAL_SNAPSHOT", 2, "as is");
         }
 
         @Test
         void theSqlFunctionsFingerprintTextIsUnchanged() {
             assertThat(StateLayout.describe(TargetType.SCD1)).isEqualTo("state format 2, SCD1");
-            assertThat(StateLayout.describe(TargetType.SCD2)).isEqualTo("state format 2, SCD2 layout 2");
-            assertThat(StateLayout.describe(TargetType.BITEMPORAL)).isEqualTo("state format 2, BITEMPORAL layout 3");
+            assertThat(StateLayout.describe(TargetType.SCD2))
+                    .isEqualTo("state format 2, SCD2 layout 2");
+            assertThat(StateLayout.describe(TargetType.BITEMPORAL))
+                    .isEqualTo("state format 2, BITEMPORAL layout 3");
         }
 
         @SuppressWarnings("unchecked")
-        private TypeSerializerSnapshot<TimelineBlock> castBlock(TypeSerializerSnapshot<?> snapshot) {
+        private TypeSerializerSnapshot<TimelineBlock> castBlock(
+                TypeSerializerSnapshot<?> snapshot) {
             return (TypeSerializerSnapshot<TimelineBlock>) snapshot;
         }
 
         @SuppressWarnings({"unchecked", "rawtypes"})
-        private void assertLegacy(StateValueSerializer<?> current, String content, int format, String expected)
+        private void assertLegacy(
+                StateValueSerializer<?> current, String content, int format, String expected)
                 throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(64);
             out.writeUTF(content);
@@ -299,20 +432,35 @@ class StateSerializersTest {
                 out.writeUTF(t.toString());
             }
             StateSerializer.Snapshot legacy = new StateSerializer.Snapshot();
-            legacy.readSnapshot(1, new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
-            TypeSerializerSchemaCompatibility<?> c = ((TypeSerializerSnapshot) current.snapshotConfiguration())
-                    .resolveSchemaCompatibility(legacy);
-            String actual = c.isCompatibleAsIs() ? "as is" : c.isCompatibleAfterMigration() ? "migration"
-                    : c.isIncompatible() ? "incompatible" : c.toString();
-            assertThat(actual).as(current.getClass().getSimpleName() + " from " + content + " format " + format)
+            legacy.readSnapshot(
+                    1,
+                    new DataInputDeserializer(out.getCopyOfBuffer()),
+                    getClass().getClassLoader());
+            TypeSerializerSchemaCompatibility<?> c =
+                    ((TypeSerializerSnapshot) current.snapshotConfiguration())
+                            .resolveSchemaCompatibility(legacy);
+            String actual =
+                    c.isCompatibleAsIs()
+                            ? "as is"
+                            : c.isCompatibleAfterMigration()
+                                    ? "migration"
+                                    : c.isIncompatible() ? "incompatible" : c.toString();
+            assertThat(actual)
+                    .as(
+                            current.getClass().getSimpleName()
+                                    + " from "
+                                    + content
+                                    + " format "
+                                    + format)
                     .isEqualTo(expected);
         }
 
-        private <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot) throws IOException {
+        private <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot)
+                throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(64);
             TypeSerializerSnapshot.writeVersionedSnapshot(out, snapshot);
-            return TypeSerializerSnapshot.readVersionedSnapshot(new DataInputDeserializer(out.getCopyOfBuffer()),
-                    getClass().getClassLoader());
+            return TypeSerializerSnapshot.readVersionedSnapshot(
+                    new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
         }
     }
 }

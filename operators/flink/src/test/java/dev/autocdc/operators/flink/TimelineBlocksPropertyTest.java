@@ -17,13 +17,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The SCD2 timeline in blocks ({@link FlinkTimeline}), property style: long histories (up to 150
- * events per key) that arrive mostly in order with late events landing up to 40 positions back, ties
- * and duplicates, with block sizes from 1 to 8 so that blocks fill, move, grow past twice their size
- * and split. The layout of the blocks is checked after every event; every run's table equals the
- * reference model's, and so does a run snapshotted at a random point and restored with another block
- * size. Every other restored run is written as builds before the chain keys wrote their recent entries,
- * and migrated on restore. (Test builds also check, after every event, that the recent entries' chain
- * keys are the first keys of the chain: an assertion in {@link FlinkTimeline}.)
+ * events per key) that arrive mostly in order with late events landing up to 40 positions back,
+ * ties and duplicates, with block sizes from 1 to 8 so that blocks fill, move, grow past twice
+ * their size and split. The layout of the blocks is checked after every event; every run's table
+ * equals the reference model's, and so does a run snapshotted at a random point and restored with
+ * another block size. Every other restored run is written as builds before the chain keys wrote
+ * their recent entries, and migrated on restore. (Test builds also check, after every event, that
+ * the recent entries' chain keys are the first keys of the chain: an assertion in {@link
+ * FlinkTimeline}.)
  */
 class TimelineBlocksPropertyTest {
 
@@ -45,8 +46,10 @@ class TimelineBlocksPropertyTest {
             String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1;
 
             int blockSize = sizes[random.nextInt(sizes.length)];
-            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1, blockSize);
-            ChangelogTable straight = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            EngineSpec spec =
+                    AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1, blockSize);
+            ChangelogTable straight =
+                    new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             try (OperatorRun run = OperatorRun.start(spec, backend)) {
                 for (ReferenceModel.Event e : events) {
                     run.process(run.input(AutoCdcFunctionTest.inputValues(TargetType.SCD2, e)));
@@ -54,23 +57,40 @@ class TimelineBlocksPropertyTest {
                 }
                 straight.apply(run.newOutput());
             }
-            assertThat(straight.rows()).as(context + " block size " + blockSize + " " + events)
+            assertThat(straight.rows())
+                    .as(context + " block size " + blockSize + " " + events)
                     .isEqualTo(expected);
 
             int cut = random.nextInt(events.size() + 1);
-            Set<List<Object>> resumed = restoredWithBlockSize(spec, backend, rows(events, TargetType.SCD2), cut,
-                    AutoCdcFunctionTest.randomSpec(TargetType.SCD2, ignoreNull, trackV1, sizes[random.nextInt(sizes.length)]));
+            Set<List<Object>> resumed =
+                    restoredWithBlockSize(
+                            spec,
+                            backend,
+                            rows(events, TargetType.SCD2),
+                            cut,
+                            AutoCdcFunctionTest.randomSpec(
+                                    TargetType.SCD2,
+                                    ignoreNull,
+                                    trackV1,
+                                    sizes[random.nextInt(sizes.length)]));
             assertThat(resumed).as(context + " cut at " + cut).isEqualTo(expected);
         }
-        System.out.println("timeline blocks on " + backend + ": " + rounds + " runs, " + late + " late events");
+        System.out.println(
+                "timeline blocks on "
+                        + backend
+                        + ": "
+                        + rounds
+                        + " runs, "
+                        + late
+                        + " late events");
         assertThat(late).isGreaterThan(rounds * 5L);
     }
 
     /**
-     * The bitemporal belief in blocks: long histories in system order with corrections (a key's earlier
-     * business time at a later system time: the in-order path's late case, which walks blocks) and events
-     * late in system time (the recompute), block sizes 1 to 8, a snapshot at a random point restored with
-     * another block size.
+     * The bitemporal belief in blocks: long histories in system order with corrections (a key's
+     * earlier business time at a later system time: the in-order path's late case, which walks
+     * blocks) and events late in system time (the recompute), block sizes 1 to 8, a snapshot at a
+     * random point restored with another block size.
      */
     @ParameterizedTest
     @EnumSource(Backend.class)
@@ -84,28 +104,63 @@ class TimelineBlocksPropertyTest {
             boolean trackV1 = round % 3 == 2;
             List<ReferenceModel.Event> events = bitemporalEvents(random);
             corrections += correctionsInSystemOrder(events);
-            ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
-                    ignoreNull ? Set.of("v1", "v2") : Set.of(), false, trackV1 ? Set.of("v1") : null, null, null);
-            Set<List<Object>> expected = ReferenceModel.bitemporal(events, options).stream().map(ArrayList::new)
-                    .collect(Collectors.toSet());
+            ReferenceModel.Options options =
+                    new ReferenceModel.Options(
+                            List.of("v1", "v2"),
+                            ignoreNull ? Set.of("v1", "v2") : Set.of(),
+                            false,
+                            trackV1 ? Set.of("v1") : null,
+                            null,
+                            null);
+            Set<List<Object>> expected =
+                    ReferenceModel.bitemporal(events, options).stream()
+                            .map(ArrayList::new)
+                            .collect(Collectors.toSet());
             int cut = random.nextInt(events.size() + 1);
-            String context = "round " + round + " ignoreNull=" + ignoreNull + " trackV1=" + trackV1 + " cut at " + cut;
+            String context =
+                    "round "
+                            + round
+                            + " ignoreNull="
+                            + ignoreNull
+                            + " trackV1="
+                            + trackV1
+                            + " cut at "
+                            + cut;
 
-            EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1,
-                    sizes[random.nextInt(sizes.length)]);
-            Set<List<Object>> table = restoredWithBlockSize(spec, backend, rows(events, TargetType.BITEMPORAL), cut,
-                    AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, ignoreNull, trackV1, sizes[random.nextInt(sizes.length)]));
+            EngineSpec spec =
+                    AutoCdcFunctionTest.randomSpec(
+                            TargetType.BITEMPORAL,
+                            ignoreNull,
+                            trackV1,
+                            sizes[random.nextInt(sizes.length)]);
+            Set<List<Object>> table =
+                    restoredWithBlockSize(
+                            spec,
+                            backend,
+                            rows(events, TargetType.BITEMPORAL),
+                            cut,
+                            AutoCdcFunctionTest.randomSpec(
+                                    TargetType.BITEMPORAL,
+                                    ignoreNull,
+                                    trackV1,
+                                    sizes[random.nextInt(sizes.length)]));
             assertThat(table).as(context + " " + events).isEqualTo(expected);
         }
-        System.out.println("bitemporal blocks on " + backend + ": " + rounds + " runs, " + corrections
-                + " corrections in system order");
+        System.out.println(
+                "bitemporal blocks on "
+                        + backend
+                        + ": "
+                        + rounds
+                        + " runs, "
+                        + corrections
+                        + " corrections in system order");
         assertThat(corrections).isGreaterThan(rounds * 5L);
     }
 
     /**
-     * Two keys, 40-240 events in all; system time is the arrival index (one event in 10 shares the previous
-     * one's), except for one event in 15 that arrives up to 30 positions after its system time; one in 5 is
-     * a correction 1-12 versions back.
+     * Two keys, 40-240 events in all; system time is the arrival index (one event in 10 shares the
+     * previous one's), except for one event in 15 that arrives up to 30 positions after its system
+     * time; one in 5 is a correction 1-12 versions back.
      */
     private static List<ReferenceModel.Event> bitemporalEvents(Random random) {
         String[] domain = {"a", "b", "c", null};
@@ -114,14 +169,28 @@ class TimelineBlocksPropertyTest {
         int total = 40 + random.nextInt(200);
         int sys = 0;
         for (int i = 0; i < total; i++) {
-            sys = i > 0 && random.nextInt(10) == 0 ? sys : i + 1; // one in 10 shares the previous system time
+            sys =
+                    i > 0 && random.nextInt(10) == 0
+                            ? sys
+                            : i + 1; // one in 10 shares the previous system time
             int key = 1 + random.nextInt(2);
-            int seq = random.nextInt(5) == 0 && newest[key] > 0 ? Math.max(1, newest[key] - random.nextInt(12))
-                    : newest[key] + 1 + random.nextInt(2);
+            int seq =
+                    random.nextInt(5) == 0 && newest[key] > 0
+                            ? Math.max(1, newest[key] - random.nextInt(12))
+                            : newest[key] + 1 + random.nextInt(2);
             newest[key] = Math.max(newest[key], seq);
-            List<Object> values = Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
-            events.add(new ReferenceModel.Event(key, seq, sys,
-                    random.nextInt(12) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
+            List<Object> values =
+                    Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
+            events.add(
+                    new ReferenceModel.Event(
+                            key,
+                            seq,
+                            sys,
+                            random.nextInt(12) == 0
+                                    ? ReferenceModel.Kind.DELETE
+                                    : ReferenceModel.Kind.UPSERT,
+                            values,
+                            null));
         }
         for (int i = events.size() - 1; i >= 0; i--) {
             if (random.nextInt(15) == 0) {
@@ -148,16 +217,20 @@ class TimelineBlocksPropertyTest {
     }
 
     /**
-     * The run restored at {@code cut} with another block size (see {@link OperatorRun#runRestoredAt}); every
-     * other one written before the cut as builds before the chain keys did, and so migrated on restore.
+     * The run restored at {@code cut} with another block size (see {@link
+     * OperatorRun#runRestoredAt}); every other one written before the cut as builds before the
+     * chain keys did, and so migrated on restore.
      */
-    private Set<List<Object>> restoredWithBlockSize(EngineSpec spec, Backend backend, List<Object[]> rows, int cut,
-                                                    EngineSpec restored) throws Exception {
+    private Set<List<Object>> restoredWithBlockSize(
+            EngineSpec spec, Backend backend, List<Object[]> rows, int cut, EngineSpec restored)
+            throws Exception {
         return OperatorRun.runRestoredAt(spec, restores++ % 2 == 0, restored, backend, rows, cut);
     }
 
     private static List<Object[]> rows(List<ReferenceModel.Event> events, TargetType type) {
-        return events.stream().map(e -> AutoCdcFunctionTest.inputValues(type, e)).collect(Collectors.toList());
+        return events.stream()
+                .map(e -> AutoCdcFunctionTest.inputValues(type, e))
+                .collect(Collectors.toList());
     }
 
     /** Two keys, mostly in order; a fifth of the events moved up to 40 positions later. */
@@ -168,9 +241,18 @@ class TimelineBlocksPropertyTest {
             int n = 20 + random.nextInt(130);
             for (int i = 0; i < n; i++) {
                 int seq = 1 + random.nextInt(n + n / 4); // gaps, ties and duplicates
-                List<Object> values = Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
-                events.add(new ReferenceModel.Event(key, seq, null,
-                        random.nextInt(12) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT, values, null));
+                List<Object> values =
+                        Arrays.asList(domain[random.nextInt(4)], domain[random.nextInt(4)]);
+                events.add(
+                        new ReferenceModel.Event(
+                                key,
+                                seq,
+                                null,
+                                random.nextInt(12) == 0
+                                        ? ReferenceModel.Kind.DELETE
+                                        : ReferenceModel.Kind.UPSERT,
+                                values,
+                                null));
             }
         }
         events.sort(Comparator.comparingInt(ReferenceModel.Event::seq));
@@ -196,9 +278,18 @@ class TimelineBlocksPropertyTest {
         return late;
     }
 
-    private static Set<List<Object>> reference(List<ReferenceModel.Event> events, boolean ignoreNull, boolean trackV1) {
-        ReferenceModel.Options options = new ReferenceModel.Options(List.of("v1", "v2"),
-                ignoreNull ? Set.of("v1", "v2") : Set.of(), false, trackV1 ? Set.of("v1") : null, null, null);
-        return ReferenceModel.scd2(events, options).stream().map(ArrayList::new).collect(Collectors.toSet());
+    private static Set<List<Object>> reference(
+            List<ReferenceModel.Event> events, boolean ignoreNull, boolean trackV1) {
+        ReferenceModel.Options options =
+                new ReferenceModel.Options(
+                        List.of("v1", "v2"),
+                        ignoreNull ? Set.of("v1", "v2") : Set.of(),
+                        false,
+                        trackV1 ? Set.of("v1") : null,
+                        null,
+                        null);
+        return ReferenceModel.scd2(events, options).stream()
+                .map(ArrayList::new)
+                .collect(Collectors.toSet());
     }
 }

@@ -6,10 +6,10 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
 import dev.autocdc.operators.reference.ReferenceModel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -27,21 +27,29 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * APPLY AS TRUNCATE WHEN (SCD type 1): a truncate deletes every key at its sequence, present keys and
- * keys seen later, on every parallel instance, whatever the order in which the broadcast and the keyed
- * inputs arrive.
+ * APPLY AS TRUNCATE WHEN (SCD type 1): a truncate deletes every key at its sequence, present keys
+ * and keys seen later, on every parallel instance, whatever the order in which the broadcast and
+ * the keyed inputs arrive.
  */
 class TruncateTest {
 
-    static final RowType INPUT = RowType.of(new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, new IntType(),
-            new BooleanType(), new BooleanType()}, new String[] {"id", "v", "__seq", "__delete", "__truncate"});
+    static final RowType INPUT =
+            RowType.of(
+                    new LogicalType[] {
+                        new IntType(),
+                        VarCharType.STRING_TYPE,
+                        new IntType(),
+                        new BooleanType(),
+                        new BooleanType()
+                    },
+                    new String[] {"id", "v", "__seq", "__delete", "__truncate"});
 
     static EngineSpec spec() {
         return EngineSpec.builder("truncating", TargetType.SCD1, INPUT).keys("id").build();
@@ -49,12 +57,15 @@ class TruncateTest {
 
     @Test
     void aTruncateIsRefusedForHistoryTargets() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                () -> EngineSpec.builder("t", TargetType.SCD2, INPUT).keys("id").build())
+        Assertions.assertThatThrownBy(
+                        () -> EngineSpec.builder("t", TargetType.SCD2, INPUT).keys("id").build())
                 .hasMessageContaining("APPLY AS TRUNCATE WHEN");
     }
 
-    /** Random event sets with truncates, in random orders of the two inputs, against the reference model. */
+    /**
+     * Random event sets with truncates, in random orders of the two inputs, against the reference
+     * model.
+     */
     @ParameterizedTest
     @EnumSource(Backend.class)
     void truncatesApplyToPresentAndLaterKeysInAnyOrder(Backend backend) throws Exception {
@@ -62,8 +73,10 @@ class TruncateTest {
         EngineSpec spec = spec();
         for (int round = 0; round < (backend == Backend.ROCKSDB ? 40 : 150); round++) {
             List<ReferenceModel.Event> events = randomEvents(random);
-            Set<List<Object>> expected = ReferenceModel.scd1(events, options()).stream().map(ArrayList::new)
-                    .collect(Collectors.toSet());
+            Set<List<Object>> expected =
+                    ReferenceModel.scd1(events, options()).stream()
+                            .map(ArrayList::new)
+                            .collect(Collectors.toSet());
             List<ReferenceModel.Event> arrival = new ArrayList<>(events);
             Collections.shuffle(arrival, random);
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
@@ -83,26 +96,41 @@ class TruncateTest {
     }
 
     /**
-     * A deleted key's tombstone timer must not outlive the truncate that cleared the key: once an event
-     * brings the key back, the stale timer forgets nothing (the old timer would drop the present row's
-     * state, and an older event would then insert the row a second time).
+     * A deleted key's tombstone timer must not outlive the truncate that cleared the key: once an
+     * event brings the key back, the stale timer forgets nothing (the old timer would drop the
+     * present row's state, and an older event would then insert the row a second time).
      */
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aTruncatedTombstonesTimerDoesNotForgetTheKeyItCameBack(Backend backend) throws Exception {
-        EngineSpec spec = EngineSpec.builder("truncating", TargetType.SCD1, INPUT).keys("id")
-                .tombstoneRetention(java.time.Duration.ofMillis(300)).build();
+        EngineSpec spec =
+                EngineSpec.builder("truncating", TargetType.SCD1, INPUT)
+                        .keys("id")
+                        .tombstoneRetention(Duration.ofMillis(300))
+                        .build();
         ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
         try (var harness = harness(spec, backend)) {
             harness.setProcessingTime(0);
-            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "a", 1, false, false}), 0L));
-            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, null, 5, true, false}), 0L));
+            harness.processElement(
+                    new StreamRecord<>(
+                            OperatorRunRows.of(INPUT, new Object[] {1, "a", 1, false, false}), 0L));
+            harness.processElement(
+                    new StreamRecord<>(
+                            OperatorRunRows.of(INPUT, new Object[] {1, null, 5, true, false}), 0L));
             harness.setProcessingTime(50);
-            harness.processBroadcastElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {null, null, 10, false, true}), 0L));
+            harness.processBroadcastElement(
+                    new StreamRecord<>(
+                            OperatorRunRows.of(INPUT, new Object[] {null, null, 10, false, true}),
+                            0L));
             harness.setProcessingTime(100);
-            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "b", 12, false, false}), 0L));
+            harness.processElement(
+                    new StreamRecord<>(
+                            OperatorRunRows.of(INPUT, new Object[] {1, "b", 12, false, false}),
+                            0L));
             harness.setProcessingTime(400); // the delete's tombstone would have expired here
-            harness.processElement(new StreamRecord<>(OperatorRunRows.of(INPUT, new Object[] {1, "c", 3, false, false}), 0L));
+            harness.processElement(
+                    new StreamRecord<>(
+                            OperatorRunRows.of(INPUT, new Object[] {1, "c", 3, false, false}), 0L));
             table.apply(changes(spec, harness.extractOutputValues()));
         }
         assertThat(table.rows()).containsExactly(Arrays.asList(1, "b"));
@@ -120,7 +148,8 @@ class TruncateTest {
         for (int id = 11; id <= 30; id++) {
             events.add(new Object[] {id, "after", id % 2 == 0 ? 7 : 3, false, false});
         }
-        // expected: keys 1-10 truncated; 11-30: even ids written after the truncate (7 > 5) survive,
+        // expected: keys 1-10 truncated; 11-30: even ids written after the truncate (7 > 5)
+        // survive,
         // odd ids (3 < 5) are truncated, whether they arrived before or after the truncate
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", "rocksdb");
@@ -132,8 +161,13 @@ class TruncateTest {
         }
         ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
         List<RowData> out = new ArrayList<>();
-        try (var it = AutoCdc.apply(env.fromData(rows, InternalTypeInfo.of(INPUT)), spec,
-                InternalTypeInfo.of(spec.targetType()), "auto-cdc-truncating").executeAndCollect()) {
+        try (var it =
+                AutoCdc.apply(
+                                env.fromData(rows, InternalTypeInfo.of(INPUT)),
+                                spec,
+                                InternalTypeInfo.of(spec.targetType()),
+                                "auto-cdc-truncating")
+                        .executeAndCollect()) {
             it.forEachRemaining(out::add);
         }
         // rows of one key come from one instance in order; across keys any interleaving is fine
@@ -145,12 +179,18 @@ class TruncateTest {
         assertThat(table.rows()).containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    private static KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness(EngineSpec spec, Backend backend)
-            throws Exception {
+    private static KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness(
+            EngineSpec spec, Backend backend) throws Exception {
         FlowKeySelector keys = new FlowKeySelector(spec);
-        var operator = new CoBroadcastWithKeyedOperator<>(new AutoCdcTruncateFunction(spec),
-                List.of(AutoCdcTruncateFunction.floorDescriptor(spec), AutoCdcTruncateFunction.arrivalDescriptor()));
-        var harness = new KeyedBroadcastOperatorTestHarness<>(operator, keys, keys.getProducedType(), 1, 1, 0);
+        var operator =
+                new CoBroadcastWithKeyedOperator<>(
+                        new AutoCdcTruncateFunction(spec),
+                        List.of(
+                                AutoCdcTruncateFunction.floorDescriptor(spec),
+                                AutoCdcTruncateFunction.arrivalDescriptor()));
+        var harness =
+                new KeyedBroadcastOperatorTestHarness<>(
+                        operator, keys, keys.getProducedType(), 1, 1, 0);
         harness.setStateBackend(backend.create());
         harness.open();
         return harness;
@@ -163,7 +203,8 @@ class TruncateTest {
             Object[] values = new Object[target.getFieldCount()];
             for (int f = 0; f < values.length; f++) {
                 LogicalType t = target.getTypeAt(f);
-                values[f] = TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+                values[f] =
+                        TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
             }
             out.add(new Change(r.getRowKind(), values));
         }
@@ -171,8 +212,15 @@ class TruncateTest {
     }
 
     private static RowData row(ReferenceModel.Event e) {
-        return OperatorRunRows.of(INPUT, new Object[] {e.key(), e.values().get(0), e.seq(),
-                e.kind() == ReferenceModel.Kind.DELETE, e.kind() == ReferenceModel.Kind.TRUNCATE});
+        return OperatorRunRows.of(
+                INPUT,
+                new Object[] {
+                    e.key(),
+                    e.values().get(0),
+                    e.seq(),
+                    e.kind() == ReferenceModel.Kind.DELETE,
+                    e.kind() == ReferenceModel.Kind.TRUNCATE
+                });
     }
 
     private static ReferenceModel.Options options() {
@@ -185,11 +233,22 @@ class TruncateTest {
         int n = 3 + random.nextInt(10);
         for (int i = 0; i < n; i++) {
             int roll = random.nextInt(10);
-            ReferenceModel.Kind kind = roll < 7 ? ReferenceModel.Kind.UPSERT : roll < 8 ? ReferenceModel.Kind.DELETE
-                    : ReferenceModel.Kind.TRUNCATE;
-            Integer key = kind == ReferenceModel.Kind.TRUNCATE && random.nextBoolean() ? null : 1 + random.nextInt(4);
-            events.add(new ReferenceModel.Event(key, 1 + random.nextInt(6), null, kind,
-                    Arrays.asList(domain[random.nextInt(3)]), null));
+            ReferenceModel.Kind kind =
+                    roll < 7
+                            ? ReferenceModel.Kind.UPSERT
+                            : roll < 8 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.TRUNCATE;
+            Integer key =
+                    kind == ReferenceModel.Kind.TRUNCATE && random.nextBoolean()
+                            ? null
+                            : 1 + random.nextInt(4);
+            events.add(
+                    new ReferenceModel.Event(
+                            key,
+                            1 + random.nextInt(6),
+                            null,
+                            kind,
+                            Arrays.asList(domain[random.nextInt(3)]),
+                            null));
         }
         return events;
     }
