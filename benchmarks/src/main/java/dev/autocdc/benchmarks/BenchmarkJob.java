@@ -92,8 +92,7 @@ public final class BenchmarkJob {
         boolean bitemporal = variant.equals("bitemporal");
         RowType inputType = inputType(bitemporal);
         // The source does not end by itself: after the workload it idles until the driver stops the
-        // job
-        // with a savepoint, whose size is the state on disk after the last event.
+        // job with a savepoint, whose size is the state on disk after the last event.
         DataStream<RowData> source =
                 env.fromSequence(0, Long.MAX_VALUE)
                         .flatMap(new Generate(w, bitemporal))
@@ -165,8 +164,7 @@ public final class BenchmarkJob {
         deleteTree(savepoints);
 
         // rates at the source, which the engine's back-pressure throttles: it follows the engine up
-        // to
-        // the records in flight (a few network buffers); parallelism 1, so one JVM-wide probe
+        // to the records in flight (a few network buffers); parallelism 1, so one JVM-wide probe
         double seconds = (Progress.end - Progress.start) / 1e9;
         double first = (events / 5) * 1e9 / Math.max(1, Progress.fifth - Progress.start);
         double last = (events / 5) * 1e9 / Math.max(1, Progress.end - Progress.fourFifths);

@@ -161,7 +161,7 @@ final class AutoCdcPlan implements Serializable {
                                                     args.exceptColumnList))
                             .build();
         } catch (FlowDefinitionException e) {
-            throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
+            throw error(function, argumentOf(e.clause(), args), wording(e, names));
         }
         int[] sequence = mapping.sequence().stream().mapToInt(names::indexOf).toArray();
         int system =
@@ -175,7 +175,7 @@ final class AutoCdcPlan implements Serializable {
                                 FlowMapping.resolve(
                                         names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
             } catch (FlowDefinitionException e) {
-                throw error(function, "apply_as_deletes:", e.detail());
+                throw error(function, "apply_as_deletes", wording(e, names));
             }
             if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
                 throw error(
@@ -241,7 +241,7 @@ final class AutoCdcPlan implements Serializable {
                     delete,
                     ctu);
         } catch (FlowDefinitionException e) {
-            throw error(function, argumentOf(e.clause(), args) + ":", e.detail());
+            throw error(function, argumentOf(e.clause(), args), e.detail());
         } catch (IllegalArgumentException e) {
             throw error(
                     function, "input", "has a column the engine cannot keep: " + e.getMessage());
@@ -404,6 +404,24 @@ final class AutoCdcPlan implements Serializable {
             }
         }
         return out;
+    }
+
+    /**
+     * A column mistake in the words of the function's arguments (the flow language's otherwise).
+     */
+    private static String wording(FlowDefinitionException e, List<String> names) {
+        if (FlowMapping.UNKNOWN_COLUMN.equals(e.problem())) {
+            return "names " + e.subject() + ", which is not a column of the input " + names;
+        }
+        if (FlowMapping.KEY_EXCLUDED.equals(e.problem())) {
+            return "names key column "
+                    + e.subject()
+                    + ": the PARTITION BY columns are always kept; remove it from the list";
+        }
+        if (FlowMapping.BOTH_COLUMN_LISTS.equals(e.problem())) {
+            return "give column_list or except_column_list, not both";
+        }
+        return e.detail();
     }
 
     /** The argument a clause of the flow language comes from. */

@@ -143,9 +143,8 @@ public class ValidAt extends ScalarFunction {
             }
             if (common.get().getTypeRoot() == LogicalTypeRoot.DATE) {
                 // Flink casts a TIMESTAMP to DATE implicitly, which drops the time of day: exact
-                // for the point
-                // compared with DATE columns (start <= at iff start <= date(at)), wrong for a
-                // TIMESTAMP column
+                // for the point compared with DATE columns (start <= at iff start <= date(at)),
+                // wrong for a TIMESTAMP column
                 for (int i = 0; i < 2; i++) {
                     if (types.get(i).is(LogicalTypeFamily.TIMESTAMP)) {
                         return fail(

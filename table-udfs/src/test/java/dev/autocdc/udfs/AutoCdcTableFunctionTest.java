@@ -271,8 +271,8 @@ class AutoCdcTableFunctionTest {
                 .hasStackTraceContaining("AUTO_CDC: argument sequence_by is required");
         assertThatThrownBy(() -> t.explainSql(call + ", sequence_by => 'seq')"))
                 .hasStackTraceContaining(
-                        "AUTO_CDC: argument sequence_by: unknown column seq; the source's columns"
-                                + " are");
+                        "AUTO_CDC: argument sequence_by names seq, which is not a column of the"
+                                + " input");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
@@ -306,8 +306,7 @@ class AutoCdcTableFunctionTest {
                                                 + ", sequence_by => 'sequenceNum', stored_as =>"
                                                 + " 'SCD TYPE 2', except_column_list => 'userId')"))
                 .hasStackTraceContaining(
-                        "AUTO_CDC: argument except_column_list: key column userId cannot be"
-                                + " excluded: keys are always kept");
+                        "AUTO_CDC: argument except_column_list names key column userId");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(

@@ -147,8 +147,7 @@ class SqlSessionIT {
     @Test
     void theInitFileRegistersEveryFunction() throws Exception {
         // the init file names the jar relative to the repository root, where the client starts;
-        // this test
-        // runs in the module's directory, so the same relative form reads one level down
+        // this test runs in the module's directory, so the same relative form reads one level down
         assertThat(
                         Path.of(System.getProperty("user.dir"))
                                 .resolve("target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar"))

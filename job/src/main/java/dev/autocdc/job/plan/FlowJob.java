@@ -217,8 +217,7 @@ public final class FlowJob {
         EngineSpec spec = flow.spec();
         DataType type = TypeConversions.fromLogicalToDataType(spec.targetType());
         // The engine's RowData go to the planner as they are (their type information is internal),
-        // with no
-        // conversion to Row and back; fromChangelogStream is declared for Row only.
+        // with no conversion to Row and back; fromChangelogStream is declared for Row only.
         @SuppressWarnings({"unchecked", "rawtypes"})
         DataStream<Row> rows = (DataStream) changelog;
         Schema.Builder schema = Schema.newBuilder().fromRowDataType(type);

@@ -17,6 +17,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.description.TextElement;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * Every setting of a flow as a typed Flink option, read in this one place. A flow's settings are
@@ -71,9 +72,10 @@ public final class FlowOptions {
                     .intType()
                     .defaultValue(EngineSpec.DEFAULT_BLOCK_SIZE)
                     .withDescription(
-                            "SCD2 and bitemporal: history entries stored as one state value (see"
-                                + " [state](state.md)); any size restores state written with any"
-                                + " other");
+                            "SCD2 and bitemporal: history entries stored as one state value, 1 to "
+                                    + EngineSpec.MAX_BLOCK_SIZE
+                                    + " (see [state](state.md)); any size restores state written"
+                                    + " with any other");
 
     /** Each option with the default as the docs give it (a computed or absent default in words). */
     private record Documented(ConfigOption<?> option, String defaultText) {}
@@ -84,7 +86,12 @@ public final class FlowOptions {
                             CHANGELOG_MODE,
                             "`upsert` for an `upsert-kafka` target or a target whose columns"
                                     + " declare a PRIMARY KEY, else `retract`"),
-                    new Documented(TOMBSTONE_RETENTION, "`2 d`"),
+                    new Documented(
+                            TOMBSTONE_RETENTION,
+                            "`"
+                                    + TimeUtils.formatWithHighestUnit(
+                                            TOMBSTONE_RETENTION.defaultValue())
+                                    + "`"),
                     new Documented(HISTORY_RETENTION, "keep all"),
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
@@ -144,7 +151,7 @@ public final class FlowOptions {
             if (!names.contains(flow)) {
                 throw new FlowSyntaxException(
                         line,
-                        "SET '" + key + "'",
+                        where(key, line),
                         "no flow of the script is named "
                                 + flow
                                 + "; the flows are "
@@ -156,7 +163,7 @@ public final class FlowOptions {
             if (!options.contains(option)) {
                 throw new FlowSyntaxException(
                         line,
-                        "SET '" + key + "'",
+                        where(key, line),
                         "a flow has no setting " + option + "; the settings are " + options);
             }
         }
@@ -216,15 +223,59 @@ public final class FlowOptions {
 
     private <T> T value(String flow, ConfigOption<T> option) {
         Configuration conf = byFlow.get(flow);
+        T value;
         try {
-            return conf.get(option);
+            value = conf.get(option);
         } catch (IllegalArgumentException e) {
-            String key = PREFIX + flow + "." + option.key();
-            throw new FlowSyntaxException(
-                    lines.getOrDefault(key, 0),
-                    "SET '" + key + "'",
+            value = null;
+        }
+        if (value == null && conf.toMap().containsKey(option.key())
+                || option == BLOCK_SIZE
+                        && ((Integer) value < 1 || (Integer) value > EngineSpec.MAX_BLOCK_SIZE)) {
+            throw refused(
+                    flow,
+                    option.key(),
                     "'" + conf.toMap().get(option.key()) + "' is not " + expected(option));
         }
+        return value;
+    }
+
+    /**
+     * Refuses a SET of a flow's setting that comes after the flow (the flow took its settings when
+     * it was planned), except for the dead-letter and late-event tables, which are wired after the
+     * whole script.
+     */
+    void refuseSetAfter(String flow, int flowLine) {
+        for (Documented d : ALL) {
+            String key = PREFIX + flow + "." + d.option().key();
+            Integer line = lines.get(key);
+            if (line != null
+                    && line > flowLine
+                    && d.option() != DEAD_LETTER_TABLE
+                    && d.option() != LATE_EVENTS_TABLE) {
+                throw refused(
+                        flow,
+                        d.option().key(),
+                        "comes after CREATE FLOW "
+                                + flow
+                                + " (line "
+                                + flowLine
+                                + "), which takes its settings where it is declared; move the SET"
+                                + " above the flow");
+            }
+        }
+    }
+
+    /** An error about a setting, at its SET line, or named as given with -D (line 0). */
+    private FlowSyntaxException refused(String flow, String option, String message) {
+        String key = PREFIX + flow + "." + option;
+        int line = lines.getOrDefault(key, 0);
+        return new FlowSyntaxException(line, where(key, line), message);
+    }
+
+    /** How a message names a setting: the SET statement, or the key (given with -D). */
+    private static String where(String key, int line) {
+        return line > 0 ? "SET '" + key + "'" : "setting " + key;
     }
 
     private static String expected(ConfigOption<?> option) {
@@ -234,7 +285,7 @@ public final class FlowOptions {
         if (option == CHANGELOG_MODE) {
             return "'retract' or 'upsert'";
         }
-        return "a whole number";
+        return "a whole number from 1 to " + EngineSpec.MAX_BLOCK_SIZE;
     }
 
     /** The docs' table of settings: key, default, meaning. */

@@ -136,7 +136,25 @@ public final class FlowPlanner {
                                 FlowOptions.read(tEnv.getConfig(), flowNames, setLines)));
             }
         }
-        FlowOptions.read(tEnv.getConfig(), flowNames, setLines); // settings after the last flow
+        // The dead-letter and late-event tables are wired after the whole script, so they may be
+        // set anywhere in it; a setting the flow took when it was planned may not come after the
+        // flow.
+        FlowOptions whole = FlowOptions.read(tEnv.getConfig(), flowNames, setLines);
+        for (int i = 0; i < planned.size(); i++) {
+            PlannedFlow p = planned.get(i);
+            String name = p.flow().name();
+            whole.refuseSetAfter(name, p.flow().line());
+            planned.set(
+                    i,
+                    new PlannedFlow(
+                            p.flow(),
+                            p.target(),
+                            p.spec(),
+                            p.inputSql(),
+                            p.input(),
+                            whole.deadLetterTable(name),
+                            whole.lateEventsTable(name)));
+        }
         if (planned.isEmpty()) {
             throw new FlowSyntaxException(
                     1,
@@ -175,8 +193,7 @@ public final class FlowPlanner {
             sourceColumns.add(c.getName());
         }
         // Metadata that feeds the dead letters, not the target: the autocdc format's parse error
-        // and raw
-        // record, and Kafka's topic, partition and offset.
+        // and raw record, and Kafka's topic, partition and offset.
         Map<String, String> control = new LinkedHashMap<>();
         for (Column c : source.getColumns()) {
             if (c instanceof Column.MetadataColumn m) {
@@ -285,9 +302,8 @@ public final class FlowPlanner {
             b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
         }
         // upsert by default for sinks keyed by the target's primary key: upsert-kafka, or a target
-        // whose
-        // columns declare a PRIMARY KEY; retract for the others (kafka with a changelog format,
-        // print, ...)
+        // whose columns declare a PRIMARY KEY; retract for the others (kafka with a changelog
+        // format, print, ...)
         boolean targetHasKey =
                 target.columns() != null
                         && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");

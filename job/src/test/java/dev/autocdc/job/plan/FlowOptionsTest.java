@@ -80,7 +80,7 @@ class FlowOptionsTest {
                                         List.of("f"),
                                         Map.of()))
                 .hasMessage(
-                        "SET 'autocdc.f.tombstone-retension': a flow has no setting"
+                        "setting autocdc.f.tombstone-retension: a flow has no setting"
                                 + " tombstone-retension; the settings are [changelog-mode,"
                                 + " tombstone-retention, history-retention, dead-letter-table,"
                                 + " late-events-table, block-size]");
@@ -105,7 +105,16 @@ class FlowOptionsTest {
                                         conf(Map.of("autocdc.f.block-size", "four")),
                                         List.of("f"),
                                         Map.of()))
-                .hasMessageContaining("'four' is not a whole number");
+                .hasMessageContaining("'four' is not a whole number from 1 to 1024");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.block-size", "0")),
+                                        List.of("f"),
+                                        Map.of("autocdc.f.block-size", 7)))
+                .hasMessage(
+                        "line 7, SET 'autocdc.f.block-size': '0' is not a whole number from 1 to"
+                                + " 1024");
         assertThat(
                         FlowOptions.readOne(conf(Map.of("autocdc.g.whatever", "x")), "f", Map.of())
                                 .blockSize("f"))

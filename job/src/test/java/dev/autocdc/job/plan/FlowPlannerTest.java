@@ -245,4 +245,35 @@ class FlowPlannerTest {
                                         .plan(FlowScript.parse(flow.replace("30 d", "soon"))))
                 .hasMessageContaining("'soon' is not a duration");
     }
+
+    /**
+     * A flow takes its settings where it is declared: a SET of one below it fails instead of being
+     * ignored; the letter tables are wired after the script and may come anywhere.
+     */
+    @Test
+    void settingsBelowTheirFlowFailExceptTheLetterTables() {
+        String flow =
+                SOURCE
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq"
+                        + " STORED AS SCD TYPE 2;\n"
+                        + "SET 'autocdc.f.dead-letter-table' = 'letters';\n"
+                        + "SET 'autocdc.f.late-events-table' = 'late';\n";
+        PlannedFlow f = new FlowPlanner(tEnv).plan(FlowScript.parse(flow)).get(0);
+        assertThat(f.deadLetterTable()).isEqualTo("letters");
+        assertThat(f.lateEventsTable()).isEqualTo("late");
+        environment();
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        flow
+                                                                + "SET"
+                                                                + " 'autocdc.f.tombstone-retention'"
+                                                                + " = '1 d';\n")))
+                .hasMessage(
+                        "line 6, SET 'autocdc.f.tombstone-retention': comes after CREATE FLOW f"
+                                + " (line 3), which takes its settings where it is declared; move"
+                                + " the SET above the flow");
+    }
 }

@@ -125,8 +125,7 @@ public final class BitemporalEngine {
         belief.applyVersions(store.belief(), event, changes);
 
         // Read first: each changed version's believed row, its system start from the head (open) or
-        // from
-        // the entry where it ends (closed), which the SCD2 step has just read or written.
+        // from the entry where it ends (closed), which the SCD2 step has just read or written.
         List<BitemporalRow> believed = new ArrayList<>(changes.size());
         for (VersionChange c : changes) {
             Version before = c.before();

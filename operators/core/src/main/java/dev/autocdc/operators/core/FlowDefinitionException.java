@@ -11,11 +11,24 @@ public final class FlowDefinitionException extends IllegalArgumentException {
 
     private final String clause;
     private final String detail;
+    private final String problem;
+    private final String subject;
 
     public FlowDefinitionException(String clause, String detail) {
+        this(clause, detail, null, null);
+    }
+
+    /**
+     * @param problem a code for the kind of mistake, for a front end that words it its own way;
+     *     null when the detail is the only wording
+     * @param subject the name the mistake is about (a column), or null
+     */
+    public FlowDefinitionException(String clause, String detail, String problem, String subject) {
         super(clause + ": " + detail);
         this.clause = clause;
         this.detail = detail;
+        this.problem = problem;
+        this.subject = subject;
     }
 
     /** The clause at fault, spelled as in the SQL form (e.g. {@code TRACK HISTORY}). */
@@ -26,5 +39,15 @@ public final class FlowDefinitionException extends IllegalArgumentException {
     /** What is wrong and what to do, without the clause. */
     public String detail() {
         return detail;
+    }
+
+    /** The kind of mistake as a code (see its thrower), or null. */
+    public String problem() {
+        return problem;
+    }
+
+    /** The name the mistake is about, or null. */
+    public String subject() {
+        return subject;
     }
 }

@@ -133,11 +133,9 @@ public final class Scd2Engine {
                                 event.sequence(), events, null, null, 0L, at.believedSince());
 
         // Refold from the state before the event: its entry, then each later one until an entry
-        // refolds to
-        // what it stores. The fold of an entry depends only on the state and version start before
-        // it, so
-        // every entry after that one is unchanged too, and the versions that changed all lie before
-        // it.
+        // refolds to what it stores. The fold of an entry depends only on the state and version
+        // start before it, so every entry after that one is unchanged too, and the versions that
+        // changed all lie before it.
         List<TimelineEntry> was =
                 new ArrayList<>(); // the stored entries from the event's sequence on
         List<TimelineEntry> now = new ArrayList<>(); // the same, refolded (and the event's entry)

@@ -122,9 +122,7 @@ class EngineVersusReferenceTest {
                         Integer sys = newestSys.get(e.key());
                         if (seq != null && e.seq() < seq && sys != null && e.sys() > sys) {
                             bump("bitemporal.late_business_time_in_system_order"); // the
-                            // in-order
-                            // path's late
-                            // case
+                            // in-order path's late case
                         }
                         newestSys.merge(e.key(), e.sys(), Math::max);
                     }

@@ -138,16 +138,13 @@ public final class ReferenceModel {
             keyEvents.sort(eventOrder(true));
 
             // The key's distinct system times, ascending. Other keys' system times are irrelevant:
-            // a key's
-            // beliefs can only change at its own system times.
+            // a key's beliefs can only change at its own system times.
             List<Integer> times = new ArrayList<>(new TreeSet<Integer>(sysTimes(keyEvents)));
 
             // belief(t) = the SCD2 table (§4) of the key's events with sys <= t, indexed by row
-            // identity
-            // (business interval + tracked columns, §5). The sort above puts equal business
-            // sequences in
-            // system-sequence order, so a later-recorded event corrects an earlier one at the same
-            // seq.
+            // identity (business interval + tracked columns, §5). The sort above puts equal
+            // business sequences in system-sequence order, so a later-recorded event corrects an
+            // earlier one at the same seq.
             List<Map<List<Object>, Version>> beliefs = new ArrayList<>();
             for (int t : times) {
                 List<Event> known = new ArrayList<>();
@@ -243,8 +240,8 @@ public final class ReferenceModel {
                 next.add(incoming);
             } else if (state == null) {
                 // Upsert on absent: the event's columns; those not named by COLUMNS TO UPDATE are
-                // null.
-                // (A null in an IGNORE NULL UPDATES column has nothing to keep: it stays null.)
+                // null. (A null in an IGNORE NULL UPDATES column has nothing to keep: it stays
+                // null.)
                 next.add(notNamed ? null : incoming);
             } else if (notNamed || ignoredNull) {
                 next.add(state.get(i)); // kept

@@ -78,7 +78,7 @@ class ReferenceModelTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §12: employees (reference/bitemporal-auto-cdc.txt)
+    // SPEC §12: employees (reference/bitemporal-auto-cdc.txt).
     // Target columns: employeeId, name, role, effectiveDate, recordedAt (the last two are the kept,
     // untracked sequence columns), __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT.
     // ---------------------------------------------------------------------------------------------

@@ -103,6 +103,11 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
         return runtime.stateAccesses();
     }
 
+    /** The flow's metrics (for tests). */
+    EngineMetrics metrics() {
+        return runtime.metrics();
+    }
+
     @Override
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
@@ -117,7 +122,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
             throws Exception {
-        runtime.onTimer(timestamp, effects(ctx));
+        runtime.onTimer(timestamp, ctx.getCurrentKey(), effects(ctx));
     }
 
     private static FlowRuntime.Effects effects(Context ctx) {

@@ -59,6 +59,11 @@ public class AutoCdcTruncateFunction
         return new MapStateDescriptor<>(TRUNCATE_FLOOR + "-arrival", Types.STRING, Types.LONG);
     }
 
+    /** The flow's metrics (for tests). */
+    EngineMetrics metrics() {
+        return runtime.metrics();
+    }
+
     @Override
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
@@ -110,13 +115,13 @@ public class AutoCdcTruncateFunction
         ctx.applyToKeyedState(
                 Scd1Target.eventsDescriptor(runtime.spec().flow().columnTypes()),
                 (Object key, ValueState<List<ChangeEvent>> state) ->
-                        runtime.applyTruncate(state, floor, out));
+                        runtime.applyTruncate(key, state, floor, out));
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
             throws Exception {
-        runtime.onTimer(timestamp, effects(ctx.timerService(), ctx));
+        runtime.onTimer(timestamp, ctx.getCurrentKey(), effects(ctx.timerService(), ctx));
     }
 
     private ChangeEvent activeFloor(

@@ -70,10 +70,9 @@ final class BitemporalTarget implements KeyedTarget {
                                         new BitemporalSnapshotSerializer(types))),
                         counter);
         // Savepoints of pre-release builds hold every event in one map, and a head of another
-        // format:
-        // registering the map with another serializer makes such a restore fail (the head's
-        // serializer
-        // refuses the old format by itself) instead of starting every key without its history.
+        // format: registering the map with another serializer makes such a restore fail (the head's
+        // serializer refuses the old format by itself) instead of starting every key without its
+        // history.
         states.getMapState(
                 new MapStateDescriptor<>(
                         AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
@@ -112,8 +111,8 @@ final class BitemporalTarget implements KeyedTarget {
         }
         if (tombstones.expiresAt(timestamp)) {
             // Both timelines are frozen: a later event must be newer in business and in system time
-            // (a
-            // correction recorded before the expiry would change beliefs the sink already holds).
+            // (a correction recorded before the expiry would change beliefs the sink already
+            // holds).
             store.beginEvent(timestamp);
             BitemporalHead head = store.head();
             TimelineEntry newest = store.beliefHead();

@@ -43,6 +43,18 @@ final class EngineMetrics implements EngineCounters {
         duplicates = metrics.counter("num_duplicate_events");
     }
 
+    long late() {
+        return late.getCount();
+    }
+
+    long conflictingTies() {
+        return ties.getCount();
+    }
+
+    long duplicates() {
+        return duplicates.getCount();
+    }
+
     @Override
     public void countLate() {
         late.inc();

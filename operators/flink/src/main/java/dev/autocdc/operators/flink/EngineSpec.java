@@ -87,6 +87,9 @@ public final class EngineSpec implements Serializable {
      */
     public static final int DEFAULT_BLOCK_SIZE = FlinkTimeline.DEFAULT_BLOCK_SIZE;
 
+    /** The largest block size: a block, read on a late event, should stay a few kilobytes. */
+    public static final int MAX_BLOCK_SIZE = 1024;
+
     private final Flow flow;
     private final RowType inputType;
     private final int[] baseFields;
@@ -341,9 +344,10 @@ public final class EngineSpec implements Serializable {
         }
 
         public EngineSpec build() {
-            if (blockSize < 1) {
+            if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
                 throw new FlowDefinitionException(
-                        "block size", "a block holds at least one entry, not " + blockSize);
+                        "block size",
+                        "a block holds 1 to " + MAX_BLOCK_SIZE + " entries, not " + blockSize);
             }
             if (historyRetention != null && type == TargetType.SCD1) {
                 throw new FlowDefinitionException(

@@ -183,10 +183,8 @@ final class FlinkTimeline implements Timeline {
             return Collections.emptyIterator();
         }
         // The blocks to go through, newest first, down to the one holding the last entry before the
-        // sequence
-        // (or the oldest): the chain keys name the newer ones, so only that one is read (and the
-        // one below
-        // it when the sequence lands before its oldest entry).
+        // sequence (or the oldest): the chain keys name the newer ones, so only that one is read
+        // (and the one below it when the sequence lands before its oldest entry).
         List<byte[]> keys = new ArrayList<>();
         int first; // the index to start at in the oldest block to go through (or in the recent
         // entries)
@@ -466,8 +464,7 @@ final class FlinkTimeline implements Timeline {
         }
         List<Map.Entry<byte[], TimelineBlock>> chain = chain();
         // the first block (newest first; -1 = recent) that holds an entry before the floor: it is
-        // cut,
-        // every older block goes, and the youngest survivor becomes the oldest block (no link)
+        // cut, every older block goes, and the youngest survivor becomes the oldest block (no link)
         int cut = SequenceCodec.compare(r.oldest().sequence(), floor) < 0 ? -1 : chain.size();
         for (int i = 0; i < chain.size() && cut == chain.size(); i++) {
             if (SequenceCodec.compare(chain.get(i).getValue().oldest().sequence(), floor) < 0) {

@@ -16,18 +16,30 @@ import java.util.Set;
  * <ul>
  *   <li>The target keeps the columns of COLUMNS (list), or every column but those of COLUMNS *
  *       EXCEPT (list), in source order; the keys always (naming a key in EXCEPT is an error); never
- *       the COLUMNS TO UPDATE column, nor a column that only feeds the engine (a format's parse
- *       error, Kafka's coordinates), unless it is a key.
+ *       the COLUMNS TO UPDATE column (even a key), nor a column that only feeds the engine (a
+ *       format's parse error, Kafka's coordinates) unless it is a key.
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
  *       event's value and is never tracked (SPEC §4).
  *   <li>A name refers to the source column of the same name, or else of the same name ignoring
  *       case.
  * </ul>
  *
- * A mistake is a {@link FlowDefinitionException} naming the clause as the flow language spells it;
- * each front end turns it into its own error (a line of the flow file, an argument of the call).
+ * A mistake is a {@link FlowDefinitionException} naming the clause as the flow language spells it,
+ * with a problem code for front ends that word it their own way; each turns it into its own error
+ * (a line of the flow file, an argument of the call).
  */
 public final class FlowMapping {
+    /** {@link FlowDefinitionException#problem()}: a name is no source column (its subject). */
+    public static final String UNKNOWN_COLUMN = "unknown column";
+
+    /** {@link FlowDefinitionException#problem()}: COLUMNS * EXCEPT names a key (its subject). */
+    public static final String KEY_EXCLUDED = "key excluded";
+
+    /**
+     * {@link FlowDefinitionException#problem()}: both COLUMNS (list) and COLUMNS * EXCEPT (list).
+     */
+    public static final String BOTH_COLUMN_LISTS = "both column lists";
+
     private final List<String> keys;
     private final List<String> sequence;
     private final String systemSequence;
@@ -49,7 +61,10 @@ public final class FlowMapping {
                         : resolve(source, b.columnsToUpdate, "COLUMNS TO UPDATE");
         if (b.columns != null && b.columnsExcept != null) {
             throw new FlowDefinitionException(
-                    "COLUMNS", "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both");
+                    "COLUMNS",
+                    "give COLUMNS (list) or COLUMNS * EXCEPT (list), not both",
+                    BOTH_COLUMN_LISTS,
+                    null);
         }
         Set<String> listed =
                 b.columns == null
@@ -64,7 +79,9 @@ public final class FlowMapping {
                             "key column "
                                     + name
                                     + " cannot be excluded: keys are always kept; remove it from"
-                                    + " the list");
+                                    + " the EXCEPT list",
+                            KEY_EXCLUDED,
+                            name);
                 }
                 excepted.add(name);
             }
@@ -135,19 +152,25 @@ public final class FlowMapping {
      * The source column a name refers to, or a {@link FlowDefinitionException} naming the clause.
      */
     public static String resolve(List<String> source, String name, String clause) {
+        // as written first (a quoted name may have spaces), then without surrounding spaces
+        for (String n : List.of(name, name.trim())) {
+            for (String c : source) {
+                if (c.equals(n)) {
+                    return c;
+                }
+            }
+            for (String c : source) {
+                if (c.toLowerCase(Locale.ROOT).equals(n.toLowerCase(Locale.ROOT))) {
+                    return c;
+                }
+            }
+        }
         String n = name.trim();
-        for (String c : source) {
-            if (c.equals(n)) {
-                return c;
-            }
-        }
-        for (String c : source) {
-            if (c.toLowerCase(Locale.ROOT).equals(n.toLowerCase(Locale.ROOT))) {
-                return c;
-            }
-        }
         throw new FlowDefinitionException(
-                clause, "unknown column " + n + "; the source's columns are " + source);
+                clause,
+                "unknown column " + n + "; the source's columns are " + source,
+                UNKNOWN_COLUMN,
+                n);
     }
 
     private static List<String> resolveAll(

@@ -10,6 +10,7 @@ import java.util.List;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -56,6 +57,11 @@ final class FlowRuntime implements Serializable {
         return counter;
     }
 
+    /** The flow's metrics (for tests). */
+    EngineMetrics metrics() {
+        return metrics;
+    }
+
     /** Creates the states and metrics; call from the host's open(). */
     void open(KeyedStateAccess states) {
         counter = new StateAccessCounter();
@@ -94,7 +100,7 @@ final class FlowRuntime implements Serializable {
         try {
             applied = target.apply(event, truncateFloor, fx.timerService(), changes);
         } catch (Exception e) {
-            throw failure(event, e);
+            throw failure(keyOf(event), e);
         }
         if (!applied) {
             metrics.droppedLate.inc();
@@ -105,15 +111,11 @@ final class FlowRuntime implements Serializable {
     }
 
     /**
-     * A failure to apply an event (a state value that does not read, an engine invariant broken),
-     * with the flow, the key and every message of the cause chain: the message that reaches a
-     * user's log names where to look.
+     * A failure of the current key's work (a state value that does not read, an engine invariant
+     * broken), with the flow, the key and every message of the cause chain: the message that
+     * reaches a user's log names where to look.
      */
-    private IllegalStateException failure(ChangeEvent event, Exception e) {
-        Object[] key = new Object[spec.flow().keyIndexes().length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = event.row()[spec.flow().keyIndexes()[i]];
-        }
+    private IllegalStateException failure(Object[] key, Exception e) {
         StringBuilder message =
                 new StringBuilder("AUTO CDC flow ")
                         .append(spec.flow().name())
@@ -127,9 +129,35 @@ final class FlowRuntime implements Serializable {
         return new IllegalStateException(message.toString(), e);
     }
 
-    /** Runs the current key's due timers. */
-    void onTimer(long timestamp, Effects fx) throws Exception {
-        target.onTimer(timestamp, fx.timerService());
+    /** The key columns of an event. */
+    private Object[] keyOf(ChangeEvent event) {
+        int[] keys = spec.flow().keyIndexes();
+        Object[] key = new Object[keys.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = event.row()[keys[i]];
+        }
+        return key;
+    }
+
+    /** The key columns of a Flink key ({@link FlowKeySelector}: the value, or a Row of them). */
+    private static Object[] keyOf(Object flinkKey) {
+        if (flinkKey instanceof Row row) {
+            Object[] key = new Object[row.getArity()];
+            for (int i = 0; i < key.length; i++) {
+                key[i] = row.getField(i);
+            }
+            return key;
+        }
+        return new Object[] {flinkKey};
+    }
+
+    /** Runs the due timers of the current key, {@code key} (a {@link FlowKeySelector} key). */
+    void onTimer(long timestamp, Object key, Effects fx) {
+        try {
+            target.onTimer(timestamp, fx.timerService());
+        } catch (Exception e) {
+            throw failure(keyOf(key), e);
+        }
     }
 
     /**
@@ -148,10 +176,16 @@ final class FlowRuntime implements Serializable {
      * elsewhere).
      */
     void applyTruncate(
-            ValueState<List<ChangeEvent>> state, ChangeEvent truncate, Collector<RowData> out)
-            throws Exception {
+            Object key,
+            ValueState<List<ChangeEvent>> state,
+            ChangeEvent truncate,
+            Collector<RowData> out) {
         List<TargetChange> changes = new ArrayList<>(1);
-        ((Scd1Target) target).applyTruncate(state, truncate, changes);
+        try {
+            ((Scd1Target) target).applyTruncate(state, truncate, changes);
+        } catch (Exception e) {
+            throw failure(keyOf(key), e);
+        }
         emitter.emit(changes, out);
     }
 }

@@ -59,10 +59,8 @@ final class Scd2Target implements KeyedTarget {
                         new StateCodec(types),
                         spec.blockSize());
         // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry
-        // per map
-        // key). Registering them makes Flink check their serializers, which refuse format 1: such a
-        // restore
-        // fails instead of silently starting every key without its history.
+        // per map key). Registering them makes Flink check their serializers, which refuse format
+        // 1: such a restore fails instead of silently starting every key without its history.
         states.getState(
                 new ValueStateDescriptor<>(
                         AutoCdcFunction.LEGACY_SCD2_HEAD, new TimelineEntrySerializer(types)));
@@ -123,8 +121,7 @@ final class Scd2Target implements KeyedTarget {
         }
         if (tombstones.expiresAt(timestamp)) {
             // The history is in the sink: remember where it ends, so that an older event cannot
-            // insert a
-            // row whose primary key the sink already holds (it goes to the late events).
+            // insert a row whose primary key the sink already holds (it goes to the late events).
             timeline.beginEvent(timestamp);
             TimelineEntry head = timeline.head();
             raiseFloor(head == null ? null : head.sequence());

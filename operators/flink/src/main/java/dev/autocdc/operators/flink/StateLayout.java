@@ -31,14 +31,30 @@ public final class StateLayout {
         String target;
         switch (type) {
             case SCD1:
-                target = "SCD1";
+                target = "SCD1" + changed("events", DecisiveEventsSerializer.VERSION, 1);
                 break;
             case SCD2:
-                target = "SCD2 layout " + RecentEntriesSerializer.VERSION;
+                target =
+                        "SCD2 layout "
+                                + RecentEntriesSerializer.VERSION
+                                + changed("blocks", TimelineBlockSerializer.VERSION, 1);
                 break;
             default:
-                target = "BITEMPORAL layout " + BitemporalRecentSerializer.VERSION;
+                target =
+                        "BITEMPORAL layout "
+                                + BitemporalRecentSerializer.VERSION
+                                + changed("blocks", TimelineBlockSerializer.VERSION, 1)
+                                + changed("head", BitemporalHeadSerializer.VERSION, 2)
+                                + changed("snapshot", BitemporalSnapshotSerializer.VERSION, 1);
         }
         return "state format " + StateCodec.FORMAT_VERSION + ", " + target;
+    }
+
+    /**
+     * A serializer's version in the text once it moves from the one it had when this text was
+     * defined, so that today's text (and the fingerprint of stored values) stays as it is.
+     */
+    private static String changed(String what, int version, int first) {
+        return version == first ? "" : ", " + what + " layout " + version;
     }
 }

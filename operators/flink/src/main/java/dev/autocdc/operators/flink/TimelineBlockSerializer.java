@@ -22,8 +22,8 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
     static final int VERSION = 1;
 
     /**
-     * More entries than any block holds (blocks split at twice the block size): a count past it is
-     * corrupt.
+     * More entries than any block holds (blocks split at twice the block size, at most {@link
+     * EngineSpec#MAX_BLOCK_SIZE}): a count past it is corrupt.
      */
     private static final int MAX_ENTRIES = 1 << 20;
 
@@ -89,7 +89,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
             byte[][] entries = new byte[n][];
             for (; i < n; i++) {
                 int length = StateCodec.readVarInt(in);
-                if (length < 1 || length > MAX_ENTRIES * 64) {
+                if (length < 1) { // an entry holds at least its sequence; a row may be any size
                     throw new CorruptStateException(
                             what
                                     + " after sequence "

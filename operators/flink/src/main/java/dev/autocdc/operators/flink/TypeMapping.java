@@ -25,7 +25,6 @@ import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
-import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -298,9 +297,5 @@ public final class TypeMapping {
             default:
                 return "";
         }
-    }
-
-    static boolean isMultiset(LogicalType t) {
-        return t instanceof MultisetType;
     }
 }

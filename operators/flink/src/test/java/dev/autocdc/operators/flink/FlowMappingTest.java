@@ -71,6 +71,9 @@ class FlowMappingTest {
                 .satisfies(
                         e -> {
                             assertThat(((FlowDefinitionException) e).clause()).isEqualTo("COLUMNS");
+                            assertThat(((FlowDefinitionException) e).problem())
+                                    .isEqualTo(FlowMapping.UNKNOWN_COLUMN);
+                            assertThat(((FlowDefinitionException) e).subject()).isEqualTo("nope");
                             assertThat(((FlowDefinitionException) e).detail())
                                     .isEqualTo(
                                             "unknown column nope; the source's columns are "
@@ -79,7 +82,7 @@ class FlowMappingTest {
         assertThatThrownBy(() -> flow().columnsExcept(List.of("ID")).build())
                 .hasMessage(
                         "COLUMNS * EXCEPT: key column id cannot be excluded: keys are always kept;"
-                                + " remove it from the list");
+                                + " remove it from the EXCEPT list");
         assertThatThrownBy(
                         () ->
                                 flow().columns(List.of("name"))

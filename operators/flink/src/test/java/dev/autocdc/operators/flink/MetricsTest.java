@@ -13,13 +13,19 @@ import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The metrics of SPEC §8, read from a real job's metric reporter. */
+/**
+ * The metrics of SPEC §8, read from a real job's metric reporter and from the operator in a
+ * harness.
+ */
 class MetricsTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
@@ -70,6 +76,83 @@ class MetricsTest {
         assertThat(sum(result, "num_duplicate_events")).isEqualTo(1);
         assertThat(sum(result, "num_conflicting_ties")).isEqualTo(1);
         assertThat(sum(result, "num_dead_letters")).isEqualTo(1);
+    }
+
+    /**
+     * Bitemporal counts, in a fixed arrival order: late in business or system time on either path,
+     * duplicates and ties counted once (the recompute counts them, the belief's own step does not).
+     */
+    @Test
+    void bitemporalCountsEachLateDuplicateAndTieOnce() throws Exception {
+        EngineSpec spec = AutoCdcFunctionTest.randomSpec(TargetType.BITEMPORAL, false, false);
+        Object[][] feed = {
+            {1, "a", null, 1, 10, false},
+            {1, "b", null, 3, 20, false},
+            {1, "c", null, 2, 30, false}, // late in business time, in system order: late
+            {1, "c", null, 2, 30, false}, // recomputed: late, and a duplicate
+            {1, "d", null, 2, 30, false}, // recomputed: late, and a tie
+            {1, "e", null, 5, 40, false},
+            {1, "e", null, 5, 40, false}, // a duplicate at the newest sequences: not late
+            {1, "f", null, 6, 40, false},
+            {1, "g", null, 6, 40, false}, // a tie at the newest sequences: not late
+            {1, "h", null, 7, 50, false}
+        };
+        try (OperatorRun run = OperatorRun.start(spec, OperatorRun.Backend.HASHMAP)) {
+            for (Object[] e : feed) {
+                run.process(run.input(e));
+            }
+            EngineMetrics m = run.function().metrics();
+            assertThat(m.late()).isEqualTo(3);
+            assertThat(m.duplicates()).isEqualTo(2);
+            assertThat(m.conflictingTies()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * SCD1 with truncates: the truncate counts where it is applied to a key's events (late behind a
+     * newer event), the floor a new key starts from counts nothing, the key's own events count as
+     * usual.
+     */
+    @Test
+    void theTruncateFloorIsNotCountedAsAnEvent() throws Exception {
+        EngineSpec spec = TruncateTest.spec();
+        FlowKeySelector keys = new FlowKeySelector(spec);
+        AutoCdcTruncateFunction function = new AutoCdcTruncateFunction(spec);
+        try (var harness =
+                new KeyedBroadcastOperatorTestHarness<>(
+                        new CoBroadcastWithKeyedOperator<>(
+                                function,
+                                List.of(
+                                        AutoCdcTruncateFunction.floorDescriptor(spec),
+                                        AutoCdcTruncateFunction.arrivalDescriptor())),
+                        keys,
+                        keys.getProducedType(),
+                        1,
+                        1,
+                        0)) {
+            harness.open();
+            harness.processElement(row(spec, 1, "a", 5, false));
+            harness.processElement(row(spec, 4, "x", 20, false));
+            // applied to key 1 (in order) and key 4 (behind x@20: late)
+            harness.processBroadcastElement(row(spec, null, null, 10, true));
+            harness.processElement(row(spec, 2, "b", 3, false)); // from the floor: late behind it
+            harness.processElement(row(spec, 2, "b", 3, false)); // the same again: late
+            harness.processElement(row(spec, 3, "c", 12, false)); // from the floor: in order
+            harness.processElement(row(spec, 3, "c", 12, false)); // a duplicate
+            harness.processElement(row(spec, 3, "d", 12, false)); // a tie
+            EngineMetrics m = function.metrics();
+            assertThat(m.late()).isEqualTo(3);
+            assertThat(m.duplicates()).isEqualTo(1);
+            assertThat(m.conflictingTies()).isEqualTo(1);
+        }
+    }
+
+    private static StreamRecord<RowData> row(
+            EngineSpec spec, Integer id, String v, int seq, boolean truncate) {
+        return new StreamRecord<>(
+                TruncateTest.OperatorRunRows.of(
+                        spec.inputType(), new Object[] {id, v, seq, false, truncate}),
+                0L);
     }
 
     private static long sum(JobExecutionResult result, String name) {

@@ -47,6 +47,7 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -67,7 +68,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>A layout change keeps every directory passing (it adds a reader, never drops one). Write a new
  * directory after a layout change with {@code -Dautocdc.savepoints.write=<date>-<commit>} (run in
- * {@code operators/flink}).
+ * {@code operators/flink}). A directory may hold only some fixtures: {@code 2026-11-30-860a79e},
+ * the build before the recent entries kept the chain keys (SCD2 recent entries stored as a block,
+ * the bitemporal ones as a head and a block, both in the single serializer class of those builds),
+ * was written with this generator from a checkout of that commit, without the truncate fixture
+ * (that build had the tombstone-timer bug fixed in adb6303, which the fixture's events hit).
  *
  * <p>The events come from {@link Fixture#events()}, a fixed-seed {@link Random} (whose algorithm
  * Java specifies), and each {@code expected.txt} records their digest: never change the generator,
@@ -86,6 +91,10 @@ class SavepointCompatibilityTest {
         try (Stream<Path> dirs = Files.list(Path.of(root.toURI()))) {
             for (Path dir : dirs.sorted().toList()) {
                 for (Fixture f : Fixture.values()) {
+                    if (!Files.isDirectory(dir.resolve(f.directory()))) {
+                        continue; // a build writes the fixtures whose layout it is the first to
+                        // have
+                    }
                     for (Backend b : Backend.values()) {
                         all.add(
                                 Arguments.of(
@@ -139,11 +148,9 @@ class SavepointCompatibilityTest {
 
     /** Writes the savepoints of this build; runs only with {@value #WRITE_PROPERTY} set. */
     @Test
+    @EnabledIfSystemProperty(named = WRITE_PROPERTY, matches = ".+")
     void writeSavepointsOfThisBuild() throws Exception {
         String name = System.getProperty(WRITE_PROPERTY);
-        if (name == null || name.isBlank()) {
-            return;
-        }
         for (Fixture fixture : Fixture.values()) {
             Path dir = Path.of("src/test/resources/savepoints", name, fixture.directory());
             Files.createDirectories(dir);

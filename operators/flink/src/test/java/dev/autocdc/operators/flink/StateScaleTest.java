@@ -116,17 +116,15 @@ class StateScaleTest {
                                 back, counter.iteratorSteps(), counter.mapWrites()));
                 if (back <= 10) {
                     // the recent entries name the newest blocks: only the one it lands in is read
-                    // (and, at a
-                    // block's start, the one before it), however many newer blocks lie between
+                    // (and, at a block's start, the one before it), however many newer blocks lie
+                    // between
                     assertThat(counter.iteratorSteps())
                             .as("blocks read for an event " + back + " back")
                             .isLessThanOrEqualTo(2);
                 } else {
                     // further back, the walk from the last named block: the blocks holding the
-                    // entries at or after
-                    // the event's sequence (back of them, plus those inserted by earlier late
-                    // events of this
-                    // loop) and the one before it
+                    // entries at or after the event's sequence (back of them, plus those inserted
+                    // by earlier late events of this loop) and the one before it
                     int blocks = (back + 6) / FlinkTimeline.DEFAULT_BLOCK_SIZE;
                     assertThat(counter.iteratorSteps())
                             .as("blocks read for an event " + back + " back")

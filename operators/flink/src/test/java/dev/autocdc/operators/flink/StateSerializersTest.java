@@ -131,8 +131,8 @@ class StateSerializersTest {
         void theChainKeysFollowTheBlockPrefixCoded() throws IOException {
             byte[] stored = bytes(new RecentEntriesSerializer(TYPES, 2), recent);
             // the block (older link 0x7fffffff), then 02 further keys: 0x7ffffffb shares 3 bytes
-            // (03, rest: 02 fb,
-            // one byte), 0x7ffffed4 shares 2 with it (02, rest: 03 fe d4, two bytes)
+            // (03, rest: 02 fb, one byte), 0x7ffffed4 shares 2 with it (02, rest: 03 fe d4, two
+            // bytes)
             assertThat(hex(stored))
                     .isEqualTo(
                             "057fffffff"
@@ -412,12 +412,80 @@ class StateSerializersTest {
                     .isEqualTo("state format 2, SCD2 layout 2");
             assertThat(StateLayout.describe(TargetType.BITEMPORAL))
                     .isEqualTo("state format 2, BITEMPORAL layout 3");
+            // the text follows every serializer: a version moved here must move the text too
+            assertThat(
+                            List.of(
+                                    DecisiveEventsSerializer.VERSION,
+                                    RecentEntriesSerializer.VERSION,
+                                    TimelineBlockSerializer.VERSION,
+                                    BitemporalRecentSerializer.VERSION,
+                                    BitemporalHeadSerializer.VERSION,
+                                    BitemporalSnapshotSerializer.VERSION))
+                    .containsExactly(1, 2, 1, 3, 2, 1);
         }
 
         @SuppressWarnings("unchecked")
         private TypeSerializerSnapshot<TimelineBlock> castBlock(
                 TypeSerializerSnapshot<?> snapshot) {
             return (TypeSerializerSnapshot<TimelineBlock>) snapshot;
+        }
+
+        /**
+         * The old single-class snapshot hands the heap backend a reader of the values as they were
+         * written: the SCD2 recent entries before the chain keys were a block, the bitemporal ones
+         * a head and a block; the pre-release head is refused.
+         */
+        @Test
+        void theOldSnapshotReadsEachOldContentsBytes() throws IOException {
+            TimelineBlock block =
+                    TimelineBlock.of(new StateCodec(TYPES), entry(1)).withOlder(seq(-1));
+            byte[] blockBytes = bytes(new TimelineBlockSerializer(TYPES), block);
+            TimelineBlock asRecent =
+                    read(
+                            this.<TimelineBlock>legacy("TIMELINE_BLOCK").restoreSerializer(),
+                            blockBytes);
+            assertThat(asRecent.chainKeys()).containsExactly(seq(-1));
+            assertThat(asRecent.entry(0).state()).containsExactly(1, "a");
+            BitemporalHead head = new BitemporalHead(seq(7), seq(7), null, null);
+            byte[] bitemporalBytes =
+                    bytes(new BitemporalRecentSerializer(TYPES, 2), block.withHead(head));
+            TimelineBlock bitemporal =
+                    read(
+                            this.<TimelineBlock>legacy("BITEMPORAL_RECENT").restoreSerializer(),
+                            bitemporalBytes);
+            assertThat(bitemporal.head().latestSystemSequence()).isEqualTo(seq(7));
+            assertThat(bitemporal.chainKeys()).containsExactly(seq(-1));
+            assertThat(legacy("RECENT_ENTRIES").restoreSerializer())
+                    .isEqualTo(new RecentEntriesSerializer(TYPES, 2));
+            assertThat(legacy("BITEMPORAL_RECENT_ENTRIES").restoreSerializer())
+                    .isEqualTo(new BitemporalRecentSerializer(TYPES, 3));
+            assertThat(legacy("DECISIVE_EVENTS").restoreSerializer())
+                    .isEqualTo(new DecisiveEventsSerializer(TYPES));
+            assertThat(legacy("BITEMPORAL_SYSTEM_HEAD").restoreSerializer())
+                    .isEqualTo(new BitemporalHeadSerializer(TYPES));
+            assertThat(legacy("BITEMPORAL_SNAPSHOT").restoreSerializer())
+                    .isEqualTo(new BitemporalSnapshotSerializer(TYPES));
+            assertThat(legacy("TIMELINE_ENTRY").restoreSerializer())
+                    .isEqualTo(new TimelineEntrySerializer(TYPES));
+            assertThatThrownBy(() -> legacy("BITEMPORAL_HEAD").restoreSerializer())
+                    .hasMessageContaining("pre-release layout");
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private <T> TypeSerializerSnapshot<T> legacy(String content) throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(64);
+            out.writeUTF(content);
+            out.writeInt(2);
+            out.writeInt(TYPES.size());
+            for (ColumnType t : TYPES) {
+                out.writeUTF(t.toString());
+            }
+            StateSerializer.Snapshot legacy = new StateSerializer.Snapshot();
+            legacy.readSnapshot(
+                    1,
+                    new DataInputDeserializer(out.getCopyOfBuffer()),
+                    getClass().getClassLoader());
+            return legacy;
         }
 
         @SuppressWarnings({"unchecked", "rawtypes"})

@@ -149,8 +149,7 @@ class TruncateTest {
             events.add(new Object[] {id, "after", id % 2 == 0 ? 7 : 3, false, false});
         }
         // expected: keys 1-10 truncated; 11-30: even ids written after the truncate (7 > 5)
-        // survive,
-        // odd ids (3 < 5) are truncated, whether they arrived before or after the truncate
+        // survive, odd ids (3 < 5) are truncated, whether they arrived before or after the truncate
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", "rocksdb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
