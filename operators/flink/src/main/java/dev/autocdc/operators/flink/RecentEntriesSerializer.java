@@ -104,7 +104,7 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                 further[i] = key;
                 previous = key;
             }
-            return block.withChainKeys(chain(block.older(), further));
+            return block.withFurtherChainKeys(further);
         } catch (EOFException e) {
             throw new CorruptStateException(
                     what
@@ -113,13 +113,6 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                             + " end early, in the chain keys",
                     e);
         }
-    }
-
-    private static List<byte[]> chain(byte[] older, byte[][] further) {
-        byte[][] all = new byte[further.length + 1][];
-        all[0] = older;
-        System.arraycopy(further, 0, all, 1, further.length);
-        return Arrays.asList(all);
     }
 
     @Override

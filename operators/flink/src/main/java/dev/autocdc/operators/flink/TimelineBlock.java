@@ -247,6 +247,13 @@ final class TimelineBlock {
     }
 
     /**
+     * This (recent) block with the keys of the blocks after {@link #older()}, as read from state.
+     */
+    TimelineBlock withFurtherChainKeys(byte[][] keys) {
+        return new TimelineBlock(codec, slots, older, keys, head);
+    }
+
+    /**
      * A block as read from state: its entries as stored bytes, decoded when first asked for (see
      * {@link TimelineBlockSerializer} for the layouts).
      */
