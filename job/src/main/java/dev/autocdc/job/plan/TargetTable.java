@@ -4,6 +4,7 @@ import dev.autocdc.operators.core.Values;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.TypeMapping;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -46,7 +47,7 @@ public final class TargetTable {
         }
         List<Object> key = new ArrayList<>();
         for (int i : primaryKey) {
-            key.add(values[i]);
+            key.add(withValueEquality(values[i]));
         }
         switch (row.getRowKind()) {
             case INSERT:
@@ -59,6 +60,25 @@ public final class TargetTable {
     }
 
     /** The rows, sorted by primary key with nulls first. */
+    /**
+     * A key value that equals another of the same content: a ROW (an {@code Object[]}) and BYTES (a
+     * {@code byte[]}) have identity equality in Java, so a sequence STRUCT in the primary key would
+     * never match its own retraction.
+     */
+    private static Object withValueEquality(Object v) {
+        if (v instanceof Object[] fields) {
+            List<Object> list = new ArrayList<>(fields.length);
+            for (Object f : fields) {
+                list.add(withValueEquality(f));
+            }
+            return list;
+        }
+        if (v instanceof byte[] bytes) {
+            return ByteBuffer.wrap(bytes.clone());
+        }
+        return v;
+    }
+
     public List<Object[]> rows() {
         List<Object[]> out = new ArrayList<>(rows.values());
         out.sort(
