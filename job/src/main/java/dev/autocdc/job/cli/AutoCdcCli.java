@@ -298,8 +298,35 @@ public final class AutoCdcCli {
                 if (o.flow == null) {
                     throw new IllegalArgumentException(o.command + " needs --flow FILE.sql");
                 }
+                if (Files.isDirectory(o.flow)) {
+                    throw new IllegalArgumentException(
+                            "the flow file " + o.flow + " is a directory; name a .sql file in it");
+                }
                 if (!Files.isReadable(o.flow)) {
                     throw new IllegalArgumentException("cannot read the flow file " + o.flow);
+                }
+            }
+            if (o.materialize != null) {
+                // checked before the job runs, not after it has read every event
+                Path parent = o.materialize.toAbsolutePath().getParent();
+                if (Files.isDirectory(o.materialize)) {
+                    throw new IllegalArgumentException(
+                            "--materialize "
+                                    + o.materialize
+                                    + " is a directory; name a file, for example "
+                                    + o.materialize.resolve("target.jsonl"));
+                }
+                if (parent == null || !Files.isDirectory(parent)) {
+                    throw new IllegalArgumentException(
+                            "--materialize "
+                                    + o.materialize
+                                    + ": the directory "
+                                    + parent
+                                    + " does not exist; create it first");
+                }
+                if (!Files.isWritable(parent)) {
+                    throw new IllegalArgumentException(
+                            "--materialize " + o.materialize + ": cannot write in " + parent);
                 }
             }
             return o;

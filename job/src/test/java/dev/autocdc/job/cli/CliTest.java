@@ -291,6 +291,22 @@ class CliTest {
         assertThat(err.toString()).contains("line 2, FROM: unknown source nowhere");
     }
 
+    /** Paths are checked before a job runs (issue 13, item 14). */
+    @Test
+    void pathsAreCheckedBeforeTheJobRuns() throws Exception {
+        Path flow = usersFlow("SCD TYPE 2");
+        assertThat(cli("validate", "--flow", dir.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("the flow file " + dir + " is a directory");
+        Path missing = dir.resolve("no-such-dir").resolve("out.jsonl");
+        assertThat(cli("run", "--flow", flow.toString(), "--materialize", missing.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("the directory " + dir.resolve("no-such-dir") + " does not exist");
+        assertThat(cli("run", "--flow", flow.toString(), "--materialize", dir.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--materialize " + dir + " is a directory");
+    }
+
     @Test
     void anUnboundedSourceIsRefusedWithMaterialize() throws Exception {
         Path flow = dir.resolve("unbounded.sql");
