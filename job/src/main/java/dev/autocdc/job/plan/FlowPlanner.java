@@ -67,9 +67,23 @@ public final class FlowPlanner {
         Set<String> targetsWithFlow = new HashSet<>();
         List<PlannedFlow> planned = new ArrayList<>();
         List<String> flowNames = new ArrayList<>();
+        Map<String, Integer> flowLines = new HashMap<>();
         for (FlowScript.Item item : script.items()) {
             if (item instanceof FlowScript.FlowItem flowItem) {
-                flowNames.add(flowItem.flow().name());
+                AutoCdcFlow flow = flowItem.flow();
+                Integer first = flowLines.putIfAbsent(key(flow.name()), flow.line());
+                if (first != null) {
+                    throw new FlowSyntaxException(
+                            flow.line(),
+                            "CREATE FLOW",
+                            "a flow named "
+                                    + flow.name()
+                                    + " is declared on line "
+                                    + first
+                                    + " already; name each flow once (the name is its state's"
+                                    + " identity in savepoints and its settings' prefix)");
+                }
+                flowNames.add(flow.name());
             }
         }
         for (FlowScript.Item item : script.items()) {

@@ -276,4 +276,19 @@ class FlowPlannerTest {
                                 + " (line 3), which takes its settings where it is declared; move"
                                 + " the SET above the flow");
     }
+
+    /** Two flows of one name would share operator uids and settings (issue 13, item 12). */
+    @Test
+    void twoFlowsOfOneNameAreRefused() {
+        String script =
+                SOURCE
+                        + "CREATE OR REFRESH STREAMING TABLE t2;\n"
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq;\n"
+                        + "CREATE FLOW F AS AUTO CDC INTO t2 FROM src KEYS (id) SEQUENCE BY seq;\n";
+        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(script)))
+                .hasMessage(
+                        "line 5, CREATE FLOW: a flow named F is declared on line 4 already; name"
+                                + " each flow once (the name is its state's identity in savepoints"
+                                + " and its settings' prefix)");
+    }
 }
