@@ -92,7 +92,8 @@ public final class FlowScript {
             if (startsWith(tokens, "CREATE", "OR", "REFRESH", "STREAMING", "TABLE")
                     || startsWith(tokens, "CREATE", "STREAMING", "TABLE")) {
                 items.add(targetTable(tokens, text, s.line()));
-            } else if (startsWith(tokens, "CREATE", "FLOW") && isAutoCdc(tokens)) {
+            } else if (startsWith(tokens, "CREATE", "FLOW") && isAutoCdc(tokens)
+                    || startsWith(tokens, "APPLY", "CHANGES", "INTO")) {
                 items.add(new FlowItem(new AutoCdcParser(tokens, text, s.line()).parse()));
             } else if (startsWith(tokens, "CREATE", "FLOW")) {
                 throw new FlowSyntaxException(
@@ -117,9 +118,11 @@ public final class FlowScript {
         return n;
     }
 
+    /** CREATE FLOW ... AS AUTO CDC INTO, or the legacy spelling AS APPLY CHANGES INTO. */
     private static boolean isAutoCdc(List<Token> tokens) {
         for (int i = 0; i + 2 < tokens.size(); i++) {
-            if (tokens.get(i).is("AUTO") && tokens.get(i + 1).is("CDC")) {
+            if (tokens.get(i).is("AUTO") && tokens.get(i + 1).is("CDC")
+                    || matchesAt(tokens, i, "APPLY", "CHANGES", "INTO")) {
                 return true;
             }
         }
@@ -208,11 +211,29 @@ public final class FlowScript {
             this.line = line;
         }
 
+        /**
+         * {@code CREATE FLOW name AS AUTO CDC INTO target ...}; the legacy spelling {@code AS APPLY
+         * CHANGES INTO} is the same statement, and a bare {@code APPLY CHANGES INTO target ...} is
+         * a flow named after its target (the last part of its name), which stays the same across
+         * runs since the name identifies the flow's state.
+         */
         AutoCdcFlow parse() {
-            expect("CREATE FLOW", "CREATE", "FLOW");
-            String name = name("CREATE FLOW");
-            expect("AS AUTO CDC INTO", "AS", "AUTO", "CDC", "INTO");
-            String target = name("AUTO CDC INTO");
+            String name;
+            String target;
+            if (at("APPLY", "CHANGES", "INTO")) {
+                pos += 3;
+                target = name("APPLY CHANGES INTO");
+                name = target.substring(target.lastIndexOf('.') + 1);
+            } else {
+                expect("CREATE FLOW", "CREATE", "FLOW");
+                name = name("CREATE FLOW");
+                if (at("AS", "APPLY", "CHANGES", "INTO")) {
+                    pos += 4;
+                } else {
+                    expect("AS AUTO CDC INTO", "AS", "AUTO", "CDC", "INTO");
+                }
+                target = name("AUTO CDC INTO");
+            }
             expect("FROM", "FROM");
             String source;
             if (at("STREAM") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {

@@ -185,4 +185,37 @@ class FlowScriptTest {
         assertThatThrownBy(() -> AutoCdcFlow.builder("t", "s").storedAsScdType(3))
                 .hasMessageContaining("stored_as_scd_type must be 1, 2 or \"bitemporal\"");
     }
+
+    /** The legacy spelling the references say AUTO CDC replaces (issue 13, item 13). */
+    @Test
+    void applyChangesIntoIsTheSameStatement() {
+        String clauses =
+                " FROM STREAM(users_cdf) KEYS (userId) APPLY AS DELETE WHEN operation = 'DELETE'"
+                        + " SEQUENCE BY sequenceNum STORED AS SCD TYPE 2;";
+        AutoCdcFlow modern =
+                ((FlowScript.FlowItem)
+                                FlowScript.parse("CREATE FLOW f AS AUTO CDC INTO users" + clauses)
+                                        .items()
+                                        .get(0))
+                        .flow();
+        AutoCdcFlow legacy =
+                ((FlowScript.FlowItem)
+                                FlowScript.parse(
+                                                "CREATE FLOW f AS APPLY CHANGES INTO users"
+                                                        + clauses)
+                                        .items()
+                                        .get(0))
+                        .flow();
+        AutoCdcFlow bare =
+                ((FlowScript.FlowItem)
+                                FlowScript.parse("APPLY CHANGES INTO users" + clauses)
+                                        .items()
+                                        .get(0))
+                        .flow();
+        assertThat(legacy.toString()).isEqualTo(modern.toString());
+        assertThat(bare.name()).isEqualTo("users");
+        assertThat(bare.target()).isEqualTo("users");
+        assertThat(bare.keys()).containsExactly("userId");
+        assertThat(bare.storedAs()).isEqualTo(modern.storedAs());
+    }
 }
