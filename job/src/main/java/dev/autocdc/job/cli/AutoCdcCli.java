@@ -14,9 +14,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.transformations.WithBoundedness;
@@ -194,12 +199,44 @@ public final class AutoCdcCli {
                 }
             }
         }
-        env.execute("AUTO CDC " + options.flow.getFileName());
-        for (Map.Entry<PlannedFlow, CloseableIterator<RowData>> e : collected.entrySet()) {
-            TargetTable table = new TargetTable(e.getKey().spec());
-            try (CloseableIterator<RowData> it = e.getValue()) {
-                it.forEachRemaining(table::apply);
+        if (collected.isEmpty()) {
+            env.execute("AUTO CDC " + options.flow.getFileName());
+            return 0;
+        }
+        // The results are read while the job runs: the collect sinks hold only a small buffer, and
+        // a
+        // job whose results wait for it to end stalls once they fill. One reader per target, since
+        // one stalled target can hold back a source the others share.
+        JobClient client = env.executeAsync("AUTO CDC " + options.flow.getFileName());
+        Map<PlannedFlow, TargetTable> tables = new LinkedHashMap<>();
+        List<Future<?>> readers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(collected.size());
+        try {
+            for (Map.Entry<PlannedFlow, CloseableIterator<RowData>> e : collected.entrySet()) {
+                TargetTable table = new TargetTable(e.getKey().spec());
+                tables.put(e.getKey(), table);
+                readers.add(
+                        pool.submit(
+                                () -> {
+                                    try (CloseableIterator<RowData> it = e.getValue()) {
+                                        it.forEachRemaining(table::apply);
+                                    }
+                                    return null;
+                                }));
             }
+            for (Future<?> r : readers) {
+                try {
+                    r.get();
+                } catch (ExecutionException failed) {
+                    throw failed.getCause() instanceof Exception cause ? cause : failed;
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        client.getJobExecutionResult().get();
+        for (Map.Entry<PlannedFlow, TargetTable> e : tables.entrySet()) {
+            TargetTable table = e.getValue();
             Path file =
                     materializeFile(options.materialize, e.getKey().flow().target(), flows.size());
             Files.writeString(file, table.toJsonLines());

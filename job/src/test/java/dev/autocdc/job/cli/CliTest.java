@@ -291,6 +291,46 @@ class CliTest {
         assertThat(err.toString()).contains("line 2, FROM: unknown source nowhere");
     }
 
+    /**
+     * --materialize reads the results while the job runs: 100k events (five versions of 20k keys,
+     * in a shuffled order) end with the right table instead of stalling once the collect buffer
+     * fills (issue 13, item 11).
+     */
+    @Test
+    void materializeKeepsUpWithAHundredThousandEvents() throws Exception {
+        int keys = 20_000;
+        int events = 100_000;
+        Path feed = dir.resolve("many.json");
+        StringBuilder lines = new StringBuilder();
+        for (int j = 0; j < events; j++) {
+            int i = (int) ((j * 7919L) % events); // every index once, out of order
+            lines.append("{\"userId\": ")
+                    .append(i % keys)
+                    .append(", \"name\": \"n")
+                    .append(i)
+                    .append("\", \"city\": \"c\", \"operation\": \"INSERT\", \"sequenceNum\": ")
+                    .append(i / keys)
+                    .append("}\n");
+        }
+        Files.writeString(feed, lines);
+        Path flow = dir.resolve("many.sql");
+        Files.writeString(
+                flow,
+                Files.readString(usersFlow("SCD TYPE 2"))
+                        .replace(usersFeed().toString(), feed.toString()));
+        Path result = dir.resolve("many.jsonl");
+        assertThat(cli("run", "--flow", flow.toString(), "--materialize", result.toString()))
+                .as(err.toString())
+                .isZero();
+        List<String> rows = Files.readAllLines(result);
+        assertThat(rows).as("five versions of each key").hasSize(events);
+        assertThat(rows.get(7))
+                .isEqualTo(
+                        "{\"userId\": 1, \"name\": \"n"
+                                + (1 + 2 * keys)
+                                + "\", \"city\": \"c\", \"__START_AT\": 2, \"__END_AT\": 3}");
+    }
+
     /** Paths are checked before a job runs (issue 13, item 14). */
     @Test
     void pathsAreCheckedBeforeTheJobRuns() throws Exception {
