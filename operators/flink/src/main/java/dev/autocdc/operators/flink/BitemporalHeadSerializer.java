@@ -6,6 +6,7 @@ import dev.autocdc.operators.core.StateCodec;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -45,37 +46,19 @@ public final class BitemporalHeadSerializer extends StateValueSerializer<Bitempo
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalHead> {
-        public Snapshot() {}
-
-        Snapshot(BitemporalHeadSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return VERSION;
-        }
-
-        @Override
-        StateValueSerializer<BitemporalHead> create(List<ColumnType> types, int version) {
-            return new BitemporalHeadSerializer(types);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("BITEMPORAL_SYSTEM_HEAD")
-                    ? 2
-                    : content.equals("BITEMPORAL_HEAD") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    VERSION,
+                    (types, version) -> new BitemporalHeadSerializer(types),
+                    Map.of("BITEMPORAL_SYSTEM_HEAD", 2, "BITEMPORAL_HEAD", 1));
         }
     }
 }

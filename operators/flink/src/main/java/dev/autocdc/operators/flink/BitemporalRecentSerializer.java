@@ -4,6 +4,7 @@ import dev.autocdc.operators.core.BitemporalHead;
 import dev.autocdc.operators.core.ColumnType;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -56,37 +57,19 @@ public final class BitemporalRecentSerializer extends StateValueSerializer<Timel
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}, and 2 is read. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {}
-
-        Snapshot(BitemporalRecentSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return 2;
-        }
-
-        @Override
-        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
-            return new BitemporalRecentSerializer(types, version);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("BITEMPORAL_RECENT_ENTRIES")
-                    ? 3
-                    : content.equals("BITEMPORAL_RECENT") ? 2 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    2,
+                    BitemporalRecentSerializer::new,
+                    Map.of("BITEMPORAL_RECENT_ENTRIES", 3, "BITEMPORAL_RECENT", 2));
         }
     }
 }

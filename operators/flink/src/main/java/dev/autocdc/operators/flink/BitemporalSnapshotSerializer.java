@@ -4,6 +4,7 @@ import dev.autocdc.operators.core.BitemporalSnapshot;
 import dev.autocdc.operators.core.ColumnType;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -38,35 +39,19 @@ public final class BitemporalSnapshotSerializer extends StateValueSerializer<Bit
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalSnapshot> {
-        public Snapshot() {}
-
-        Snapshot(BitemporalSnapshotSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return VERSION;
-        }
-
-        @Override
-        StateValueSerializer<BitemporalSnapshot> create(List<ColumnType> types, int version) {
-            return new BitemporalSnapshotSerializer(types);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("BITEMPORAL_SNAPSHOT") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    VERSION,
+                    (types, version) -> new BitemporalSnapshotSerializer(types),
+                    Map.of("BITEMPORAL_SNAPSHOT", 1));
         }
     }
 }

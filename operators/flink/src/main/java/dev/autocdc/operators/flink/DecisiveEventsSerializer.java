@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.StateCodec;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -37,35 +38,19 @@ public final class DecisiveEventsSerializer extends StateValueSerializer<List<Ch
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<List<ChangeEvent>> {
-        public Snapshot() {}
-
-        Snapshot(DecisiveEventsSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return VERSION;
-        }
-
-        @Override
-        StateValueSerializer<List<ChangeEvent>> create(List<ColumnType> types, int version) {
-            return new DecisiveEventsSerializer(types);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("DECISIVE_EVENTS") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    VERSION,
+                    (types, version) -> new DecisiveEventsSerializer(types),
+                    Map.of("DECISIVE_EVENTS", 1));
         }
     }
 }

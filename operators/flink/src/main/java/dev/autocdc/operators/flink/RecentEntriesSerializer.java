@@ -6,6 +6,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -117,35 +118,19 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}, and 1 is read. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {}
-
-        Snapshot(RecentEntriesSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return 1;
-        }
-
-        @Override
-        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
-            return new RecentEntriesSerializer(types, version);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("RECENT_ENTRIES") ? 2 : content.equals("TIMELINE_BLOCK") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    1,
+                    RecentEntriesSerializer::new,
+                    Map.of("RECENT_ENTRIES", 2, "TIMELINE_BLOCK", 1));
         }
     }
 }

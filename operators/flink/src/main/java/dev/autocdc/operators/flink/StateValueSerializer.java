@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.StateCodec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -123,36 +124,49 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
         return Objects.hash(getClass(), types, version);
     }
 
+    /** The serializer of a stored type at a layout version. */
+    interface Factory<T> {
+        StateValueSerializer<T> create(List<ColumnType> types, int version);
+    }
+
     /**
      * The snapshot of a {@link StateValueSerializer}: the column types, as {@code count, then each
      * type's text (writeUTF)}; its version is the layout's.
      */
     public abstract static class Snapshot<T> implements TypeSerializerSnapshot<T> {
+        private final int currentVersion;
+        private final int oldestReadableVersion;
+        private final Factory<T> factory;
+        private final Map<String, Integer> legacyVersions;
         private int version;
         private List<ColumnType> types;
 
-        /** For Flink's reflective restore; {@link #readSnapshot} fills it. */
-        protected Snapshot() {}
+        /**
+         * A stored type's snapshot; Flink restores it through the subclass's public no-argument
+         * constructor, and {@link #readSnapshot} fills in the version and types.
+         *
+         * @param currentVersion the layout this build writes
+         * @param oldestReadableVersion the oldest layout this build still reads (and migrates)
+         * @param factory the serializer that reads and writes a layout version
+         * @param legacyVersions the layout version that each content name of the pre-versioning
+         *     snapshot ({@link StateSerializer.Snapshot}) wrote; a name not listed is refused
+         */
+        protected Snapshot(
+                int currentVersion,
+                int oldestReadableVersion,
+                Factory<T> factory,
+                Map<String, Integer> legacyVersions) {
+            this.currentVersion = currentVersion;
+            this.oldestReadableVersion = oldestReadableVersion;
+            this.factory = factory;
+            this.legacyVersions = legacyVersions;
+        }
 
-        Snapshot(StateValueSerializer<T> serializer) {
+        /** Makes this snapshot describe {@code serializer} (its layout and column types). */
+        final void describe(StateValueSerializer<T> serializer) {
             this.version = serializer.version;
             this.types = serializer.types;
         }
-
-        /** The layout this build writes. */
-        abstract int currentVersion();
-
-        /** The oldest layout this build still reads (and migrates). */
-        abstract int oldestReadableVersion();
-
-        /** The serializer that reads and writes a layout version. */
-        abstract StateValueSerializer<T> create(List<ColumnType> types, int version);
-
-        /**
-         * The version of this layout that a pre-versioning snapshot's content wrote, or -1 when
-         * none.
-         */
-        abstract int legacyVersion(String content);
 
         /**
          * The layout of the serializer this snapshot describes (the current one, but in tests of a
@@ -160,7 +174,7 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
          */
         @Override
         public final int getCurrentVersion() {
-            return version > 0 ? version : currentVersion();
+            return version > 0 ? version : currentVersion;
         }
 
         @Override
@@ -185,11 +199,11 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
 
         @Override
         public final TypeSerializer<T> restoreSerializer() {
-            if (version < oldestReadableVersion() || version > currentVersion()) {
+            if (version < oldestReadableVersion || version > currentVersion) {
                 throw new IllegalStateException(
                         "This build cannot read layout " + version + " of " + getClass().getName());
             }
-            return create(types, version);
+            return factory.create(types, version);
         }
 
         @Override
@@ -201,7 +215,7 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
                 StateSerializer.Snapshot<T> legacy = (StateSerializer.Snapshot<T>) old;
                 oldVersion =
                         legacy.format() == StateCodec.FORMAT_VERSION
-                                ? legacyVersion(legacy.content())
+                                ? legacyVersions.getOrDefault(legacy.content(), -1)
                                 : -1;
                 oldTypes = legacy.types();
             } else if (old != null && old.getClass() == getClass()) {
@@ -211,11 +225,11 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
             if (!oldTypes.equals(types)
-                    || oldVersion < oldestReadableVersion()
-                    || oldVersion > currentVersion()) {
+                    || oldVersion < oldestReadableVersion
+                    || oldVersion > currentVersion) {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            return oldVersion == currentVersion()
+            return oldVersion == currentVersion
                     ? TypeSerializerSchemaCompatibility.compatibleAsIs()
                     : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }

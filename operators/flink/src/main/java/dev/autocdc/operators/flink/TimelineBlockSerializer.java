@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.StateCodec;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
@@ -118,35 +119,19 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineBlock> {
-        public Snapshot() {}
-
-        Snapshot(TimelineBlockSerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return VERSION;
-        }
-
-        @Override
-        StateValueSerializer<TimelineBlock> create(List<ColumnType> types, int version) {
-            return new TimelineBlockSerializer(types);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("TIMELINE_BLOCK") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    VERSION,
+                    (types, version) -> new TimelineBlockSerializer(types),
+                    Map.of("TIMELINE_BLOCK", 1));
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TimelineEntry;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -39,35 +40,19 @@ public final class TimelineEntrySerializer extends StateValueSerializer<Timeline
 
     @Override
     public Snapshot snapshotConfiguration() {
-        return new Snapshot(this);
+        Snapshot snapshot = new Snapshot();
+        snapshot.describe(this);
+        return snapshot;
     }
 
     /** The snapshot: the column types; version {@value #VERSION}. */
     public static final class Snapshot extends StateValueSerializer.Snapshot<TimelineEntry> {
-        public Snapshot() {}
-
-        Snapshot(TimelineEntrySerializer serializer) {
-            super(serializer);
-        }
-
-        @Override
-        int currentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        int oldestReadableVersion() {
-            return VERSION;
-        }
-
-        @Override
-        StateValueSerializer<TimelineEntry> create(List<ColumnType> types, int version) {
-            return new TimelineEntrySerializer(types);
-        }
-
-        @Override
-        int legacyVersion(String content) {
-            return content.equals("TIMELINE_ENTRY") ? 1 : -1;
+        public Snapshot() {
+            super(
+                    VERSION,
+                    VERSION,
+                    (types, version) -> new TimelineEntrySerializer(types),
+                    Map.of("TIMELINE_ENTRY", 1));
         }
     }
 }
