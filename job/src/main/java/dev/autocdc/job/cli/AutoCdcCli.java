@@ -14,17 +14,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.transformations.WithBoundedness;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.data.RowData;
@@ -177,7 +169,7 @@ public final class AutoCdcCli {
         Map<String, DataStream<RowData>> changelogs = job.attach();
         Map<PlannedFlow, CloseableIterator<RowData>> collected = new LinkedHashMap<>();
         if (options.materialize != null) {
-            String unbounded = unboundedSource(env);
+            String unbounded = Materializer.unboundedSource(env);
             if (unbounded != null) {
                 err.println(
                         "autocdc: --materialize needs bounded sources, and "
@@ -203,42 +195,13 @@ public final class AutoCdcCli {
             env.execute("AUTO CDC " + options.flow.getFileName());
             return 0;
         }
-        // The results are read while the job runs: the collect sinks hold only a small buffer, and
-        // a
-        // job whose results wait for it to end stalls once they fill. One reader per target, since
-        // one stalled target can hold back a source the others share.
-        JobClient client = env.executeAsync("AUTO CDC " + options.flow.getFileName());
-        Map<PlannedFlow, TargetTable> tables = new LinkedHashMap<>();
-        List<Future<?>> readers = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(collected.size());
-        try {
-            for (Map.Entry<PlannedFlow, CloseableIterator<RowData>> e : collected.entrySet()) {
-                TargetTable table = new TargetTable(e.getKey().spec());
-                tables.put(e.getKey(), table);
-                readers.add(
-                        pool.submit(
-                                () -> {
-                                    try (CloseableIterator<RowData> it = e.getValue()) {
-                                        it.forEachRemaining(table::apply);
-                                    }
-                                    return null;
-                                }));
-            }
-            for (Future<?> r : readers) {
-                try {
-                    r.get();
-                } catch (ExecutionException failed) {
-                    throw failed.getCause() instanceof Exception cause ? cause : failed;
-                }
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        client.getJobExecutionResult().get();
+        Map<PlannedFlow, TargetTable> tables =
+                Materializer.run(env, "AUTO CDC " + options.flow.getFileName(), collected);
         for (Map.Entry<PlannedFlow, TargetTable> e : tables.entrySet()) {
             TargetTable table = e.getValue();
             Path file =
-                    materializeFile(options.materialize, e.getKey().flow().target(), flows.size());
+                    Materializer.file(
+                            options.materialize, e.getKey().flow().target(), flows.size());
             Files.writeString(file, table.toJsonLines());
             err.println(
                     "autocdc: wrote "
@@ -249,35 +212,6 @@ public final class AutoCdcCli {
                             + file);
         }
         return 0;
-    }
-
-    /**
-     * OUT.jsonl for one flow; OUT.&lt;target&gt;.jsonl for each target when the script has several.
-     */
-    static Path materializeFile(Path out, String target, int flows) {
-        if (flows == 1) {
-            return out;
-        }
-        String name = out.getFileName().toString();
-        int dot = name.lastIndexOf('.');
-        String file =
-                dot < 0
-                        ? name + "." + target
-                        : name.substring(0, dot) + "." + target + name.substring(dot);
-        return out.resolveSibling(file);
-    }
-
-    /** The name of a source that does not end, or null when all end. */
-    static String unboundedSource(StreamExecutionEnvironment env) {
-        for (Transformation<?> sink : env.getTransformations()) {
-            for (Transformation<?> t : sink.getTransitivePredecessors()) {
-                if (t instanceof WithBoundedness bounded
-                        && bounded.getBoundedness() == Boundedness.CONTINUOUS_UNBOUNDED) {
-                    return t.getName();
-                }
-            }
-        }
-        return null;
     }
 
     /** Parsed command-line options. */

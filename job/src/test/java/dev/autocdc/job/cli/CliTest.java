@@ -370,9 +370,9 @@ class CliTest {
 
     @Test
     void severalFlowsMaterializeOneFilePerTarget() {
-        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 2))
+        assertThat(Materializer.file(Path.of("/tmp/out.jsonl"), "users", 2))
                 .isEqualTo(Path.of("/tmp/out.users.jsonl"));
-        assertThat(AutoCdcCli.materializeFile(Path.of("/tmp/out.jsonl"), "users", 1))
+        assertThat(Materializer.file(Path.of("/tmp/out.jsonl"), "users", 1))
                 .isEqualTo(Path.of("/tmp/out.jsonl"));
         assertThat(List.of()).isEmpty();
     }
