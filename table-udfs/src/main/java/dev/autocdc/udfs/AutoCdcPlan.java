@@ -106,19 +106,6 @@ final class AutoCdcPlan implements Serializable {
         for (int p : partitionBy) {
             keys.add(names.get(p));
         }
-        for (String name : names) {
-            if (EngineSpec.CONTROL_COLUMNS.contains(name)) {
-                throw error(
-                        function,
-                        "input",
-                        "has a column named "
-                                + name
-                                + ", a name the engine reserves for its"
-                                + " control columns; rename it in the input view (SELECT "
-                                + name
-                                + " AS ...)");
-            }
-        }
         TargetType type = storedAs(function, args.storedAs);
         if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
             throw error(
@@ -194,21 +181,33 @@ final class AutoCdcPlan implements Serializable {
             kept.add(names.indexOf(c));
         }
 
+        // every input column is data, whatever its name (SPEC §11)
+        String prefix = EngineSpec.controlPrefixAvoiding(names);
         List<RowType.RowField> engineInput = new ArrayList<>();
         for (int k : kept) {
             engineInput.add(input.getFields().get(k));
         }
-        engineInput.add(new RowType.RowField(EngineSpec.SEQUENCE, sequenceType(input, sequence)));
+        engineInput.add(
+                new RowType.RowField(
+                        EngineSpec.controlName(prefix, EngineSpec.SEQUENCE),
+                        sequenceType(input, sequence)));
         if (system >= 0) {
             engineInput.add(
-                    new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, input.getTypeAt(system)));
+                    new RowType.RowField(
+                            EngineSpec.controlName(prefix, EngineSpec.SYSTEM_SEQUENCE),
+                            input.getTypeAt(system)));
         }
         if (delete >= 0) {
-            engineInput.add(new RowType.RowField(EngineSpec.DELETE, input.getTypeAt(delete)));
+            engineInput.add(
+                    new RowType.RowField(
+                            EngineSpec.controlName(prefix, EngineSpec.DELETE),
+                            input.getTypeAt(delete)));
         }
         if (ctu >= 0) {
             engineInput.add(
-                    new RowType.RowField(EngineSpec.COLUMNS_TO_UPDATE, input.getTypeAt(ctu)));
+                    new RowType.RowField(
+                            EngineSpec.controlName(prefix, EngineSpec.COLUMNS_TO_UPDATE),
+                            input.getTypeAt(ctu)));
         }
         EngineSpec.Builder b =
                 mapping.configure(
@@ -216,6 +215,7 @@ final class AutoCdcPlan implements Serializable {
                                         function.toLowerCase(Locale.ROOT),
                                         type,
                                         new RowType(engineInput)))
+                        .controlPrefix(prefix)
                         .outputMode(mode)
                         .tombstoneRetention(null);
         if (Boolean.TRUE.equals(args.ignoreNullUpdates)) {

@@ -248,19 +248,18 @@ class AutoCdcTableFunctionTest {
     }
 
     @Test
-    void aColumnNamedLikeAnEngineControlColumnIsRefused() {
+    void columnsNamedLikeTheEnginesControlColumnsAreData() throws Exception {
         TableEnvironment t = session();
+        // __seq and __delete would be the engine's own sequence and delete flag if names decided
         t.executeSql(
-                "CREATE TEMPORARY VIEW odd AS SELECT * FROM (VALUES (1, 'a', 1)) AS t(id, __seq,"
-                        + " seq)");
-        assertThatThrownBy(
-                        () ->
-                                t.explainSql(
-                                        "SELECT * FROM AUTO_CDC(input => TABLE odd PARTITION BY id,"
-                                                + " sequence_by => 'seq')"))
-                .hasStackTraceContaining(
-                        "AUTO_CDC: argument input has a column named __seq, a name the engine"
-                                + " reserves");
+                "CREATE TEMPORARY VIEW odd AS SELECT * FROM (VALUES (1, 9, TRUE, 1), (1, 1, TRUE,"
+                        + " 2)) AS t(id, __seq, __delete, seq)");
+        Changelog c =
+                Changelog.of(
+                        t,
+                        "SELECT * FROM AUTO_CDC(input => TABLE odd PARTITION BY id, sequence_by =>"
+                                + " 'seq')");
+        assertThat(c.table()).containsExactly("1/1/true/2");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.job.plan.TargetTable;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -31,8 +33,8 @@ public final class AutoCdcCli {
     static final String USAGE =
             String.join(
                     "\n",
-                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl] [--parallelism"
-                            + " N]",
+                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl]"
+                            + " [--dead-letters FILE.jsonl] [--parallelism N]",
                     "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
                             + " [-Dkey=value ...]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
@@ -166,6 +168,9 @@ public final class AutoCdcCli {
         FlowPlanner planner = new FlowPlanner(tEnv);
         List<PlannedFlow> flows = planner.plan(FlowScript.read(options.flow));
         FlowJob job = new FlowJob(tEnv, flows, planner.inserts());
+        if (options.deadLetters != null) {
+            job.lettersTo(new DeadLetterFile(options.deadLetters), options.deadLetters.toString());
+        }
         Map<String, DataStream<RowData>> changelogs = job.attach();
         Map<PlannedFlow, CloseableIterator<RowData>> collected = new LinkedHashMap<>();
         if (options.materialize != null) {
@@ -192,12 +197,14 @@ public final class AutoCdcCli {
             }
         }
         if (collected.isEmpty()) {
-            env.execute("AUTO CDC " + options.flow.getFileName());
+            JobExecutionResult result = env.execute("AUTO CDC " + options.flow.getFileName());
+            reportLetters(result, flows, job);
             return 0;
         }
-        Map<PlannedFlow, TargetTable> tables =
+        Materializer.Result materialized =
                 Materializer.run(env, "AUTO CDC " + options.flow.getFileName(), collected);
-        for (Map.Entry<PlannedFlow, TargetTable> e : tables.entrySet()) {
+        reportLetters(materialized.job(), flows, job);
+        for (Map.Entry<PlannedFlow, TargetTable> e : materialized.tables().entrySet()) {
             TargetTable table = e.getValue();
             Path file =
                     Materializer.file(
@@ -214,11 +221,27 @@ public final class AutoCdcCli {
         return 0;
     }
 
+    /**
+     * Says on the console how many records went to dead letters and late events, by reason, and
+     * where (SPEC §11). A job submitted detached has no result to read.
+     */
+    private void reportLetters(JobExecutionResult result, List<PlannedFlow> flows, FlowJob job) {
+        if (result.isJobExecutionResult()) {
+            List<String> names = flows.stream().map(f -> f.flow().name()).toList();
+            for (String line :
+                    LetterCounts.report(
+                            result.getAllAccumulatorResults(), names, job.destinations())) {
+                err.println("autocdc: " + line);
+            }
+        }
+    }
+
     /** Parsed command-line options. */
     static final class Options {
         String command;
         Path flow;
         Path materialize;
+        Path deadLetters;
         Integer parallelism;
         String stateBackend = "rocksdb";
         String checkpointDir;
@@ -238,6 +261,7 @@ public final class AutoCdcCli {
                 switch (a) {
                     case "--flow" -> o.flow = Path.of(value(args, ++i, a));
                     case "--materialize" -> o.materialize = Path.of(value(args, ++i, a));
+                    case "--dead-letters" -> o.deadLetters = Path.of(value(args, ++i, a));
                     case "--parallelism" -> {
                         try {
                             o.parallelism = Integer.parseInt(value(args, ++i, a));
@@ -277,30 +301,38 @@ public final class AutoCdcCli {
                     throw new IllegalArgumentException("cannot read the flow file " + o.flow);
                 }
             }
-            if (o.materialize != null) {
-                // checked before the job runs, not after it has read every event
-                Path parent = o.materialize.toAbsolutePath().getParent();
-                if (Files.isDirectory(o.materialize)) {
-                    throw new IllegalArgumentException(
-                            "--materialize "
-                                    + o.materialize
-                                    + " is a directory; name a file, for example "
-                                    + o.materialize.resolve("target.jsonl"));
-                }
-                if (parent == null || !Files.isDirectory(parent)) {
-                    throw new IllegalArgumentException(
-                            "--materialize "
-                                    + o.materialize
-                                    + ": the directory "
-                                    + parent
-                                    + " does not exist; create it first");
-                }
-                if (!Files.isWritable(parent)) {
-                    throw new IllegalArgumentException(
-                            "--materialize " + o.materialize + ": cannot write in " + parent);
-                }
-            }
+            // checked before the job runs, not after it has read every event
+            writableFile("--materialize", o.materialize);
+            writableFile("--dead-letters", o.deadLetters);
             return o;
+        }
+
+        private static void writableFile(String option, Path file) {
+            if (file == null) {
+                return;
+            }
+            Path parent = file.toAbsolutePath().getParent();
+            if (Files.isDirectory(file)) {
+                throw new IllegalArgumentException(
+                        option
+                                + " "
+                                + file
+                                + " is a directory; name a file, for example "
+                                + file.resolve("target.jsonl"));
+            }
+            if (parent == null || !Files.isDirectory(parent)) {
+                throw new IllegalArgumentException(
+                        option
+                                + " "
+                                + file
+                                + ": the directory "
+                                + parent
+                                + " does not exist; create it first");
+            }
+            if (!Files.isWritable(parent)) {
+                throw new IllegalArgumentException(
+                        option + " " + file + ": cannot write in " + parent);
+            }
         }
 
         private static String value(String[] args, int i, String option) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.core.execution.JobClient;
@@ -36,7 +37,7 @@ final class Materializer {
      *
      * @param collected each flow's changelog, from {@code collectAsync()} before the job is built
      */
-    static Map<PlannedFlow, TargetTable> run(
+    static Result run(
             StreamExecutionEnvironment env,
             String jobName,
             Map<PlannedFlow, CloseableIterator<RowData>> collected)
@@ -68,9 +69,11 @@ final class Materializer {
         } finally {
             pool.shutdownNow();
         }
-        client.getJobExecutionResult().get();
-        return tables;
+        return new Result(tables, client.getJobExecutionResult().get());
     }
+
+    /** Each flow's final table, and the job's result (its accumulators count the letters). */
+    record Result(Map<PlannedFlow, TargetTable> tables, JobExecutionResult job) {}
 
     /**
      * OUT.jsonl for one flow; OUT.&lt;target&gt;.jsonl for each target when the script has several.

@@ -1,6 +1,5 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.AutoCdcFunction;
@@ -14,6 +13,7 @@ import java.util.Map;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -46,12 +46,33 @@ import org.slf4j.LoggerFactory;
 public final class FlowJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowJob.class);
 
+    /** The columns of a dead-letter or late-events table, in order (docs/operations.md). */
+    public static final DataType LETTER_TABLE =
+            DataTypes.ROW(
+                    DataTypes.FIELD("flow", DataTypes.STRING()),
+                    DataTypes.FIELD("source", DataTypes.STRING()),
+                    DataTypes.FIELD("reason", DataTypes.STRING()),
+                    DataTypes.FIELD("message", DataTypes.STRING()),
+                    DataTypes.FIELD("payload", DataTypes.STRING()),
+                    DataTypes.FIELD("topic", DataTypes.STRING()),
+                    DataTypes.FIELD("partition", DataTypes.INT()),
+                    DataTypes.FIELD("offset", DataTypes.BIGINT()),
+                    DataTypes.FIELD("raw", DataTypes.BYTES()));
+
     private final StreamTableEnvironment tEnv;
     private final List<PlannedFlow> flows;
     private final Map<String, DataStream<RowData>> changelogs = new LinkedHashMap<>();
     private final StreamStatementSet statements;
 
     private final List<String> inserts;
+
+    /** Where letters with no table go; null: the log. */
+    private Sink<DeadLetter> letterSink;
+
+    private String letterSinkName;
+
+    /** Per flow and kind ({@link LetterCounts}), where its letters go, for the run's report. */
+    private final Map<String, Map<String, String>> destinations = new LinkedHashMap<>();
 
     public FlowJob(StreamTableEnvironment tEnv, List<PlannedFlow> flows) {
         this(tEnv, flows, List.of());
@@ -69,6 +90,26 @@ public final class FlowJob {
 
     public List<PlannedFlow> flows() {
         return flows;
+    }
+
+    /**
+     * Sends the dead letters and late events that have no table to {@code sink} (run with
+     * parallelism 1) instead of the log; call before {@link #attach()}.
+     *
+     * @param name where the sink writes, for the run's report
+     */
+    public FlowJob lettersTo(Sink<DeadLetter> sink, String name) {
+        this.letterSink = sink;
+        this.letterSinkName = name;
+        return this;
+    }
+
+    /**
+     * Per flow and letter kind ({@link LetterCounts#DEAD}, {@link LetterCounts#LATE}), where they
+     * went.
+     */
+    public Map<String, Map<String, String>> destinations() {
+        return destinations;
     }
 
     /** Adds every flow to the job; returns each target's changelog by target name. */
@@ -97,16 +138,15 @@ public final class FlowJob {
                             changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS),
                             flow.deadLetterTable(),
                             FlowOptions.DEAD_LETTER_TABLE.key(),
-                            "dead letter");
+                            LetterCounts.DEAD);
             anySink |=
                     route(
                             flow,
                             changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS),
                             flow.lateEventsTable(),
                             FlowOptions.LATE_EVENTS_TABLE.key(),
-                            "late event");
-            if (flow.target().hasConnector()) {
-                createTargetTable(flow);
+                            LetterCounts.LATE);
+            if (flow.target().hasConnector()) { // created by the planner (DeclaredTarget)
                 statements.add(
                         toTable(flow, changelog)
                                 .insertInto(FlowPlanner.quoteName(flow.flow().target())));
@@ -120,33 +160,46 @@ public final class FlowJob {
     }
 
     /**
-     * Sends letters to their table, or logs them (the sink's uid is named after the setting that
-     * routes them).
+     * Counts letters ({@link LetterCounts}) and sends them to their table, else to the letter sink,
+     * else to the log. The counter's uid is named after the setting that routes them.
      */
     private boolean route(
             PlannedFlow flow,
-            DataStream<DeadLetter> letters,
+            DataStream<DeadLetter> uncounted,
             String table,
             String setting,
-            String what) {
+            String kind) {
+        String name = flow.flow().name();
+        DataStream<DeadLetter> letters =
+                uncounted
+                        .map(new LetterCounts.Counter(kind))
+                        .name(kind + "s of " + name)
+                        .uid("auto-cdc-" + setting + "-" + name);
+        Map<String, String> where = destinations.computeIfAbsent(name, n -> new LinkedHashMap<>());
+        if (table == null && letterSink != null) {
+            where.put(kind, "written to " + letterSinkName);
+            letters.sinkTo(letterSink)
+                    .setParallelism(1)
+                    .name(kind + "s of " + name + " to " + letterSinkName);
+            return false; // a DataStream sink, not a statement
+        }
         if (table == null) {
-            letters.map(new LogLetter(what))
-                    .name(what + "s of " + flow.flow().name())
-                    .uid("auto-cdc-" + setting + "-" + flow.flow().name())
+            where.put(
+                    kind,
+                    "logged only (WARN "
+                            + FlowJob.class.getName()
+                            + "); set 'autocdc."
+                            + name
+                            + "."
+                            + setting
+                            + "' or run with --dead-letters FILE.jsonl to keep them");
+            letters.map(new LogLetter(kind))
+                    .name("log " + kind + "s of " + name)
                     .sinkTo(new DiscardingSink<>());
             return false;
         }
-        DataType type =
-                DataTypes.ROW(
-                        DataTypes.FIELD("flow", DataTypes.STRING()),
-                        DataTypes.FIELD("source", DataTypes.STRING()),
-                        DataTypes.FIELD("reason", DataTypes.STRING()),
-                        DataTypes.FIELD("message", DataTypes.STRING()),
-                        DataTypes.FIELD("payload", DataTypes.STRING()),
-                        DataTypes.FIELD("topic", DataTypes.STRING()),
-                        DataTypes.FIELD("partition", DataTypes.INT()),
-                        DataTypes.FIELD("offset", DataTypes.BIGINT()),
-                        DataTypes.FIELD("raw", DataTypes.BYTES()));
+        where.put(kind, "written to table " + table);
+        DataType type = LETTER_TABLE;
         String source = flow.flow().source();
         DataStream<Row> rows =
                 letters.map(
@@ -164,53 +217,6 @@ public final class FlowJob {
                         .returns(ExternalTypeInfo.of(type));
         statements.add(tEnv.fromDataStream(rows).insertInto(FlowPlanner.quoteName(table)));
         return true;
-    }
-
-    /**
-     * Declares a target that has a connector: its columns and primary key come from the flow unless
-     * written.
-     */
-    private void createTargetTable(PlannedFlow flow) {
-        EngineSpec spec = flow.spec();
-        String columns = flow.target().columns();
-        if (columns == null) {
-            RowType t = spec.targetType();
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < t.getFieldCount(); i++) {
-                b.append(FlowPlanner.quote(t.getFieldNames().get(i)))
-                        .append(' ')
-                        .append(t.getTypeAt(i).asSerializableString())
-                        .append(", ");
-            }
-            if (spec.outputMode() == OutputMode.UPSERT) {
-                b.append("PRIMARY KEY (");
-                int[] pk = spec.targetPrimaryKey();
-                for (int i = 0; i < pk.length; i++) {
-                    b.append(i > 0 ? ", " : "")
-                            .append(FlowPlanner.quote(t.getFieldNames().get(pk[i])));
-                }
-                b.append(") NOT ENFORCED");
-            } else {
-                b.setLength(b.length() - 2); // a retract sink takes no primary key
-            }
-            columns = b.toString();
-        }
-        String ddl =
-                "CREATE TABLE "
-                        + FlowPlanner.quoteName(flow.flow().target())
-                        + " ("
-                        + columns
-                        + ") WITH ("
-                        + flow.target().options()
-                        + ")";
-        try {
-            tEnv.executeSql(ddl);
-        } catch (RuntimeException e) {
-            throw new FlowSyntaxException(
-                    flow.target().line(),
-                    "CREATE OR REFRESH STREAMING TABLE",
-                    "Flink could not create the target table: " + FlowPlanner.rootMessage(e));
-        }
     }
 
     private Table toTable(PlannedFlow flow, DataStream<RowData> changelog) {

@@ -26,6 +26,7 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeCasts;
 
 /**
  * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources,
@@ -158,6 +159,10 @@ public final class FlowPlanner {
             PlannedFlow p = planned.get(i);
             String name = p.flow().name();
             whole.refuseSetAfter(name, p.flow().line());
+            checkLetterTable(
+                    name, FlowOptions.DEAD_LETTER_TABLE.key(), whole.deadLetterTable(name));
+            checkLetterTable(
+                    name, FlowOptions.LATE_EVENTS_TABLE.key(), whole.lateEventsTable(name));
             planned.set(
                     i,
                     new PlannedFlow(
@@ -208,6 +213,9 @@ public final class FlowPlanner {
         }
         // Metadata that feeds the dead letters, not the target: the autocdc format's parse error
         // and raw record, and Kafka's topic, partition and offset.
+        // Control columns are named under a prefix no source column uses, so every source column
+        // stays data whatever its name (SPEC §11).
+        String prefix = EngineSpec.controlPrefixAvoiding(sourceColumns);
         Map<String, String> control = new LinkedHashMap<>();
         for (Column c : source.getColumns()) {
             if (c instanceof Column.MetadataColumn m) {
@@ -223,7 +231,7 @@ public final class FlowPlanner {
                             default -> null;
                         };
                 if (as != null) {
-                    control.put(c.getName(), as);
+                    control.put(c.getName(), EngineSpec.controlName(prefix, as));
                 }
             }
         }
@@ -248,43 +256,44 @@ public final class FlowPlanner {
             select.append(quote(c)).append(", ");
         }
         select.append(sequenceExpression(flow, mapping, source))
-                .append(" AS `")
-                .append(EngineSpec.SEQUENCE)
-                .append('`');
+                .append(" AS ")
+                .append(quote(EngineSpec.controlName(prefix, EngineSpec.SEQUENCE)));
         if (mapping.systemSequence() != null) {
             select.append(", ")
                     .append(quote(mapping.systemSequence()))
-                    .append(" AS `")
-                    .append(EngineSpec.SYSTEM_SEQUENCE)
-                    .append('`');
+                    .append(" AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.SYSTEM_SEQUENCE)));
         }
         if (flow.applyAsDeletes() != null) {
             select.append(", (")
                     .append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
-                    .append(") AS `")
-                    .append(EngineSpec.DELETE)
-                    .append('`');
+                    .append(") AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.DELETE)));
         }
         if (flow.applyAsTruncates() != null) {
             select.append(", (")
                     .append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
-                    .append(") AS `")
-                    .append(EngineSpec.TRUNCATE)
-                    .append('`');
+                    .append(") AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.TRUNCATE)));
         }
         if (mapping.columnsToUpdate() != null) {
             select.append(", ")
                     .append(quote(mapping.columnsToUpdate()))
-                    .append(" AS `")
-                    .append(EngineSpec.COLUMNS_TO_UPDATE)
-                    .append('`');
+                    .append(" AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.COLUMNS_TO_UPDATE)));
         }
         for (Map.Entry<String, String> c : control.entrySet()) {
             select.append(", ")
                     .append(quote(c.getKey()))
-                    .append(" AS `")
-                    .append(c.getValue())
-                    .append('`');
+                    .append(" AS ")
+                    .append(quote(c.getValue()));
+        }
+        String record = recordExpression(mapping, control.keySet(), source);
+        if (record != null) {
+            select.append(", ")
+                    .append(record)
+                    .append(" AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.RECORD)));
         }
         select.append(" FROM ").append(quoteName(flow.source()));
         String sql = select.toString();
@@ -298,8 +307,96 @@ public final class FlowPlanner {
         RowType input =
                 (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
 
+        EngineSpec spec = spec(flow, mapping, input, prefix, options, OutputMode.RETRACT);
+        List<String> key = new ArrayList<>();
+        for (int i : spec.targetPrimaryKey()) {
+            key.add(spec.targetType().getFieldNames().get(i));
+        }
+        DeclaredTarget declared =
+                DeclaredTarget.resolve(tEnv, target, flow.storedAs(), spec.targetType(), key);
+        OutputMode mode = declared.outputMode(options.changelogMode(flow.name()));
+        if (mode != spec.outputMode()) {
+            spec = spec(flow, mapping, input, prefix, options, mode);
+        }
+        return new PlannedFlow(
+                flow,
+                target,
+                spec,
+                sql,
+                projection,
+                options.deadLetterTable(flow.name()),
+                options.lateEventsTable(flow.name()));
+    }
+
+    /**
+     * A letter table must exist and take {@link FlowJob#LETTER_TABLE}'s columns by position
+     * (letters are inserted by position, so the names are free).
+     */
+    private void checkLetterTable(String flow, String setting, String table) {
+        if (table == null) {
+            return;
+        }
+        String key = "autocdc." + flow + "." + setting;
+        Integer line = setLines.get(key);
+        int at = line == null ? 1 : line;
+        ResolvedSchema schema;
+        try {
+            schema = tEnv.from(quoteName(table)).getResolvedSchema();
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(
+                    at,
+                    "SET",
+                    key
+                            + " names "
+                            + table
+                            + ", which is no table; create it first (CREATE TABLE "
+                            + table
+                            + " ("
+                            + letterColumns()
+                            + ") WITH (...))");
+        }
+        RowType expected = (RowType) FlowJob.LETTER_TABLE.getLogicalType();
+        List<Column> columns = schema.getColumns().stream().filter(Column::isPhysical).toList();
+        boolean fits = columns.size() == expected.getFieldCount();
+        for (int i = 0; fits && i < columns.size(); i++) {
+            LogicalType to = columns.get(i).getDataType().getLogicalType();
+            fits = LogicalTypeCasts.supportsImplicitCast(expected.getTypeAt(i), to.copy(true));
+        }
+        if (!fits) {
+            throw new FlowSyntaxException(
+                    at,
+                    "SET",
+                    key
+                            + " names "
+                            + table
+                            + ", whose columns are "
+                            + columns.stream().map(Column::getName).toList()
+                            + "; a letter table has the columns "
+                            + letterColumns());
+        }
+    }
+
+    private static String letterColumns() {
+        RowType t = (RowType) FlowJob.LETTER_TABLE.getLogicalType();
+        List<String> columns = new ArrayList<>();
+        for (int i = 0; i < t.getFieldCount(); i++) {
+            columns.add(t.getFieldNames().get(i) + " " + t.getTypeAt(i).asSummaryString());
+        }
+        return String.join(", ", columns)
+                .replace("VARCHAR(2147483647)", "STRING")
+                .replace("VARBINARY(2147483647)", "BYTES");
+    }
+
+    private static EngineSpec spec(
+            AutoCdcFlow flow,
+            FlowMapping mapping,
+            RowType input,
+            String prefix,
+            FlowOptions options,
+            OutputMode mode) {
         EngineSpec.Builder b =
-                mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input));
+                mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input))
+                        .controlPrefix(prefix);
         if (flow.ignoreNullUpdates()) {
             b.ignoreNullUpdates();
         }
@@ -315,54 +412,40 @@ public final class FlowPlanner {
         if (flow.trackHistoryExceptColumnList() != null) {
             b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
         }
-        // upsert by default for sinks keyed by the target's primary key: upsert-kafka, or a target
-        // whose columns declare a PRIMARY KEY; retract for the others (kafka with a changelog
-        // format, print, ...)
-        boolean targetHasKey =
-                target.columns() != null
-                        && target.columns().toUpperCase(Locale.ROOT).contains("PRIMARY KEY");
-        boolean upsertConnector =
-                target.hasConnector()
-                        && target.options()
-                                .replace(" ", "")
-                                .toLowerCase(Locale.ROOT)
-                                .contains("'connector'='upsert-kafka'");
-        b.outputMode(
-                options.changelogMode(flow.name())
-                        .orElse(
-                                upsertConnector || targetHasKey
-                                        ? OutputMode.UPSERT
-                                        : OutputMode.RETRACT));
+        b.outputMode(mode);
         b.tombstoneRetention(options.tombstoneRetention(flow.name()));
         b.historyRetention(options.historyRetention(flow.name()));
         b.blockSize(options.blockSize(flow.name()));
-        EngineSpec spec;
         try {
-            spec = b.build();
+            return b.build();
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(line, e.clause(), e.detail());
+            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
         } catch (IllegalArgumentException e) {
-            throw new FlowSyntaxException(line, "COLUMNS", e.getMessage());
+            throw new FlowSyntaxException(flow.line(), "COLUMNS", e.getMessage());
         }
-        return new PlannedFlow(
-                flow,
-                target,
-                spec,
-                sql,
-                projection,
-                options.deadLetterTable(flow.name()),
-                options.lateEventsTable(flow.name()));
     }
 
-    private static String sequenceExpression(
-            AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
-        if (!flow.sequenceIsStruct()) {
-            return quote(mapping.sequence().get(0));
+    /**
+     * The source columns the target leaves out, as one ROW, so that a dead letter's payload is the
+     * whole record (SPEC §11); null when the target keeps them all.
+     */
+    private static String recordExpression(
+            FlowMapping mapping, Set<String> control, ResolvedSchema source) {
+        List<String> left = new ArrayList<>();
+        for (Column c : source.getColumns()) {
+            if (!mapping.kept().contains(c.getName()) && !control.contains(c.getName())) {
+                left.add(c.getName());
+            }
         }
+        return left.isEmpty() ? null : rowExpression(left, source);
+    }
+
+    /** {@code CAST(ROW(a, b) AS ROW<a T, b T>)}: a ROW of source columns that keeps their names. */
+    private static String rowExpression(List<String> columns, ResolvedSchema source) {
         StringBuilder row = new StringBuilder("CAST(ROW(");
         StringBuilder type = new StringBuilder("ROW<");
-        for (int i = 0; i < mapping.sequence().size(); i++) {
-            String name = mapping.sequence().get(i);
+        for (int i = 0; i < columns.size(); i++) {
+            String name = columns.get(i);
             LogicalType t = source.getColumn(name).orElseThrow().getDataType().getLogicalType();
             if (i > 0) {
                 row.append(", ");
@@ -372,6 +455,14 @@ public final class FlowPlanner {
             type.append(quote(name)).append(' ').append(t.copy(true).asSerializableString());
         }
         return row.append(") AS ").append(type).append(">)").toString();
+    }
+
+    private static String sequenceExpression(
+            AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
+        if (!flow.sequenceIsStruct()) {
+            return quote(mapping.sequence().get(0));
+        }
+        return rowExpression(mapping.sequence(), source);
     }
 
     /** Checks that a condition is a boolean expression over the source. */

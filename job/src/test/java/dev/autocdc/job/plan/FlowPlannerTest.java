@@ -7,6 +7,7 @@ import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.operators.flink.OutputMode;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -23,6 +24,11 @@ class FlowPlannerTest {
                 + " recorded TIMESTAMP(3), score DOUBLE, cols ARRAY<STRING>) WITH ('connector' ="
                 + " 'datagen');\n"
                 + "CREATE OR REFRESH STREAMING TABLE t;\n";
+
+    private static final String LETTERS =
+            "CREATE TEMPORARY TABLE %s (flow STRING, source STRING, reason STRING, message STRING,"
+                    + " payload STRING, topic STRING, `partition` INT, `offset` BIGINT, raw_bytes"
+                    + " BYTES) WITH ('connector' = 'blackhole');\n";
 
     private StreamTableEnvironment tEnv;
 
@@ -59,8 +65,9 @@ class FlowPlannerTest {
                 .isEqualTo(
                         "SELECT `id`, `name`, `city`, `seq`, `recorded`, `score`, CAST(ROW(`seq`,"
                             + " `recorded`) AS ROW<`seq` BIGINT, `recorded` TIMESTAMP(3)>) AS"
-                            + " `__seq`, (op = 'D') AS `__delete`, `cols` AS `__columns_to_update`"
-                            + " FROM `src`");
+                            + " `__seq`, (op = 'D') AS `__delete`, `cols` AS `__columns_to_update`,"
+                            + " CAST(ROW(`op`, `cols`) AS ROW<`op` VARCHAR(2147483647), `cols`"
+                            + " ARRAY<VARCHAR(2147483647)>>) AS `__record` FROM `src`");
         assertThat(f.spec().targetType().getFieldNames())
                 .containsExactly(
                         "id", "name", "city", "seq", "recorded", "score", "__START_AT", "__END_AT");
@@ -257,7 +264,9 @@ class FlowPlannerTest {
                         + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq"
                         + " STORED AS SCD TYPE 2;\n"
                         + "SET 'autocdc.f.dead-letter-table' = 'letters';\n"
-                        + "SET 'autocdc.f.late-events-table' = 'late';\n";
+                        + "SET 'autocdc.f.late-events-table' = 'late';\n"
+                        + LETTERS.formatted("letters")
+                        + LETTERS.formatted("late");
         PlannedFlow f = new FlowPlanner(tEnv).plan(FlowScript.parse(flow)).get(0);
         assertThat(f.deadLetterTable()).isEqualTo("letters");
         assertThat(f.lateEventsTable()).isEqualTo("late");
@@ -272,7 +281,7 @@ class FlowPlannerTest {
                                                                 + " 'autocdc.f.tombstone-retention'"
                                                                 + " = '1 d';\n")))
                 .hasMessage(
-                        "line 6, SET 'autocdc.f.tombstone-retention': comes after CREATE FLOW f"
+                        "line 8, SET 'autocdc.f.tombstone-retention': comes after CREATE FLOW f"
                                 + " (line 3), which takes its settings where it is declared; move"
                                 + " the SET above the flow");
     }
@@ -290,5 +299,154 @@ class FlowPlannerTest {
                         "line 5, CREATE FLOW: a flow named F is declared on line 4 already; name"
                                 + " each flow once (the name is its state's identity in savepoints"
                                 + " and its settings' prefix)");
+    }
+
+    private List<PlannedFlow> planWithTarget(String target, String clauses) {
+        environment();
+        return new FlowPlanner(tEnv)
+                .plan(
+                        FlowScript.parse(
+                                SOURCE.replace("CREATE OR REFRESH STREAMING TABLE t;\n", target)
+                                        + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src) "
+                                        + clauses
+                                        + ";"));
+    }
+
+    /** Issue 13, items 4 and 12: the target Flink resolves, not the DDL's text, is checked. */
+    @Test
+    void aDeclaredTargetMustHaveTheFlowsKeyAndColumns() {
+        String scd2 = "KEYS (id) SEQUENCE BY seq COLUMNS (id, name) STORED AS SCD TYPE 2";
+        assertThatThrownBy(
+                        () ->
+                                planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t (id INT, name STRING,"
+                                                + " __START_AT BIGINT, __END_AT BIGINT, PRIMARY"
+                                                + " KEY (id) NOT ENFORCED);\n",
+                                        scd2))
+                .hasMessage(
+                        "line 2, PRIMARY KEY: target t declares PRIMARY KEY (id), but the primary"
+                                + " key of an SCD2 target is (id, __START_AT), one row per"
+                                + " version; declare PRIMARY KEY (id, __START_AT) NOT ENFORCED, or"
+                                + " leave the key out");
+        assertThatThrownBy(
+                        () ->
+                                planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t (id INT, name"
+                                                + " STRING);\n",
+                                        scd2))
+                .hasMessage(
+                        "line 2, CREATE OR REFRESH STREAMING TABLE: target t declares the columns"
+                                + " [id, name], but the flow writes [id, name, __START_AT,"
+                                + " __END_AT]; declare those, in that order, or leave the columns"
+                                + " out");
+        assertThatThrownBy(
+                        () ->
+                                planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t (id INT, name INT,"
+                                                + " __START_AT BIGINT, __END_AT BIGINT);\n",
+                                        scd2))
+                .hasMessageContaining("declares name INT, but the flow writes STRING there");
+        // spacing and case the old text match missed; a JDBC-like declared key reads the same
+        PlannedFlow keyed =
+                planWithTarget(
+                                "CREATE OR REFRESH STREAMING TABLE t (id INT NOT NULL, name"
+                                        + " STRING, __START_AT BIGINT NOT NULL, __END_AT BIGINT,"
+                                        + " primary   key (__START_AT, id) not enforced);\n",
+                                scd2)
+                        .get(0);
+        assertThat(keyed.spec().outputMode()).isEqualTo(OutputMode.UPSERT);
+    }
+
+    @Test
+    void theChangelogFollowsTheSinkFlinkResolves() {
+        String scd1 = "KEYS (id) SEQUENCE BY seq COLUMNS (id, name)";
+        assertThat(
+                        planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t WITH ('connector' ="
+                                                + " 'print');\n",
+                                        scd1)
+                                .get(0)
+                                .spec()
+                                .outputMode())
+                .as("print takes every kind: the flow's own key makes it upsert")
+                .isEqualTo(OutputMode.UPSERT);
+        assertThat(
+                        planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t WITH ("
+                                                + " 'connector'='upsert-kafka', 'topic' = 't',"
+                                                + " 'properties.bootstrap.servers' = 'localhost:1',"
+                                                + " 'key.format' = 'json', 'value.format' ="
+                                                + " 'json');\n",
+                                        scd1)
+                                .get(0)
+                                .spec()
+                                .outputMode())
+                .isEqualTo(OutputMode.UPSERT);
+        assertThatThrownBy(
+                        () ->
+                                planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t WITH ('connector' ="
+                                                + " 'filesystem', 'path' = '/tmp/x', 'format' ="
+                                                + " 'json');\n",
+                                        scd1))
+                .hasMessageContaining("the connector of target t takes inserts only");
+        assertThatThrownBy(
+                        () ->
+                                planWithTarget(
+                                        "CREATE OR REFRESH STREAMING TABLE t WITH ('connector' ="
+                                                + " 'upsert-kafka');\n",
+                                        scd1))
+                .hasMessageContaining(
+                        "line 2, CREATE OR REFRESH STREAMING TABLE: Flink could not"
+                                + " open target t for writing");
+    }
+
+    @Test
+    void keysOfTypesThatCannotBeKeysAreRefusedOnce() {
+        rejects(
+                "KEYS (cols) SEQUENCE BY seq",
+                "KEYS: cols is of type ARRAY<STRING>, which cannot be a key; use a column of a"
+                        + " scalar type");
+    }
+
+    @Test
+    void aSequenceColumnInTrackHistoryIsRefused() {
+        rejects(
+                "KEYS (id) SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON (name, seq)",
+                "TRACK HISTORY ON: seq is a sequence column (SEQUENCE BY or SYSTEM SEQUENCE BY),"
+                        + " which is never tracked");
+    }
+
+    @Test
+    void letterTablesMustExistWithTheirSchema() {
+        String script =
+                SOURCE
+                        + "CREATE TEMPORARY TABLE bad_letters (flow STRING, reason STRING) WITH"
+                        + " ('connector' = 'blackhole');\n"
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq;\n";
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "SET 'autocdc.f.dead-letter-table' ="
+                                                                + " 'nowhere';\n"
+                                                                + script)))
+                .hasMessageContaining(
+                        "autocdc.f.dead-letter-table names nowhere, which is no table");
+        environment();
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "SET 'autocdc.f.late-events-table' ="
+                                                                + " 'bad_letters';\n"
+                                                                + script)))
+                .hasMessageContaining(
+                        "autocdc.f.late-events-table names bad_letters, whose columns are [flow,"
+                                + " reason]; a letter table has the columns flow STRING, source"
+                                + " STRING, reason STRING, message STRING, payload STRING, topic"
+                                + " STRING, partition INT, offset BIGINT, raw BYTES");
     }
 }

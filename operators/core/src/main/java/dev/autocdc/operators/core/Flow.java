@@ -389,7 +389,16 @@ public final class Flow implements Serializable {
             if (trackOn != null) {
                 for (String c : trackOn) {
                     int i = valueIndex(c, "TRACK HISTORY ON");
-                    tracked[i] = !sequence[i];
+                    if (sequence[i]) {
+                        throw new FlowDefinitionException(
+                                "TRACK HISTORY ON",
+                                columnNames.get(i)
+                                        + " is a sequence column (SEQUENCE BY or SYSTEM SEQUENCE"
+                                        + " BY), which is never tracked: it takes each event's"
+                                        + " value without opening a version; remove it from the"
+                                        + " list");
+                    }
+                    tracked[i] = true;
                 }
             } else {
                 boolean[] except =

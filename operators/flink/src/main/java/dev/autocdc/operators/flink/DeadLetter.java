@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -76,6 +77,27 @@ public class DeadLetter {
     @Override
     public int hashCode() {
         return Objects.hash(flow, reason, message, payload);
+    }
+
+    /**
+     * One JSON object, the columns of a dead-letter table: flow, source, reason, message, payload
+     * (a string), topic, partition, offset, raw (base64).
+     */
+    public String toJson() {
+        return JsonText.object(
+                List.of(
+                        "flow",
+                        "source",
+                        "reason",
+                        "message",
+                        "payload",
+                        "topic",
+                        "partition",
+                        "offset",
+                        "raw"),
+                new Object[] {
+                    flow, source, reason, message, payload, topic, partition, offset, raw
+                });
     }
 
     @Override

@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -22,7 +24,9 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <p><b>The input contract.</b> The operator consumes {@code RowData} whose fields are the target's
  * base columns (keys and values, in target order, after COLUMNS) followed by control columns, which
- * are found by name:
+ * are found by name: the names below, whose prefix {@code __} a planner may replace by another
+ * ({@link Builder#controlPrefix}, chosen with {@link #controlPrefixAvoiding}) so that no source
+ * column is ever taken for one (SPEC §11):
  *
  * <ul>
  *   <li>{@value #SEQUENCE} (required): the SEQUENCE BY value (a ROW for {@code STRUCT(...)});
@@ -35,7 +39,9 @@ import org.apache.flink.table.types.logical.RowType;
  *       required with COLUMNS TO UPDATE);
  *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse,
  *       sent to the dead letters with its raw bytes; {@value #TOPIC}, {@value #PARTITION}, {@value
- *       #OFFSET} (optional): where a dead letter came from.
+ *       #OFFSET} (optional): where a dead letter came from;
+ *   <li>{@value #RECORD} (optional ROW): the source columns the target leaves out, so that a dead
+ *       letter's payload is the whole record.
  * </ul>
  *
  * The job's planner produces this projection from the flow's SQL; a DataStream user produces it by
@@ -65,6 +71,15 @@ public final class EngineSpec implements Serializable {
     public static final String PARTITION = "__partition";
     public static final String OFFSET = "__offset";
 
+    /**
+     * Optional ROW: the source's columns that are not base columns (left out by COLUMNS), carried
+     * only for dead-letter payloads.
+     */
+    public static final String RECORD = "__record";
+
+    /** The prefix of the control column names above. */
+    public static final String DEFAULT_CONTROL_PREFIX = "__";
+
     /** Every control column name: an input column of one of these names is not a target column. */
     public static final Set<String> CONTROL_COLUMNS =
             Set.of(
@@ -77,7 +92,18 @@ public final class EngineSpec implements Serializable {
                     RAW,
                     TOPIC,
                     PARTITION,
-                    OFFSET);
+                    OFFSET,
+                    RECORD);
+
+    /** The target's own columns, which no base column may be named like (SPEC §3-5). */
+    private static final List<String> PERIOD_COLUMNS =
+            List.of("__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
+
+    /**
+     * {@link FlowDefinitionException#problem()}: a kept column is named like one of the target's
+     * own (its subject).
+     */
+    public static final String RESERVED_COLUMN = "reserved column";
 
     /** Default tombstone retention: 2 days, as Databricks' tombstoneGCThresholdInSeconds. */
     public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(2);
@@ -98,6 +124,7 @@ public final class EngineSpec implements Serializable {
     private final int deleteField;
     private final int truncateField;
     private final int columnsToUpdateField;
+    private final String controlPrefix;
     private final OutputMode outputMode;
     private final Duration tombstoneRetention;
     private final Duration historyRetention;
@@ -113,6 +140,7 @@ public final class EngineSpec implements Serializable {
         this.deleteField = del;
         this.truncateField = trunc;
         this.columnsToUpdateField = ctu;
+        this.controlPrefix = b.controlPrefix;
         this.outputMode = b.outputMode;
         this.tombstoneRetention = b.tombstoneRetention;
         this.historyRetention = b.historyRetention;
@@ -121,6 +149,39 @@ public final class EngineSpec implements Serializable {
 
     public static Builder builder(String flowName, TargetType type, RowType input) {
         return new Builder(flowName, type, input);
+    }
+
+    /**
+     * A control column's name under a prefix: {@code controlName("__autocdc_", SEQUENCE)} is {@code
+     * __autocdc_seq}.
+     *
+     * @param controlColumn one of the default names above
+     */
+    public static String controlName(String prefix, String controlColumn) {
+        return prefix + controlColumn.substring(DEFAULT_CONTROL_PREFIX.length());
+    }
+
+    /**
+     * The first of {@code __}, {@code __autocdc_}, {@code __autocdc1_}, ... under which no control
+     * column name equals one of {@code columns} (ignoring case): the prefix a planner gives its
+     * control columns so that every source column stays data.
+     */
+    public static String controlPrefixAvoiding(Collection<String> columns) {
+        Set<String> taken = new HashSet<>();
+        for (String c : columns) {
+            taken.add(c.toLowerCase(Locale.ROOT));
+        }
+        for (int i = 0; ; i++) {
+            String prefix =
+                    i == 0 ? DEFAULT_CONTROL_PREFIX : i == 1 ? "__autocdc_" : "__autocdc" + i + "_";
+            boolean free = true;
+            for (String c : CONTROL_COLUMNS) {
+                free &= !taken.contains(controlName(prefix, c).toLowerCase(Locale.ROOT));
+            }
+            if (free) {
+                return prefix;
+            }
+        }
     }
 
     public Flow flow() {
@@ -165,7 +226,7 @@ public final class EngineSpec implements Serializable {
         if (controlFields == null) {
             Map<String, Integer> m = new HashMap<>();
             for (String c : CONTROL_COLUMNS) {
-                m.put(c, inputType.getFieldNames().indexOf(c));
+                m.put(c, inputType.getFieldNames().indexOf(controlName(controlPrefix, c)));
             }
             controlFields = m;
         }
@@ -252,6 +313,7 @@ public final class EngineSpec implements Serializable {
         private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
         private Duration historyRetention;
         private int blockSize = DEFAULT_BLOCK_SIZE;
+        private String controlPrefix = DEFAULT_CONTROL_PREFIX;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -313,6 +375,16 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
+        /**
+         * The prefix of the input's control column names instead of {@code __} (see {@link
+         * #controlPrefixAvoiding}): {@code __autocdc_seq} for {@link #SEQUENCE}, and so on. Every
+         * other input column is a base column, whatever its name.
+         */
+        public Builder controlPrefix(String prefix) {
+            this.controlPrefix = prefix;
+            return this;
+        }
+
         public Builder outputMode(OutputMode mode) {
             this.outputMode = mode;
             return this;
@@ -362,14 +434,21 @@ public final class EngineSpec implements Serializable {
                         "retention", "a retention must be a positive duration");
             }
             List<String> names = input.getFieldNames();
-            int seq = names.indexOf(SEQUENCE);
-            int sys = names.indexOf(SYSTEM_SEQUENCE);
-            int del = names.indexOf(DELETE);
-            int trunc = names.indexOf(TRUNCATE);
-            int ctu = names.indexOf(COLUMNS_TO_UPDATE);
+            Set<String> control = new HashSet<>();
+            for (String c : CONTROL_COLUMNS) {
+                control.add(controlName(controlPrefix, c));
+            }
+            int seq = names.indexOf(controlName(controlPrefix, SEQUENCE));
+            int sys = names.indexOf(controlName(controlPrefix, SYSTEM_SEQUENCE));
+            int del = names.indexOf(controlName(controlPrefix, DELETE));
+            int trunc = names.indexOf(controlName(controlPrefix, TRUNCATE));
+            int ctu = names.indexOf(controlName(controlPrefix, COLUMNS_TO_UPDATE));
             if (seq < 0) {
                 throw new FlowDefinitionException(
-                        "SEQUENCE BY", "the engine's input has no " + SEQUENCE + " column");
+                        "SEQUENCE BY",
+                        "the engine's input has no "
+                                + controlName(controlPrefix, SEQUENCE)
+                                + " column");
             }
             flow.sequenceBy(TypeMapping.columnType(input.getTypeAt(seq)));
             if (sys >= 0) {
@@ -402,16 +481,30 @@ public final class EngineSpec implements Serializable {
             List<Integer> base = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 String n = names.get(i);
-                if (!CONTROL_COLUMNS.contains(n)) {
+                if (!control.contains(n)) {
+                    refusePeriodName(n);
                     flow.column(n, TypeMapping.columnType(input.getTypeAt(i)));
                     base.add(i);
                 }
             }
             Flow built = flow.build();
+            for (int k : built.keyIndexes()) {
+                try {
+                    TypeMapping.keyTypeInfo(input.getTypeAt(base.get(k)));
+                } catch (IllegalArgumentException e) {
+                    throw new FlowDefinitionException(
+                            "KEYS",
+                            e.getMessage().replace("a key column", built.columnNames().get(k)),
+                            null,
+                            built.columnNames().get(k));
+                }
+            }
             if (built.hasColumnsToUpdate() && ctu < 0) {
                 throw new FlowDefinitionException(
                         "COLUMNS TO UPDATE",
-                        "the engine's input has no " + COLUMNS_TO_UPDATE + " column");
+                        "the engine's input has no "
+                                + controlName(controlPrefix, COLUMNS_TO_UPDATE)
+                                + " column");
             }
             return new EngineSpec(
                     this,
@@ -422,6 +515,28 @@ public final class EngineSpec implements Serializable {
                     del,
                     trunc,
                     ctu);
+        }
+
+        /** A kept column named like one the target adds itself would be two columns of one name. */
+        private void refusePeriodName(String column) {
+            int own = type == TargetType.SCD1 ? 0 : type == TargetType.SCD2 ? 2 : 4;
+            for (String p : PERIOD_COLUMNS.subList(0, own)) {
+                if (p.equalsIgnoreCase(column)) {
+                    throw new FlowDefinitionException(
+                            "COLUMNS",
+                            "the source column "
+                                    + column
+                                    + " would be kept, but an "
+                                    + type
+                                    + " target has its own "
+                                    + p
+                                    + " column; leave it out with COLUMNS * EXCEPT ("
+                                    + column
+                                    + ")",
+                            RESERVED_COLUMN,
+                            column);
+                }
+            }
         }
 
         private void checkBoolean(int field, String clause) {

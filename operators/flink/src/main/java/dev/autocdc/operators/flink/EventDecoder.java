@@ -7,6 +7,7 @@ import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.TargetType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
@@ -39,6 +40,7 @@ final class EventDecoder {
     private final int topic;
     private final int partition;
     private final int offset;
+    private final int record;
 
     EventDecoder(EngineSpec spec, EngineMetrics metrics) {
         this.spec = spec;
@@ -62,6 +64,7 @@ final class EventDecoder {
         topic = spec.field(EngineSpec.TOPIC);
         partition = spec.field(EngineSpec.PARTITION);
         offset = spec.field(EngineSpec.OFFSET);
+        record = spec.field(EngineSpec.RECORD);
     }
 
     /**
@@ -239,19 +242,49 @@ final class EventDecoder {
     }
 
     /**
-     * The input row as JSON text (see {@link JsonText}); a field that cannot be read is rendered as
-     * null.
+     * The source record as JSON text (see {@link JsonText}): the base columns, then the columns the
+     * target leaves out ({@value EngineSpec#RECORD}); without that column, every input field. A
+     * field that cannot be read is rendered as null.
      */
     private String describe(RowData input) {
-        Object[] values = new Object[inputGetters.length];
-        for (int i = 0; i < values.length; i++) {
-            try {
-                values[i] =
-                        TypeMapping.toJava(inputTypes[i], inputGetters[i].getFieldOrNull(input));
-            } catch (RuntimeException e) {
-                values[i] = null;
-            }
+        if (record < 0) {
+            return JsonText.object(spec.inputType().getFieldNames(), read(input, allFields()));
         }
-        return JsonText.object(spec.inputType().getFieldNames(), values);
+        int[] base = spec.baseFields();
+        List<String> names = new ArrayList<>();
+        for (int b : base) {
+            names.add(spec.inputType().getFieldNames().get(b));
+        }
+        Object[] values = read(input, base);
+        RowType left = (RowType) inputTypes[record];
+        names.addAll(left.getFieldNames());
+        Object[] all = Arrays.copyOf(values, names.size());
+        Object rest = readOrNull(input, record);
+        if (rest instanceof Object[] r) {
+            System.arraycopy(r, 0, all, values.length, r.length);
+        }
+        return JsonText.object(names, all);
+    }
+
+    private int[] allFields() {
+        int[] all = new int[inputTypes.length];
+        Arrays.setAll(all, i -> i);
+        return all;
+    }
+
+    private Object[] read(RowData input, int[] fields) {
+        Object[] values = new Object[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            values[i] = readOrNull(input, fields[i]);
+        }
+        return values;
+    }
+
+    private Object readOrNull(RowData input, int pos) {
+        try {
+            return TypeMapping.toJava(inputTypes[pos], inputGetters[pos].getFieldOrNull(input));
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink;
 
+import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
@@ -11,7 +12,7 @@ import org.apache.flink.types.Row;
 /**
  * The business key of an engine input row (SPEC §1 KEYS), for {@code keyBy} in front of {@link
  * AutoCdcFunction}: the key column's Java value when there is one key column, else a {@link Row} of
- * them.
+ * them; BYTES as a string (see {@link TypeMapping#keyTypeInfo}).
  */
 public final class FlowKeySelector
         implements KeySelector<RowData, Object>, ResultTypeQueryable<Object> {
@@ -50,13 +51,8 @@ public final class FlowKeySelector
         }
         Row key = new Row(fields.length);
         for (int i = 0; i < fields.length; i++) {
-            Object v = TypeMapping.toJava(types[i], getters[i].getFieldOrNull(row));
-            if (v instanceof Double && (Double) v == 0.0) {
-                v = 0.0d; // -0.0 and 0.0 are the same key (IS NOT DISTINCT FROM)
-            } else if (v instanceof Float && (Float) v == 0.0f) {
-                v = 0.0f;
-            }
-            key.setField(i, v);
+            key.setField(
+                    i, normalized(TypeMapping.toJava(types[i], getters[i].getFieldOrNull(row))));
         }
         return key;
     }
@@ -79,6 +75,9 @@ public final class FlowKeySelector
         }
         if (v instanceof Float && (Float) v == 0.0f) {
             return 0.0f;
+        }
+        if (v instanceof byte[] bytes) {
+            return new String(bytes, StandardCharsets.ISO_8859_1); // see TypeMapping.keyTypeInfo
         }
         return v;
     }

@@ -246,7 +246,9 @@ public final class TypeMapping {
                 return Types.STRING;
             case BINARY:
             case VARBINARY:
-                return Types.PRIMITIVE_ARRAY(Types.BYTE);
+                // an array hashes by identity, which Flink refuses as a key: the bytes as a
+                // string of ISO-8859-1 characters, one per byte, which is equal when they are
+                return Types.STRING;
             case DATE:
                 return Types.LOCAL_DATE;
             case TIME_WITHOUT_TIME_ZONE:
@@ -257,10 +259,11 @@ public final class TypeMapping {
                 return Types.INSTANT;
             default:
                 throw new IllegalArgumentException(
-                        "A key column of type "
-                                + t
-                                + " is not supported; use a scalar type (numbers, strings, dates,"
-                                + " timestamps, bytes) for KEYS");
+                        "a key column is of type "
+                                + t.asSummaryString()
+                                + ", which cannot be a key; use a column of a scalar type"
+                                + " (numbers, strings, booleans, dates, times, timestamps,"
+                                + " bytes), or a key computed in a view");
         }
     }
 
@@ -285,7 +288,7 @@ public final class TypeMapping {
                 return BigDecimal.ZERO;
             case BINARY:
             case VARBINARY:
-                return new byte[0];
+                return "";
             case DATE:
                 return LocalDate.EPOCH;
             case TIME_WITHOUT_TIME_ZONE:

@@ -1,0 +1,89 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.operators.flink.DeadLetter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.functions.RichMapFunction;
+
+/**
+ * Counts each flow's dead letters and late events by reason in Flink accumulators, so that a run
+ * can say at its end what went where (SPEC §11: a count that nobody can see is a loss). The
+ * operator's metrics count the same letters for monitoring; accumulators reach the job's result,
+ * which is what a console run has.
+ *
+ * <p>An accumulator is named {@code autocdc|<flow>|<kind>|<reason>}, kind being {@value #DEAD} or
+ * {@value #LATE}.
+ */
+public final class LetterCounts {
+    /** The kind of dead letters. */
+    public static final String DEAD = "dead letter";
+
+    /** The kind of late events. */
+    public static final String LATE = "late event";
+
+    private static final String SEPARATOR = "|";
+
+    private LetterCounts() {}
+
+    static String accumulator(String flow, String kind, String reason) {
+        return String.join(SEPARATOR, "autocdc", flow, kind, reason);
+    }
+
+    /**
+     * One line per flow: {@code flow f: 3 dead letters (NULL_KEY 2, PARSE_ERROR 1), 0 late events},
+     * with where they went.
+     *
+     * @param accumulators the job's accumulator results
+     * @param flows the flows, in script order
+     * @param destinations per flow and kind, where its letters went (a table, a file, the log)
+     */
+    public static List<String> report(
+            Map<String, Object> accumulators,
+            List<String> flows,
+            Map<String, Map<String, String>> destinations) {
+        List<String> lines = new ArrayList<>();
+        for (String flow : flows) {
+            StringBuilder line = new StringBuilder("flow ").append(flow).append(": ");
+            for (String kind : List.of(DEAD, LATE)) {
+                Map<String, Long> byReason = new TreeMap<>();
+                long total = 0;
+                for (Map.Entry<String, Object> a : accumulators.entrySet()) {
+                    String prefix = accumulator(flow, kind, "");
+                    if (a.getKey().startsWith(prefix) && a.getValue() instanceof Number n) {
+                        byReason.put(a.getKey().substring(prefix.length()), n.longValue());
+                        total += n.longValue();
+                    }
+                }
+                if (kind.equals(LATE)) {
+                    line.append(", ");
+                }
+                line.append(total).append(' ').append(kind).append(total == 1 ? "" : "s");
+                if (total > 0) {
+                    line.append(" (");
+                    byReason.forEach((r, n) -> line.append(r).append(' ').append(n).append(", "));
+                    line.setLength(line.length() - 2);
+                    line.append(") ").append(destinations.getOrDefault(flow, Map.of()).get(kind));
+                }
+            }
+            lines.add(line.toString());
+        }
+        return lines;
+    }
+
+    /** Passes letters on, counting them by reason. */
+    static final class Counter extends RichMapFunction<DeadLetter, DeadLetter> {
+        private final String kind;
+
+        Counter(String kind) {
+            this.kind = kind;
+        }
+
+        @Override
+        public DeadLetter map(DeadLetter d) {
+            getRuntimeContext().getLongCounter(accumulator(d.flow, kind, d.reason)).add(1L);
+            return d;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package dev.autocdc.job.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad input through the CLI, as a user meets it (SPEC §11): every record is either applied or a
+ * counted dead letter with its whole payload, and the console says how many and why.
+ */
+class BadInputTest {
+    @TempDir Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int cli(String... args) {
+        return new AutoCdcCli(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(args);
+    }
+
+    private Path write(String name, String text) throws Exception {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        return p;
+    }
+
+    /** A flow file over one JSON lines feed; %s in {@code script} is the feed's path. */
+    private Path flow(String script, String... lines) throws Exception {
+        Path feed = write("feed.json", String.join("\n", lines) + "\n");
+        return write("flow.sql", script.formatted(feed));
+    }
+
+    @Test
+    void columnsNamedLikeTheEnginesOwnAreData() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (id INT, __seq INT, __delete BOOLEAN, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                        SEQUENCE BY ts STORED AS SCD TYPE 2;
+                        """,
+                        // ordered by __seq, the second event would come first; __delete is data
+                        "{\"id\": 1, \"__seq\": 9, \"__delete\": true, \"ts\": 1}",
+                        "{\"id\": 1, \"__seq\": 1, \"__delete\": true, \"ts\": 2}");
+        Path result = dir.resolve("t.jsonl");
+        assertThat(cli("run", "--flow", flow.toString(), "--materialize", result.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"id\": 1, \"__seq\": 9, \"__delete\": true, \"ts\": 1, \"__START_AT\":"
+                                + " 1, \"__END_AT\": 2}",
+                        "{\"id\": 1, \"__seq\": 1, \"__delete\": true, \"ts\": 2, \"__START_AT\":"
+                                + " 2, \"__END_AT\": null}");
+    }
+
+    @Test
+    void aKeptColumnNamedLikeATargetsOwnIsRefusedWithTheFix() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (id INT, __START_AT INT, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                        SEQUENCE BY ts STORED AS SCD TYPE 2;
+                        """,
+                        "{\"id\": 1, \"__START_AT\": 9, \"ts\": 1}");
+        assertThat(cli("validate", "--flow", flow.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains("line 4")
+                .contains("COLUMNS")
+                .contains("has its own __START_AT column")
+                .contains("COLUMNS * EXCEPT (__START_AT)");
+    }
+
+    @Test
+    void deadLettersAreCountedByReasonAndWrittenWholeToAFile() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (id INT, name STRING, note STRING, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                        SEQUENCE BY ts COLUMNS * EXCEPT (note, ts);
+                        """,
+                        "{\"id\": 1, \"name\": \"a\", \"note\": \"kept\", \"ts\": 1}",
+                        "{\"id\": null, \"name\": \"b\", \"note\": \"no key\", \"ts\": 2}",
+                        "{\"id\": 2, \"name\": \"c\", \"note\": \"no sequence\", \"ts\": null}",
+                        "{\"id\": 3, \"name\": \"d\", \"note\": \"no key either\"}");
+        Path letters = dir.resolve("letters.jsonl");
+        Path result = dir.resolve("t.jsonl");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--dead-letters",
+                                letters.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result)).containsExactly("{\"id\": 1, \"name\": \"a\"}");
+        assertThat(err.toString())
+                .contains(
+                        "autocdc: flow f: 3 dead letters (NULL_KEY 1, NULL_SEQUENCE 2) written to "
+                                + letters
+                                + ", 0 late events");
+        List<String> written = Files.readAllLines(letters);
+        assertThat(written).hasSize(3);
+        // the payload is the whole record, with the columns the target leaves out
+        assertThat(written)
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"reason\": \"NULL_KEY\"")
+                                        .contains(
+                                                "\"payload\": \"{\\\"id\\\": null, \\\"name\\\":"
+                                                    + " \\\"b\\\", \\\"note\\\": \\\"no key\\\","
+                                                    + " \\\"ts\\\": 2}\""));
+    }
+
+    @Test
+    void withoutAFileTheConsoleSaysTheLettersWereOnlyLogged() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (id INT, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                        SEQUENCE BY ts;
+                        """,
+                        "{\"id\": 1, \"ts\": 1}", "{\"id\": null, \"ts\": 2}");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                dir.resolve("t.jsonl").toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(err.toString())
+                .contains("autocdc: flow f: 1 dead letter (NULL_KEY 1) logged only")
+                .contains("set 'autocdc.f.dead-letter-table' or run with --dead-letters");
+    }
+}
