@@ -264,17 +264,32 @@ public final class FlowPlanner {
                     .append(" AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.SYSTEM_SEQUENCE)));
         }
+        // each CAST in a condition becomes TRY_CAST; a record whose CAST failed is a dead letter
+        // naming the clause (CastGuard)
+        StringBuilder castFailed = new StringBuilder();
         if (flow.applyAsDeletes() != null) {
+            CastGuard.Guarded delete =
+                    condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN");
             select.append(", (")
-                    .append(condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN"))
+                    .append(delete.condition())
                     .append(") AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.DELETE)));
+            whenFailed(castFailed, delete, "APPLY AS DELETE WHEN");
         }
         if (flow.applyAsTruncates() != null) {
+            CastGuard.Guarded truncate =
+                    condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN");
             select.append(", (")
-                    .append(condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN"))
+                    .append(truncate.condition())
                     .append(") AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.TRUNCATE)));
+            whenFailed(castFailed, truncate, "APPLY AS TRUNCATE WHEN");
+        }
+        if (castFailed.length() > 0) {
+            select.append(", CASE")
+                    .append(castFailed)
+                    .append(" END AS ")
+                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.CAST_FAILED)));
         }
         if (mapping.columnsToUpdate() != null) {
             select.append(", ")
@@ -465,8 +480,21 @@ public final class FlowPlanner {
         return rowExpression(mapping.sequence(), source);
     }
 
-    /** Checks that a condition is a boolean expression over the source. */
-    private String condition(AutoCdcFlow flow, String expression, String clause) {
+    private static void whenFailed(StringBuilder cases, CastGuard.Guarded g, String clause) {
+        if (g.anyFailed() != null) {
+            cases.append(" WHEN ")
+                    .append(g.anyFailed())
+                    .append(" THEN '")
+                    .append(clause)
+                    .append("'");
+        }
+    }
+
+    /**
+     * Checks that a condition is a boolean expression over the source, and guards its CASTs ({@link
+     * CastGuard}).
+     */
+    private CastGuard.Guarded condition(AutoCdcFlow flow, String expression, String clause) {
         Table t;
         try {
             t = tEnv.sqlQuery("SELECT (" + expression + ") FROM " + quoteName(flow.source()));
@@ -492,7 +520,7 @@ public final class FlowPlanner {
                             + type
                             + ", not BOOLEAN; write a comparison such as operation = 'DELETE'");
         }
-        return expression;
+        return CastGuard.guard(expression);
     }
 
     static String quote(String identifier) {

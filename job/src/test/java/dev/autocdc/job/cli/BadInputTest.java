@@ -159,4 +159,76 @@ class BadInputTest {
                 .contains("autocdc: flow f: 1 dead letter (NULL_KEY 1) logged only")
                 .contains("set 'autocdc.f.dead-letter-table' or run with --dead-letters");
     }
+
+    @Test
+    void aCastThatCannotConvertIsADeadLetterNamingTheClause() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (id INT, op STRING, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                        APPLY AS DELETE WHEN CAST(op AS INT) = 1
+                        SEQUENCE BY ts COLUMNS * EXCEPT (op);
+                        """,
+                        "{\"id\": 1, \"op\": \"0\", \"ts\": 1}",
+                        // a delete nobody can read: neither applied nor taken for an upsert
+                        "{\"id\": 1, \"op\": \"x\", \"ts\": 2}",
+                        "{\"id\": 2, \"op\": \"0\", \"ts\": 1}",
+                        "{\"id\": 2, \"op\": \"1\", \"ts\": 2}",
+                        "{\"id\": 3, \"op\": null, \"ts\": 1}");
+        Path letters = dir.resolve("letters.jsonl");
+        Path result = dir.resolve("t.jsonl");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--dead-letters",
+                                letters.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly("{\"id\": 1, \"ts\": 1}", "{\"id\": 3, \"ts\": 1}");
+        assertThat(Files.readAllLines(letters))
+                .singleElement()
+                .asString()
+                .contains("\"reason\": \"BAD_CAST\"")
+                .contains("a CAST in APPLY AS DELETE WHEN could not convert the record's value")
+                .contains("\\\"op\\\": \\\"x\\\"");
+    }
+
+    @Test
+    void bytesKeysAreKeysByValue() throws Exception {
+        Path flow =
+                flow(
+                        """
+                        CREATE TABLE feed (k BYTES, v STRING, ts INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (k)
+                        SEQUENCE BY ts COLUMNS * EXCEPT (ts);
+                        """,
+                        "{\"k\": \"AQI=\", \"v\": \"old\", \"ts\": 1}",
+                        "{\"k\": \"AQI=\", \"v\": \"new\", \"ts\": 2}",
+                        "{\"k\": \"/w==\", \"v\": \"other\", \"ts\": 1}");
+        Path result = dir.resolve("t.jsonl");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--parallelism",
+                                "2"))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactlyInAnyOrder(
+                        "{\"k\": \"AQI=\", \"v\": \"new\"}", "{\"k\": \"/w==\", \"v\": \"other\"}");
+    }
 }

@@ -17,6 +17,9 @@ public class DeadLetter {
     public static final String BAD_VALUE = "BAD_VALUE";
     public static final String UNSUPPORTED_TRUNCATE = "UNSUPPORTED_TRUNCATE";
 
+    /** A CAST in a clause (APPLY AS DELETE WHEN ...) could not convert the record's value. */
+    public static final String BAD_CAST = "BAD_CAST";
+
     /** The source's format could not parse the record; {@link #raw} holds it as received. */
     public static final String PARSE_ERROR = "PARSE_ERROR";
 

@@ -38,8 +38,9 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names,
  *       required with COLUMNS TO UPDATE);
  *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse,
- *       sent to the dead letters with its raw bytes; {@value #TOPIC}, {@value #PARTITION}, {@value
- *       #OFFSET} (optional): where a dead letter came from;
+ *       sent to the dead letters with its raw bytes; {@value #CAST_FAILED} (optional): the clause
+ *       whose CAST could not convert the record, sent to the dead letters; {@value #TOPIC}, {@value
+ *       #PARTITION}, {@value #OFFSET} (optional): where a dead letter came from;
  *   <li>{@value #RECORD} (optional ROW): the source columns the target leaves out, so that a dead
  *       letter's payload is the whole record.
  * </ul>
@@ -61,6 +62,12 @@ public final class EngineSpec implements Serializable {
      * dead letter).
      */
     public static final String PARSE_ERROR = "__parse_error";
+
+    /**
+     * Optional STRING: the clause whose CAST could not convert the record's value (the row is a
+     * dead letter); null when every CAST converted.
+     */
+    public static final String CAST_FAILED = "__cast_failed";
 
     /** Optional BYTES: the record as received, for dead letters. */
     public static final String RAW = "__raw";
@@ -89,6 +96,7 @@ public final class EngineSpec implements Serializable {
                     TRUNCATE,
                     COLUMNS_TO_UPDATE,
                     PARSE_ERROR,
+                    CAST_FAILED,
                     RAW,
                     TOPIC,
                     PARTITION,

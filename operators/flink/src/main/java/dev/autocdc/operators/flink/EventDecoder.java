@@ -18,9 +18,10 @@ import org.apache.flink.types.RowKind;
 /**
  * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
  * ChangeEvent}, or into a {@link DeadLetter} with its reason (SPEC §11): a record the source could
- * not parse, a value that does not convert, a null key or sequence, a bad COLUMNS TO UPDATE list, a
- * truncate where none may be. Never throws for bad input. Every letter carries the flow, the row as
- * JSON text and the Kafka coordinates the row has, and is counted.
+ * not parse, a value that does not convert, a CAST in a clause that fails, a null key or sequence,
+ * a bad COLUMNS TO UPDATE list, a truncate where none may be. Never throws for bad input. Every
+ * letter carries the flow, the row as JSON text and the Kafka coordinates the row has, and is
+ * counted.
  */
 final class EventDecoder {
     /** Where a decoder's letters go. */
@@ -41,6 +42,7 @@ final class EventDecoder {
     private final int partition;
     private final int offset;
     private final int record;
+    private final int castFailed;
 
     EventDecoder(EngineSpec spec, EngineMetrics metrics) {
         this.spec = spec;
@@ -65,6 +67,7 @@ final class EventDecoder {
         partition = spec.field(EngineSpec.PARTITION);
         offset = spec.field(EngineSpec.OFFSET);
         record = spec.field(EngineSpec.RECORD);
+        castFailed = spec.field(EngineSpec.CAST_FAILED);
     }
 
     /**
@@ -88,6 +91,15 @@ final class EventDecoder {
             metrics.deadLettered.inc();
             letters.deadLetter(located(d, input));
             return null;
+        }
+        if (castFailed >= 0 && !input.isNullAt(castFailed)) {
+            return reject(
+                    input,
+                    letters,
+                    DeadLetter.BAD_CAST,
+                    "a CAST in "
+                            + input.getString(castFailed)
+                            + " could not convert the record's value");
         }
         Object[] row = new Object[baseGetters.length];
         Object sequence;
