@@ -135,7 +135,11 @@ public final class FlowJob {
             anySink |=
                     route(
                             flow,
-                            changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS),
+                            flow.sourceLetters() == null
+                                    ? changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS)
+                                    : changelog
+                                            .getSideOutput(AutoCdcFunction.DEAD_LETTERS)
+                                            .union(flow.sourceLetters()),
                             flow.deadLetterTable(),
                             FlowOptions.DEAD_LETTER_TABLE.key(),
                             LetterCounts.DEAD);

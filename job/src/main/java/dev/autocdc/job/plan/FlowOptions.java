@@ -67,6 +67,25 @@ public final class FlowOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription("the same for events refused by a retention");
+
+    /** What a source record its format cannot read becomes. */
+    public enum BadRecords {
+        /** A dead letter with its bytes and reason (SPEC §11). */
+        DEAD_LETTER,
+        /** The source's format as Flink runs it: the job fails (or the format's own options). */
+        FAIL
+    }
+
+    public static final ConfigOption<BadRecords> BAD_RECORDS =
+            ConfigOptions.key("bad-records")
+                    .enumType(BadRecords.class)
+                    .defaultValue(BadRecords.DEAD_LETTER)
+                    .withDescription(
+                            "`dead_letter`: a Kafka or filesystem source is read as bytes and"
+                                    + " decoded with its format by the flow, so that a record the"
+                                    + " format cannot read, a blank line or an inexact number is a"
+                                    + " dead letter (see [bad input](bad-input.md)); `fail`: the"
+                                    + " source reads its records itself, as Flink does");
     public static final ConfigOption<Integer> BLOCK_SIZE =
             ConfigOptions.key("block-size")
                     .intType()
@@ -95,7 +114,8 @@ public final class FlowOptions {
                     new Documented(HISTORY_RETENTION, "keep all"),
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
-                    new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"));
+                    new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"),
+                    new Documented(BAD_RECORDS, "`dead_letter`"));
 
     private final Map<String, Configuration> byFlow;
     private final Map<String, Integer> lines;
@@ -178,6 +198,7 @@ public final class FlowOptions {
             read.tombstoneRetention(flow);
             read.historyRetention(flow);
             read.blockSize(flow);
+            read.badRecords(flow);
         }
         return read;
     }
@@ -209,6 +230,10 @@ public final class FlowOptions {
 
     public int blockSize(String flow) {
         return value(flow, BLOCK_SIZE);
+    }
+
+    public BadRecords badRecords(String flow) {
+        return value(flow, BAD_RECORDS);
     }
 
     /** A retention: a duration, or {@code forever} (also {@code none}) for no retention. */

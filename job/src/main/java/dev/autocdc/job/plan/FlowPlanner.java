@@ -4,8 +4,10 @@ import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.format.DeadLetterFormatFactory;
+import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.DeadLetter;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.FlowMapping;
 import dev.autocdc.operators.flink.OutputMode;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
@@ -172,7 +175,8 @@ public final class FlowPlanner {
                             p.inputSql(),
                             p.input(),
                             whole.deadLetterTable(name),
-                            whole.lateEventsTable(name)));
+                            whole.lateEventsTable(name),
+                            p.sourceLetters()));
         }
         if (planned.isEmpty()) {
             throw new FlowSyntaxException(
@@ -310,7 +314,27 @@ public final class FlowPlanner {
                     .append(" AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.RECORD)));
         }
-        select.append(" FROM ").append(quoteName(flow.source()));
+        // a Kafka or filesystem source is read as bytes and decoded by a step of ours, so that a
+        // record its format cannot read is a dead letter (SourceDecoding)
+        SourceDecoding.Decoded decoded = null;
+        if (options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER) {
+            try {
+                decoded = SourceDecoding.decode(tEnv, flow.name(), flow.source());
+            } catch (RuntimeException e) {
+                throw new FlowSyntaxException(
+                        line,
+                        "FROM",
+                        "Flink could not read source "
+                                + flow.source()
+                                + " as bytes to decode: "
+                                + rootMessage(e)
+                                + " (SET 'autocdc."
+                                + flow.name()
+                                + ".bad-records' = 'fail' reads it as declared)");
+            }
+        }
+        select.append(" FROM ")
+                .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
         String sql = select.toString();
         Table projection;
         try {
@@ -340,7 +364,8 @@ public final class FlowPlanner {
                 sql,
                 projection,
                 options.deadLetterTable(flow.name()),
-                options.lateEventsTable(flow.name()));
+                options.lateEventsTable(flow.name()),
+                decoded == null ? null : decoded.letters());
     }
 
     /**
@@ -566,7 +591,8 @@ public final class FlowPlanner {
             String inputSql,
             Table input,
             String deadLetterTable,
-            String lateEventsTable) {
+            String lateEventsTable,
+            DataStream<DeadLetter> sourceLetters) {
         public TargetType type() {
             return flow.storedAs();
         }

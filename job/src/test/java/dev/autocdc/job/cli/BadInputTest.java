@@ -231,4 +231,92 @@ class BadInputTest {
                 .containsExactlyInAnyOrder(
                         "{\"k\": \"AQI=\", \"v\": \"new\"}", "{\"k\": \"/w==\", \"v\": \"other\"}");
     }
+
+    private static final String NUMBERS =
+            """
+            CREATE TABLE feed (id INT, amount DECIMAL(5, 2), seq BIGINT)
+            WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+            CREATE OR REFRESH STREAMING TABLE t;
+            CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+            SEQUENCE BY seq COLUMNS * EXCEPT (seq);
+            """;
+
+    /** Issue 13, items 3, 6 and 7: the default for a plain json source, as the README has it. */
+    @Test
+    void unreadableBlankAndInexactRecordsAreDeadLettersWithTheirBytes() throws Exception {
+        Path flow =
+                flow(
+                        NUMBERS,
+                        "{\"id\": 1, \"amount\": 1.5, \"seq\": 1}",
+                        "{\"id\": 2, \"amount\": \"2.25\", \"seq\": \"1\"}",
+                        "{\"id\": 3, \"amount\": 999.99, \"seq\": 1e2}",
+                        "{not json",
+                        "   ",
+                        "{\"id\": 22.7, \"amount\": 1, \"seq\": 1}",
+                        "{\"id\": 4, \"amount\": 1, \"seq\": 1.5}",
+                        "{\"id\": 3000000000, \"amount\": 1, \"seq\": 1}",
+                        "{\"id\": 5, \"amount\": 1.234, \"seq\": 1}",
+                        "{\"id\": 6, \"amount\": 12345.6, \"seq\": 1}",
+                        "{\"id\": 7, \"amount\": 1, \"seq\": 99999999999999999999}");
+        Path letters = dir.resolve("letters.jsonl");
+        Path result = dir.resolve("t.jsonl");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--dead-letters",
+                                letters.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"id\": 1, \"amount\": 1.50}",
+                        "{\"id\": 2, \"amount\": 2.25}",
+                        "{\"id\": 3, \"amount\": 999.99}");
+        assertThat(err.toString())
+                .contains(
+                        "autocdc: flow f: 8 dead letters (BLANK_RECORD 1, INEXACT_NUMBER 6,"
+                                + " PARSE_ERROR 1) written to");
+        List<String> written = Files.readAllLines(letters);
+        assertThat(written)
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"reason\": \"PARSE_ERROR\"")
+                                        .contains("\"payload\": \"{not json\"")
+                                        .contains("\"raw\": \"e25vdCBqc29u\""))
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains(
+                                                "column id (INT) cannot hold 22.7 exactly: it has a"
+                                                        + " fraction"))
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains(
+                                                "column amount (DECIMAL(5, 2)) cannot hold 1.234"
+                                                        + " exactly: it has more than 2 digits"
+                                                        + " after the point"));
+    }
+
+    @Test
+    void badRecordsFailReadsTheSourceAsFlinkDoes() throws Exception {
+        Path flow =
+                flow(
+                        "SET 'autocdc.f.bad-records' = 'fail';\n" + NUMBERS,
+                        "{\"id\": 1, \"amount\": 1.5, \"seq\": 1}",
+                        "{not json");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                dir.resolve("t.jsonl").toString()))
+                .isEqualTo(1);
+    }
 }

@@ -1,0 +1,198 @@
+package dev.autocdc.job.source;
+
+import dev.autocdc.operators.flink.DeadLetter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.RuntimeContextInitializationContextAdapters;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.conversion.DataStructureConverter;
+import org.apache.flink.table.data.conversion.DataStructureConverters;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Decodes a source's records with the source's own format, in a step of ours after a connector that
+ * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
+ * letter with its bytes and reason (SPEC §11) instead of a failed job. Reasons: {@value
+ * DeadLetter#PARSE_ERROR} (the format threw), {@value #BLANK_RECORD} (a blank or whitespace-only
+ * record), {@value #INEXACT_NUMBER} ({@link ExactNumbers}).
+ *
+ * <p>In: a row of the byte-reading table (see {@link Layout}). Out: the source's physical and
+ * metadata columns, as the source table declares them, with the kind the format gave (a Debezium
+ * update is two rows).
+ */
+final class RecordDecoder extends ProcessFunction<Row, RowData> {
+    private static final long serialVersionUID = 1L;
+
+    /** A blank or whitespace-only record. */
+    static final String BLANK_RECORD = "BLANK_RECORD";
+
+    /** A number its column's type does not hold exactly. */
+    static final String INEXACT_NUMBER = "INEXACT_NUMBER";
+
+    /**
+     * Where each output column comes from: the decoded value (its position in the format's row,
+     * metadata last), or a field of the byte-reading row (a Kafka key field, connector metadata).
+     */
+    record Layout(
+            int bytesField,
+            int[] fromValue,
+            int[] fromRow,
+            DataType[] rowFieldTypes,
+            int topicField,
+            int partitionField,
+            int offsetField)
+            implements java.io.Serializable {}
+
+    private final String flow;
+    private final String source;
+    private final DeserializationSchema<RowData> format;
+    private final ExactNumbers numbers;
+    private final Layout layout;
+    private final OutputTag<DeadLetter> letters;
+    private transient DataStructureConverter<Object, Object>[] converters;
+    private transient List<RowData> decoded;
+    private transient Collector<RowData> into;
+    private transient Counter deadLettered;
+
+    RecordDecoder(
+            String flow,
+            String source,
+            DeserializationSchema<RowData> format,
+            ExactNumbers numbers,
+            Layout layout,
+            OutputTag<DeadLetter> letters) {
+        this.flow = flow;
+        this.source = source;
+        this.format = format;
+        this.numbers = numbers;
+        this.layout = layout;
+        this.letters = letters;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open(OpenContext context) throws Exception {
+        format.open(
+                RuntimeContextInitializationContextAdapters.deserializationAdapter(
+                        getRuntimeContext()));
+        converters = new DataStructureConverter[layout.rowFieldTypes().length];
+        for (int i = 0; i < converters.length; i++) {
+            if (layout.rowFieldTypes()[i] != null) {
+                converters[i] = DataStructureConverters.getConverter(layout.rowFieldTypes()[i]);
+                converters[i].open(getClass().getClassLoader());
+            }
+        }
+        decoded = new ArrayList<>(2);
+        into =
+                new Collector<>() {
+                    @Override
+                    public void collect(RowData r) {
+                        decoded.add(r);
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+        deadLettered =
+                getRuntimeContext()
+                        .getMetricGroup()
+                        .addGroup("autocdc")
+                        .counter("sourceDeadLetters");
+    }
+
+    @Override
+    public void processElement(Row in, Context ctx, Collector<RowData> out) throws Exception {
+        byte[] bytes = (byte[]) in.getField(layout.bytesField());
+        if (bytes == null) {
+            return; // a Kafka tombstone: no record, as the formats read it
+        }
+        if (isBlank(bytes)) {
+            letter(ctx, in, bytes, BLANK_RECORD, "the record is blank");
+            return;
+        }
+        decoded.clear();
+        try {
+            format.deserialize(bytes, into);
+        } catch (Exception e) {
+            // a number out of its type's range fails some formats: say so rather than "parse error"
+            String inexact = inexact(bytes);
+            if (inexact != null) {
+                letter(ctx, in, bytes, INEXACT_NUMBER, inexact);
+                return;
+            }
+            letter(
+                    ctx,
+                    in,
+                    bytes,
+                    DeadLetter.PARSE_ERROR,
+                    "the source's format could not parse the record: "
+                            + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return;
+        }
+        if (!decoded.isEmpty()) {
+            String inexact = inexact(bytes);
+            if (inexact != null) {
+                letter(ctx, in, bytes, INEXACT_NUMBER, inexact);
+                return;
+            }
+        }
+        for (RowData value : decoded) {
+            GenericRowData row = new GenericRowData(value.getRowKind(), layout.fromValue().length);
+            for (int i = 0; i < row.getArity(); i++) {
+                int v = layout.fromValue()[i];
+                if (v >= 0) {
+                    row.setField(i, ((GenericRowData) value).getField(v));
+                } else {
+                    int f = layout.fromRow()[i];
+                    row.setField(i, converters[f].toInternalOrNull(in.getField(f)));
+                }
+            }
+            out.collect(row);
+        }
+    }
+
+    /** {@link ExactNumbers#check}, or null when there is nothing to check or it is no JSON. */
+    private String inexact(byte[] bytes) {
+        if (numbers == null) {
+            return null;
+        }
+        try {
+            return numbers.check(bytes);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static boolean isBlank(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void letter(Context ctx, Row in, byte[] bytes, String reason, String message) {
+        DeadLetter d =
+                new DeadLetter(flow, reason, message, new String(bytes, StandardCharsets.UTF_8));
+        d.source = source;
+        d.raw = bytes;
+        if (layout.topicField() >= 0) {
+            d.topic = (String) in.getField(layout.topicField());
+            d.partition = (Integer) in.getField(layout.partitionField());
+            d.offset = (Long) in.getField(layout.offsetField());
+        }
+        deadLettered.inc();
+        ctx.output(letters, d);
+    }
+}

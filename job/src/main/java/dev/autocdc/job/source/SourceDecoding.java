@@ -1,0 +1,296 @@
+package dev.autocdc.job.source;
+
+import dev.autocdc.operators.flink.DeadLetter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableDescriptor;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.catalog.CatalogManager;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ContextResolvedTable;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DeserializationFormatFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Reads a flow's Kafka or filesystem source as bytes and decodes them with the source's own format
+ * in a step of ours ({@link RecordDecoder}), so that a record the format cannot read is a dead
+ * letter with its bytes, not a failed job (SPEC §11), on every connector alike: Flink's filesystem
+ * source offers a format no way to hand on a record's bytes.
+ *
+ * <p>The source table stays as declared; the flow reads a view of the same columns in the same
+ * order (physical, metadata, computed) over a twin table of the same connector and options with
+ * {@code 'format' = 'raw'} (Kafka: {@code 'value.format' = 'raw'}; key fields keep their key
+ * format). The format's metadata ({@code value.source.timestamp} of {@code debezium-json}) comes
+ * from the decoding step, the connector's from the twin. Kafka dead letters carry topic, partition
+ * and offset.
+ *
+ * <p>Read as declared (the format's errors fail the job): views and other connectors, a partitioned
+ * filesystem table, a filesystem format other than the JSON family, and a source already in {@code
+ * raw} or the {@code autocdc} format. Watermarks of the source are not carried over (the engine
+ * orders by SEQUENCE BY, not event time).
+ */
+public final class SourceDecoding {
+    /** The filesystem formats read a line per record, as the decoding step reads them. */
+    private static final Set<String> LINE_FORMATS =
+            Set.of("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json");
+
+    private static final String BYTES = "__autocdc_bytes";
+
+    /**
+     * The view the flow reads instead of its source, and the source's dead letters.
+     *
+     * @param view the temporary view's name
+     */
+    public record Decoded(String view, DataStream<DeadLetter> letters) {}
+
+    private SourceDecoding() {}
+
+    private static String quote(String identifier) {
+        return "`" + identifier.replace("`", "``") + "`";
+    }
+
+    /**
+     * Decodes the source in a step of ours, or returns null when it is read as declared (see the
+     * class comment).
+     *
+     * @param flow the flow's name (the dead letters', the operators' uids)
+     * @param source the source table's name as the flow names it
+     */
+    public static Decoded decode(StreamTableEnvironment tEnv, String flow, String source) {
+        TableEnvironmentInternal internal = (TableEnvironmentInternal) tEnv;
+        CatalogManager catalogs = internal.getCatalogManager();
+        ObjectIdentifier id =
+                catalogs.qualifyIdentifier(internal.getParser().parseIdentifier(source));
+        ContextResolvedTable resolved = catalogs.getTable(id).orElse(null);
+        if (resolved == null
+                || !(resolved.getResolvedTable() instanceof ResolvedCatalogTable table)
+                || table.isPartitioned()) {
+            return null;
+        }
+        Map<String, String> options = table.getOptions();
+        String connector = options.get("connector");
+        boolean kafka = "kafka".equals(connector);
+        if (!kafka && !"filesystem".equals(connector)) {
+            return null;
+        }
+        String formatKey = kafka && options.containsKey("value.format") ? "value.format" : "format";
+        String format = options.get(formatKey);
+        if (format == null
+                || format.equals("raw")
+                || format.equals("autocdc")
+                || (!kafka && !LINE_FORMATS.contains(format))) {
+            return null;
+        }
+        String formatPrefix = (formatKey.equals("value.format") ? "value." : "") + format + ".";
+
+        // which physical columns the value holds: all but the Kafka key fields with EXCEPT_KEY
+        List<String> keyFields = new ArrayList<>();
+        if (kafka && options.containsKey("key.fields")) {
+            for (String k : options.get("key.fields").split(";")) {
+                keyFields.add(k.trim());
+            }
+        }
+        boolean exceptKey =
+                "EXCEPT_KEY".equalsIgnoreCase(options.getOrDefault("value.fields-include", "ALL"));
+        List<Column> columns = table.getResolvedSchema().getColumns();
+        List<DataTypes.Field> valueFields = new ArrayList<>();
+        List<String> formatMetadata = new ArrayList<>();
+        Schema.Builder twin = Schema.newBuilder();
+        List<DataType> twinTypes = new ArrayList<>();
+        Map<String, Integer> twinFields = new HashMap<>();
+        for (String k : keyFields) {
+            Column c = table.getResolvedSchema().getColumn(k).orElseThrow();
+            twin.column(k, c.getDataType());
+            twinFields.put(k, twinTypes.size());
+            twinTypes.add(c.getDataType());
+        }
+        int bytesField = twinTypes.size();
+        twin.column(BYTES, DataTypes.BYTES());
+        twinTypes.add(null);
+        for (Column c : columns) {
+            if (c instanceof Column.PhysicalColumn
+                    && (!exceptKey || !keyFields.contains(c.getName()))) {
+                valueFields.add(DataTypes.FIELD(c.getName(), c.getDataType()));
+            } else if (c instanceof Column.MetadataColumn m) {
+                String key = m.getMetadataKey().orElse(c.getName());
+                if (kafka && key.startsWith("value.")) {
+                    formatMetadata.add(key.substring("value.".length()));
+                } else {
+                    twin.columnByMetadata(c.getName(), c.getDataType(), key, true);
+                    twinFields.put(c.getName(), twinTypes.size());
+                    twinTypes.add(c.getDataType());
+                }
+            }
+        }
+        int topic = -1;
+        if (kafka) {
+            topic = twinTypes.size();
+            twin.columnByMetadata("__autocdc_topic", DataTypes.STRING(), "topic", true);
+            twin.columnByMetadata("__autocdc_partition", DataTypes.INT(), "partition", true);
+            twin.columnByMetadata("__autocdc_offset", DataTypes.BIGINT(), "offset", true);
+            twinTypes.add(DataTypes.STRING());
+            twinTypes.add(DataTypes.INT());
+            twinTypes.add(DataTypes.BIGINT());
+        }
+
+        // the source's format, with its own options, as its connector would create it
+        Configuration formatOptions = new Configuration();
+        TableDescriptor.Builder descriptor = TableDescriptor.forConnector(connector);
+        for (Map.Entry<String, String> o : options.entrySet()) {
+            String k = o.getKey();
+            if (k.startsWith(formatPrefix)) {
+                formatOptions.setString(k.substring(formatPrefix.length()), o.getValue());
+            } else if (!k.equals("connector") && !k.equals("format") && !k.equals("value.format")) {
+                descriptor.option(k, o.getValue());
+            }
+        }
+        descriptor.option(kafka ? "value.format" : "format", "raw");
+        if (!keyFields.isEmpty()) {
+            descriptor.option("value.fields-include", "EXCEPT_KEY");
+        }
+        DataType valueType = DataTypes.ROW(valueFields.toArray(new DataTypes.Field[0]));
+        DeserializationSchema<RowData> decoder;
+        ChangelogMode mode;
+        try {
+            DeserializationFormatFactory factory =
+                    FactoryUtil.discoverFactory(
+                            Thread.currentThread().getContextClassLoader(),
+                            DeserializationFormatFactory.class,
+                            format);
+            FactoryUtil.validateFactoryOptions(factory, formatOptions);
+            DecodingFormat<DeserializationSchema<RowData>> decoding =
+                    factory.createDecodingFormat(
+                            new FactoryUtil.DefaultDynamicTableContext(
+                                    id,
+                                    table,
+                                    Map.of(),
+                                    tEnv.getConfig(),
+                                    Thread.currentThread().getContextClassLoader(),
+                                    true),
+                            formatOptions);
+            if (!formatMetadata.isEmpty()) {
+                for (String key : formatMetadata) {
+                    if (!decoding.listReadableMetadata().containsKey(key)) {
+                        throw new ValidationException(
+                                "format "
+                                        + format
+                                        + " has no metadata value."
+                                        + key
+                                        + "; it has "
+                                        + decoding.listReadableMetadata().keySet());
+                    }
+                }
+                decoding.applyReadableMetadata(formatMetadata);
+            }
+            decoder = decoding.createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, valueType);
+            mode = decoding.getChangelogMode();
+        } catch (ValidationException e) {
+            throw new ValidationException(
+                    "source " + source + ": format " + format + ": " + e.getMessage(), e);
+        }
+
+        // where each non-computed source column comes from
+        List<String> out = new ArrayList<>();
+        List<DataTypes.Field> outFields = new ArrayList<>();
+        List<Integer> fromValue = new ArrayList<>();
+        List<Integer> fromRow = new ArrayList<>();
+        List<String> valueNames = new ArrayList<>();
+        valueFields.forEach(f -> valueNames.add(f.getName()));
+        int formatMetadataSeen = 0;
+        for (Column c : columns) {
+            if (c instanceof Column.ComputedColumn) {
+                continue;
+            }
+            out.add(c.getName());
+            outFields.add(DataTypes.FIELD(c.getName(), c.getDataType()));
+            int v = valueNames.indexOf(c.getName());
+            if (c instanceof Column.MetadataColumn m
+                    && kafka
+                    && m.getMetadataKey().orElse(c.getName()).startsWith("value.")) {
+                v = valueNames.size() + formatMetadataSeen++;
+            } else if (c instanceof Column.MetadataColumn) {
+                v = -1;
+            }
+            fromValue.add(v);
+            fromRow.add(v >= 0 ? -1 : twinFields.get(c.getName()));
+        }
+
+        String base = "__autocdc_" + flow;
+        tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
+        DataStream<Row> rows = tEnv.toDataStream(tEnv.from(quote(base + "_bytes")));
+        OutputTag<DeadLetter> tag = new OutputTag<>("source dead letters of " + flow) {};
+        DataType outType = DataTypes.ROW(outFields.toArray(new DataTypes.Field[0]));
+        SingleOutputStreamOperator<RowData> decoded =
+                rows.process(
+                                new RecordDecoder(
+                                        flow,
+                                        source,
+                                        decoder,
+                                        ExactNumbers.of(
+                                                format,
+                                                Boolean.parseBoolean(
+                                                        formatOptions
+                                                                .toMap()
+                                                                .getOrDefault(
+                                                                        "schema-include", "false")),
+                                                (RowType) valueType.getLogicalType()),
+                                        new RecordDecoder.Layout(
+                                                bytesField,
+                                                fromValue.stream().mapToInt(i -> i).toArray(),
+                                                fromRow.stream()
+                                                        .mapToInt(i -> i == null ? -1 : i)
+                                                        .toArray(),
+                                                twinTypes.toArray(new DataType[0]),
+                                                topic,
+                                                topic + 1,
+                                                topic + 2),
+                                        tag))
+                        .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
+                        .name("decode " + source + " for " + flow)
+                        .uid("auto-cdc-decode-" + flow);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        DataStream<Row> asRows = (DataStream) decoded; // RowData as it is, as FlowJob does
+        Table decodedTable =
+                tEnv.fromChangelogStream(
+                        asRows, Schema.newBuilder().fromRowDataType(outType).build(), mode);
+        tEnv.createTemporaryView(quote(base + "_decoded"), decodedTable);
+        StringBuilder select = new StringBuilder("SELECT ");
+        for (Column c : columns) {
+            if (select.length() > "SELECT ".length()) {
+                select.append(", ");
+            }
+            if (c instanceof Column.ComputedColumn computed) {
+                select.append('(')
+                        .append(computed.getExpression().asSerializableString())
+                        .append(") AS ");
+            }
+            select.append(quote(c.getName()));
+        }
+        select.append(" FROM ").append(quote(base + "_decoded"));
+        tEnv.executeSql("CREATE TEMPORARY VIEW " + quote(base) + " AS " + select);
+        return new Decoded(base, decoded.getSideOutput(tag));
+    }
+}
