@@ -1,14 +1,13 @@
 -- The employees walkthrough on your own Kafka: change events in topic employees_cdf (JSON), the
--- bitemporal history in the upsert-kafka topic employees_bitemporal. Bad records go to the dead letters.
+-- bitemporal history in the upsert-kafka topic employees_bitemporal. Bad records (unparseable, blank,
+-- inexact numbers, null keys, ...) go to the dead-letter topic with their bytes and reason.
 --   deploy/autocdc validate --flow examples/employees_kafka.sql     (then: run)
 CREATE TABLE employees_cdf (
   employeeId INT, name STRING, role STRING, operation STRING, effectiveDate DATE, recordedAt TIMESTAMP(0),
-  parse_error STRING METADATA FROM 'value.autocdc.parse-error' VIRTUAL,
-  raw_record BYTES METADATA FROM 'value.autocdc.raw' VIRTUAL,
   `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL)
 WITH ('connector' = 'kafka', 'topic' = 'employees_cdf', 'properties.bootstrap.servers' = 'localhost:9092',
       'properties.group.id' = 'autocdc-employees', 'scan.startup.mode' = 'earliest-offset',
-      'format' = 'autocdc', 'autocdc.format' = 'json');
+      'format' = 'json');
 
 CREATE TABLE employees_dead_letters (flow STRING, source STRING, reason STRING, message STRING, payload STRING,
   topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)

@@ -56,10 +56,7 @@ class ClusterJarTest {
                                             j.getEntry(
                                                     "META-INF/services/org.apache.flink.table.factories.Factory"))
                                     .readAllBytes());
-            assertThat(services)
-                    .contains(
-                            "dev.autocdc.job.format.DeadLetterFormatFactory",
-                            "KafkaDynamicTableFactory");
+            assertThat(services).contains("KafkaDynamicTableFactory");
         }
     }
 }

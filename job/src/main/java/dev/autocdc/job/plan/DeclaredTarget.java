@@ -74,74 +74,116 @@ final class DeclaredTarget {
         if (!target.hasConnector() && target.columns() == null) {
             return new DeclaredTarget(null, null);
         }
-        boolean scratch = !target.hasConnector();
-        String name = scratch ? "__autocdc_declared_" + Math.abs(target.name().hashCode()) : null;
-        String columns = target.columns() == null ? columns(flowTarget, flowKey) : target.columns();
-        String qualified = scratch ? FlowPlanner.quote(name) : FlowPlanner.quoteName(target.name());
-        String options = scratch ? "'connector' = 'blackhole'" : target.options();
-        String clause = "CREATE OR REFRESH STREAMING TABLE";
+        if (!target.hasConnector()) { // columns only: resolved under a scratch name, then dropped
+            String scratch =
+                    FlowPlanner.quote("__autocdc_declared_" + Math.abs(target.name().hashCode()));
+            create(tEnv, target, "TEMPORARY TABLE " + scratch, target.columns(), BLACKHOLE);
+            try {
+                return new DeclaredTarget(
+                        checked(tEnv, target, type, flowTarget, flowKey, scratch), null);
+            } finally {
+                tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
+            }
+        }
+        String qualified = FlowPlanner.quoteName(target.name());
+        if (target.columns() != null) {
+            create(tEnv, target, "TABLE " + qualified, target.columns(), target.options());
+            List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
+            return new DeclaredTarget(key, changelog(tEnv, target, qualified));
+        }
+        // the flow's own columns: an upsert sink (upsert-kafka, JDBC) takes them with the flow's
+        // key; any other sink without a key, and the flow retracts
+        create(tEnv, target, "TABLE " + qualified, columns(flowTarget, flowKey), target.options());
         try {
-            tEnv.executeSql(
-                    "CREATE "
-                            + (scratch ? "TEMPORARY " : "")
-                            + "TABLE "
-                            + qualified
-                            + " ("
-                            + columns
-                            + ") WITH ("
-                            + options
-                            + ")");
+            ChangelogMode mode = sinkMode(tEnv, qualified);
+            if (!mode.contains(RowKind.UPDATE_BEFORE) && mode.contains(RowKind.UPDATE_AFTER)) {
+                return new DeclaredTarget(flowKey, mode);
+            }
+        } catch (RuntimeException e) {
+            // a connector that takes no primary key: tried again without one, below
+        }
+        tEnv.executeSql("DROP TABLE " + qualified);
+        create(tEnv, target, "TABLE " + qualified, columns(flowTarget, null), target.options());
+        return new DeclaredTarget(null, changelog(tEnv, target, qualified));
+    }
+
+    private static final String BLACKHOLE = "'connector' = 'blackhole'";
+
+    private static void create(
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            String what,
+            String columns,
+            String options) {
+        try {
+            tEnv.executeSql("CREATE " + what + " (" + columns + ") WITH (" + options + ")");
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
                     target.line(),
-                    clause,
+                    "CREATE OR REFRESH STREAMING TABLE",
                     "Flink could not create the target table: " + FlowPlanner.rootMessage(e));
-        }
-        try {
-            ResolvedCatalogTable table = lookUp(tEnv, qualified);
-            ResolvedSchema schema = table.getResolvedSchema();
-            List<String> key =
-                    schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(null);
-            if (target.columns() != null) {
-                checkColumns(target, schema, flowTarget);
-                checkKey(target, type, key, flowKey);
-            }
-            ChangelogMode mode = scratch ? null : sinkMode(tEnv, target, table, qualified);
-            if (mode != null && mode.containsOnly(RowKind.INSERT)) {
-                throw new FlowSyntaxException(
-                        target.line(),
-                        clause,
-                        "the connector of target "
-                                + target.name()
-                                + " takes inserts only, but an AUTO CDC target updates and"
-                                + " deletes rows; use a connector that takes a changelog"
-                                + " (upsert-kafka, jdbc, paimon) or a changelog format"
-                                + " ('format' = 'debezium-json')");
-            }
-            return new DeclaredTarget(key, mode);
-        } finally {
-            if (scratch) {
-                tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
-            }
         }
     }
 
-    /** The flow's own target columns, with its primary key. */
+    /** Checks a declared target's columns and key; returns the key (null: none). */
+    private static List<String> checked(
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            TargetType type,
+            RowType flowTarget,
+            List<String> flowKey,
+            String qualified) {
+        ResolvedSchema schema = lookUp(tEnv, qualified).getResolvedSchema();
+        List<String> key = schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(null);
+        checkColumns(target, schema, flowTarget);
+        checkKey(target, type, key, flowKey);
+        return key;
+    }
+
+    /** The sink's changelog mode; a sink that cannot open, or takes inserts only, is refused. */
+    private static ChangelogMode changelog(
+            StreamTableEnvironment tEnv, FlowScript.TargetTable target, String qualified) {
+        ChangelogMode mode;
+        try {
+            mode = sinkMode(tEnv, qualified);
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "CREATE OR REFRESH STREAMING TABLE",
+                    "Flink could not open target "
+                            + target.name()
+                            + " for writing: "
+                            + FlowPlanner.rootMessage(e));
+        }
+        if (mode.containsOnly(RowKind.INSERT)) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "CREATE OR REFRESH STREAMING TABLE",
+                    "the connector of target "
+                            + target.name()
+                            + " takes inserts only, but an AUTO CDC target updates and deletes"
+                            + " rows; use a connector that takes a changelog (upsert-kafka, jdbc,"
+                            + " paimon) or a changelog format ('format' = 'debezium-json')");
+        }
+        return mode;
+    }
+
+    /** The flow's own target columns, with its primary key unless null. */
     private static String columns(RowType flowTarget, List<String> flowKey) {
-        StringBuilder b = new StringBuilder();
+        List<String> columns = new ArrayList<>();
         for (int i = 0; i < flowTarget.getFieldCount(); i++) {
             String n = flowTarget.getFieldNames().get(i);
             LogicalType t = flowTarget.getTypeAt(i);
-            b.append(FlowPlanner.quote(n))
-                    .append(' ')
-                    .append((flowKey.contains(n) ? t.copy(false) : t).asSerializableString())
-                    .append(", ");
+            boolean key = flowKey != null && flowKey.contains(n);
+            columns.add(
+                    FlowPlanner.quote(n) + " " + (key ? t.copy(false) : t).asSerializableString());
         }
-        b.append("PRIMARY KEY (");
-        for (int i = 0; i < flowKey.size(); i++) {
-            b.append(i > 0 ? ", " : "").append(FlowPlanner.quote(flowKey.get(i)));
+        if (flowKey != null) {
+            List<String> key = new ArrayList<>();
+            flowKey.forEach(k -> key.add(FlowPlanner.quote(k)));
+            columns.add("PRIMARY KEY (" + String.join(", ", key) + ") NOT ENFORCED");
         }
-        return b.append(") NOT ENFORCED").toString();
+        return String.join(", ", columns);
     }
 
     private static ResolvedCatalogTable lookUp(StreamTableEnvironment tEnv, String qualified) {
@@ -153,37 +195,21 @@ final class DeclaredTarget {
     }
 
     /** The changelog the sink accepts, asked of the connector's factory as the planner would. */
-    private static ChangelogMode sinkMode(
-            StreamTableEnvironment tEnv,
-            FlowScript.TargetTable target,
-            ResolvedCatalogTable table,
-            String qualified) {
-        try {
-            CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
-            ObjectIdentifier id =
-                    catalogs.qualifyIdentifier(
-                            ((TableEnvironmentInternal) tEnv)
-                                    .getParser()
-                                    .parseIdentifier(qualified));
-            DynamicTableSink sink =
-                    FactoryUtil.createDynamicTableSink(
-                            null,
-                            id,
-                            table,
-                            Map.of(),
-                            tEnv.getConfig(),
-                            Thread.currentThread().getContextClassLoader(),
-                            false);
-            return sink.getChangelogMode(ChangelogMode.all());
-        } catch (RuntimeException e) {
-            throw new FlowSyntaxException(
-                    target.line(),
-                    "CREATE OR REFRESH STREAMING TABLE",
-                    "Flink could not open target "
-                            + target.name()
-                            + " for writing: "
-                            + FlowPlanner.rootMessage(e));
-        }
+    private static ChangelogMode sinkMode(StreamTableEnvironment tEnv, String qualified) {
+        CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
+        ObjectIdentifier id =
+                catalogs.qualifyIdentifier(
+                        ((TableEnvironmentInternal) tEnv).getParser().parseIdentifier(qualified));
+        DynamicTableSink sink =
+                FactoryUtil.createDynamicTableSink(
+                        null,
+                        id,
+                        catalogs.getTableOrError(id).getResolvedTable(),
+                        Map.of(),
+                        tEnv.getConfig(),
+                        Thread.currentThread().getContextClassLoader(),
+                        false);
+        return sink.getChangelogMode(ChangelogMode.all());
     }
 
     private static void checkColumns(

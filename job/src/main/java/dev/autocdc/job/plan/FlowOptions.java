@@ -60,8 +60,9 @@ public final class FlowOptions {
                     .noDefaultValue()
                     .withDescription(
                             "a declared table (columns `flow, source, reason, message, payload"
-                                + " STRING, topic STRING, partition INT, offset BIGINT, raw_record"
-                                + " BYTES`, by position) that receives the dead letters");
+                                + " STRING, topic STRING, partition INT, offset BIGINT, raw BYTES`,"
+                                + " by position; checked when the flow is planned) that receives"
+                                + " the dead letters");
     public static final ConfigOption<String> LATE_EVENTS_TABLE =
             ConfigOptions.key("late-events-table")
                     .stringType()
@@ -85,7 +86,8 @@ public final class FlowOptions {
                                     + " decoded with its format by the flow, so that a record the"
                                     + " format cannot read, a blank line or an inexact number is a"
                                     + " dead letter (see [bad input](bad-input.md)); `fail`: the"
-                                    + " source reads its records itself, as Flink does");
+                                    + " source reads its records itself, as Flink does (a bad"
+                                    + " record fails the job)");
     public static final ConfigOption<Integer> BLOCK_SIZE =
             ConfigOptions.key("block-size")
                     .intType()
@@ -103,8 +105,9 @@ public final class FlowOptions {
             List.of(
                     new Documented(
                             CHANGELOG_MODE,
-                            "`upsert` for an `upsert-kafka` target or a target whose columns"
-                                    + " declare a PRIMARY KEY, else `retract`"),
+                            "`upsert` when the target's sink takes no `-U` rows (`upsert-kafka`,"
+                                    + " `jdbc`) or its declared columns have a PRIMARY KEY, else"
+                                    + " `retract`"),
                     new Documented(
                             TOMBSTONE_RETENTION,
                             "`"

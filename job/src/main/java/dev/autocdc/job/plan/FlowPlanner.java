@@ -3,7 +3,6 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.job.format.DeadLetterFormatFactory;
 import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
@@ -215,20 +214,15 @@ public final class FlowPlanner {
         for (Column c : source.getColumns()) {
             sourceColumns.add(c.getName());
         }
-        // Metadata that feeds the dead letters, not the target: the autocdc format's parse error
-        // and raw record, and Kafka's topic, partition and offset.
         // Control columns are named under a prefix no source column uses, so every source column
         // stays data whatever its name (SPEC §11).
         String prefix = EngineSpec.controlPrefixAvoiding(sourceColumns);
+        // Kafka's coordinates of a record, when the source declares them, go into its dead letters
         Map<String, String> control = new LinkedHashMap<>();
         for (Column c : source.getColumns()) {
             if (c instanceof Column.MetadataColumn m) {
-                String key = m.getMetadataKey().orElse(c.getName());
-                key = key.startsWith("value.") ? key.substring("value.".length()) : key;
                 String as =
-                        switch (key) {
-                            case DeadLetterFormatFactory.PARSE_ERROR -> EngineSpec.PARSE_ERROR;
-                            case DeadLetterFormatFactory.RAW -> EngineSpec.RAW;
+                        switch (m.getMetadataKey().orElse(c.getName())) {
                             case "topic" -> EngineSpec.TOPIC;
                             case "partition" -> EngineSpec.PARTITION;
                             case "offset" -> EngineSpec.OFFSET;

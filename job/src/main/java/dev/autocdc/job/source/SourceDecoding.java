@@ -121,6 +121,7 @@ public final class SourceDecoding {
         Schema.Builder twin = Schema.newBuilder();
         List<DataType> twinTypes = new ArrayList<>();
         Map<String, Integer> twinFields = new HashMap<>();
+        Map<String, Integer> connectorMetadata = new HashMap<>(); // by metadata key
         for (String k : keyFields) {
             Column c = table.getResolvedSchema().getColumn(k).orElseThrow();
             twin.column(k, c.getDataType());
@@ -141,19 +142,27 @@ public final class SourceDecoding {
                 } else {
                     twin.columnByMetadata(c.getName(), c.getDataType(), key, true);
                     twinFields.put(c.getName(), twinTypes.size());
+                    connectorMetadata.put(key, twinTypes.size());
                     twinTypes.add(c.getDataType());
                 }
             }
         }
-        int topic = -1;
+        // Kafka's coordinates for the dead letters: the source's own columns, else hidden ones (a
+        // metadata key may be read by one column only)
+        int[] coordinates = {-1, -1, -1};
         if (kafka) {
-            topic = twinTypes.size();
-            twin.columnByMetadata("__autocdc_topic", DataTypes.STRING(), "topic", true);
-            twin.columnByMetadata("__autocdc_partition", DataTypes.INT(), "partition", true);
-            twin.columnByMetadata("__autocdc_offset", DataTypes.BIGINT(), "offset", true);
-            twinTypes.add(DataTypes.STRING());
-            twinTypes.add(DataTypes.INT());
-            twinTypes.add(DataTypes.BIGINT());
+            String[] keys = {"topic", "partition", "offset"};
+            DataType[] types = {DataTypes.STRING(), DataTypes.INT(), DataTypes.BIGINT()};
+            for (int i = 0; i < keys.length; i++) {
+                Integer declared = connectorMetadata.get(keys[i]);
+                if (declared != null) {
+                    coordinates[i] = declared;
+                } else {
+                    twin.columnByMetadata("__autocdc_" + keys[i], types[i], keys[i], true);
+                    coordinates[i] = twinTypes.size();
+                    twinTypes.add(types[i]);
+                }
+            }
         }
 
         // the source's format, with its own options, as its connector would create it
@@ -264,9 +273,9 @@ public final class SourceDecoding {
                                                         .mapToInt(i -> i == null ? -1 : i)
                                                         .toArray(),
                                                 twinTypes.toArray(new DataType[0]),
-                                                topic,
-                                                topic + 1,
-                                                topic + 2),
+                                                coordinates[0],
+                                                coordinates[1],
+                                                coordinates[2]),
                                         tag))
                         .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
                         .name("decode " + source + " for " + flow)

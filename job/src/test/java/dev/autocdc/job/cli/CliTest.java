@@ -207,12 +207,22 @@ class CliTest {
                         .replace(
                                 "'examples/users_cdf.json'",
                                 "'" + root.resolve("examples/users_cdf.json") + "'");
+        // with a malformed line mixed in, as a real feed has: a dead letter, counted, not a failure
+        List<String> feed = new java.util.ArrayList<>(Files.readAllLines(usersFeed()));
+        feed.add(4, "{\"userId\": 127, \"name\": \"Ana\", \"city\":");
+        Path feedCopy = dir.resolve("users_cdf.json");
+        Files.write(feedCopy, feed);
+        flow =
+                flow.replace(
+                        root.resolve("examples/users_cdf.json").toString(), feedCopy.toString());
         Path copy = dir.resolve("users_history.sql");
         Files.writeString(copy, flow);
         Path result = dir.resolve("example.jsonl");
         assertThat(cli("run", "--flow", copy.toString(), "--materialize", result.toString()))
                 .as(err.toString())
                 .isZero();
+        assertThat(err.toString())
+                .contains("autocdc: flow apply_cdc: 1 dead letter (PARSE_ERROR 1) logged only");
         assertThat(Files.readAllLines(result))
                 .hasSize(7)
                 .contains(
@@ -229,8 +239,7 @@ class CliTest {
                 .contains(
                         "flow apply_cdc: AUTO CDC INTO employees_bitemporal",
                         "changelog mode: upsert",
-                        "`parse_error` AS `__parse_error`",
-                        "`raw_record` AS `__raw`",
+                        "FROM `__autocdc_apply_cdc`",
                         "`offset` AS `__offset`");
     }
 

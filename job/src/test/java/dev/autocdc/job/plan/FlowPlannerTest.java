@@ -368,8 +368,8 @@ class FlowPlannerTest {
                                 .get(0)
                                 .spec()
                                 .outputMode())
-                .as("print takes every kind: the flow's own key makes it upsert")
-                .isEqualTo(OutputMode.UPSERT);
+                .as("print takes every kind, -U rows too: the flow retracts")
+                .isEqualTo(OutputMode.RETRACT);
         assertThat(
                         planWithTarget(
                                         "CREATE OR REFRESH STREAMING TABLE t WITH ("

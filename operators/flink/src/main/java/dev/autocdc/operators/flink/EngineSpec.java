@@ -37,10 +37,9 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;
  *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names,
  *       required with COLUMNS TO UPDATE);
- *   <li>{@value #PARSE_ERROR} and {@value #RAW} (optional): a record the source could not parse,
- *       sent to the dead letters with its raw bytes; {@value #CAST_FAILED} (optional): the clause
- *       whose CAST could not convert the record, sent to the dead letters; {@value #TOPIC}, {@value
- *       #PARTITION}, {@value #OFFSET} (optional): where a dead letter came from;
+ *   <li>{@value #CAST_FAILED} (optional STRING): the clause whose CAST could not convert the
+ *       record, which goes to the dead letters; {@value #TOPIC}, {@value #PARTITION}, {@value
+ *       #OFFSET} (optional): where a dead letter came from;
  *   <li>{@value #RECORD} (optional ROW): the source columns the target leaves out, so that a dead
  *       letter's payload is the whole record.
  * </ul>
@@ -58,19 +57,10 @@ public final class EngineSpec implements Serializable {
     public static final String COLUMNS_TO_UPDATE = "__columns_to_update";
 
     /**
-     * Optional STRING: the parse error of a record the source's format could not read (the row is a
-     * dead letter).
-     */
-    public static final String PARSE_ERROR = "__parse_error";
-
-    /**
      * Optional STRING: the clause whose CAST could not convert the record's value (the row is a
      * dead letter); null when every CAST converted.
      */
     public static final String CAST_FAILED = "__cast_failed";
-
-    /** Optional BYTES: the record as received, for dead letters. */
-    public static final String RAW = "__raw";
 
     /** Optional Kafka coordinates (STRING, INT, BIGINT), copied into dead letters. */
     public static final String TOPIC = "__topic";
@@ -95,9 +85,7 @@ public final class EngineSpec implements Serializable {
                     DELETE,
                     TRUNCATE,
                     COLUMNS_TO_UPDATE,
-                    PARSE_ERROR,
                     CAST_FAILED,
-                    RAW,
                     TOPIC,
                     PARTITION,
                     OFFSET,

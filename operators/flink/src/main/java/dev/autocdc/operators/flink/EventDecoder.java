@@ -5,7 +5,6 @@ import dev.autocdc.operators.core.Flow;
 import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.TargetType;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,11 +16,11 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
- * ChangeEvent}, or into a {@link DeadLetter} with its reason (SPEC §11): a record the source could
- * not parse, a value that does not convert, a CAST in a clause that fails, a null key or sequence,
- * a bad COLUMNS TO UPDATE list, a truncate where none may be. Never throws for bad input. Every
- * letter carries the flow, the row as JSON text and the Kafka coordinates the row has, and is
- * counted.
+ * ChangeEvent}, or into a {@link DeadLetter} with its reason (SPEC §11): a value that does not
+ * convert, a CAST in a clause that fails, a null key or sequence, a bad COLUMNS TO UPDATE list, a
+ * truncate where none may be (records a source's format cannot read are the job's to catch). Never
+ * throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka
+ * coordinates the row has, and is counted.
  */
 final class EventDecoder {
     /** Where a decoder's letters go. */
@@ -36,8 +35,6 @@ final class EventDecoder {
     private final LogicalType[] baseTypes;
     private final RowData.FieldGetter[] inputGetters;
     private final LogicalType[] inputTypes;
-    private final int parseError;
-    private final int raw;
     private final int topic;
     private final int partition;
     private final int offset;
@@ -61,8 +58,6 @@ final class EventDecoder {
         for (int i = 0; i < inputTypes.length; i++) {
             inputGetters[i] = RowData.createFieldGetter(inputTypes[i], i);
         }
-        parseError = spec.field(EngineSpec.PARSE_ERROR);
-        raw = spec.field(EngineSpec.RAW);
         topic = spec.field(EngineSpec.TOPIC);
         partition = spec.field(EngineSpec.PARTITION);
         offset = spec.field(EngineSpec.OFFSET);
@@ -77,21 +72,6 @@ final class EventDecoder {
      *     with truncates); elsewhere it is a dead letter
      */
     ChangeEvent decode(RowData input, boolean truncateAllowed, Letters letters) {
-        if (parseError >= 0 && !input.isNullAt(parseError)) {
-            byte[] bytes = raw >= 0 && !input.isNullAt(raw) ? input.getBinary(raw) : null;
-            DeadLetter d =
-                    new DeadLetter(
-                            flow.name(),
-                            DeadLetter.PARSE_ERROR,
-                            "the source's format could not parse the"
-                                    + " record: "
-                                    + input.getString(parseError),
-                            bytes == null ? null : new String(bytes, StandardCharsets.UTF_8));
-            d.raw = bytes;
-            metrics.deadLettered.inc();
-            letters.deadLetter(located(d, input));
-            return null;
-        }
         if (castFailed >= 0 && !input.isNullAt(castFailed)) {
             return reject(
                     input,
