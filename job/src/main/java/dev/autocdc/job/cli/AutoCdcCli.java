@@ -162,11 +162,23 @@ public final class AutoCdcCli {
     }
 
     private int runFlows(Options options) throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+        FlowScript script = FlowScript.read(options.flow);
+        Configuration conf = options.configuration();
+        LocalNetworkMemory.size(
+                conf,
+                (int)
+                        script.items().stream()
+                                .filter(i -> i instanceof FlowScript.FlowItem)
+                                .count());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
-        List<PlannedFlow> flows = planner.plan(FlowScript.read(options.flow));
+        List<PlannedFlow> flows = planner.plan(script);
+        String unreachable = KafkaCheck.check(tEnv, flows, KafkaCheck.TIMEOUT);
+        if (unreachable != null) {
+            err.println("autocdc: " + unreachable);
+            return 1;
+        }
         FlowJob job = new FlowJob(tEnv, flows, planner.inserts());
         if (options.deadLetters != null) {
             job.lettersTo(new DeadLetterFile(options.deadLetters), options.deadLetters.toString());

@@ -319,4 +319,25 @@ class BadInputTest {
                                 dir.resolve("t.jsonl").toString()))
                 .isEqualTo(1);
     }
+
+    /** Issue 13, item 15: at once, naming the table and the setting, not after 74 s. */
+    @Test
+    void aKafkaSourceWithNoBrokerStopsTheRunNamingTableAndSetting() throws Exception {
+        Path flow =
+                write(
+                        "kafka.sql",
+                        """
+                        CREATE TABLE feed (id INT, ts INT)
+                        WITH ('connector' = 'kafka', 'topic' = 'feed', 'format' = 'json',
+                              'properties.bootstrap.servers' = 'localhost:1',
+                              'scan.startup.mode' = 'earliest-offset');
+                        CREATE OR REFRESH STREAMING TABLE t;
+                        CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id) SEQUENCE BY ts;
+                        """);
+        assertThat(cli("run", "--flow", flow.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "autocdc: source table feed: no Kafka broker answered at localhost:1"
+                                + " ('properties.bootstrap.servers') within 10 s");
+    }
 }
