@@ -52,8 +52,14 @@ for r in $(seq 1 "$runs"); do
   run scd2 rocksdb W5
   run kafka_passthrough rocksdb W1
   run kafka_scd2 rocksdb W1
+  run kafka_scd2_flink_decoding rocksdb W1
 done
 java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" "$out/chart.svg" | tee "$out/report.md"
+# the biggest local run a new user makes: 2M events over 100k keys into SCD2 with --materialize, in the
+# heap deploy/autocdc gives (figures: seconds, peak RSS, rows, dead letters)
+java -Xmx1g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+    -cp "$cp" dev.autocdc.benchmarks.MaterializeBenchmark --events $((2000000 / scale)) --keys $((100000 / scale)) \
+    2>/dev/null | grep '^figure ' | tee -a "$out/report.md"
 if ! $quick; then
   # the full run is what docs/performance.md shows
   mkdir -p docs/performance

@@ -36,7 +36,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       reach with a free engine (not in {@code run.sh}: an experiment for the explanation in
  *       docs/performance.md);
  *   <li>{@code kafka_scd2}: the product: a flow script run by the CLI (RocksDB, parallelism 1), SCD
- *       type 2 from the same topic into an upsert-kafka topic.
+ *       type 2 from the same topic into an upsert-kafka topic; the flow reads the topic as bytes
+ *       and decodes it itself, checking numbers (the default);
+ *   <li>{@code kafka_scd2_flink_decoding}: the same with {@code bad-records = 'fail'}: the source
+ *       parses its records itself, so the pair prices the flow's decoding step.
  * </ul>
  *
  * Both parse with Flink's JSON format and write JSON with upsert-kafka, so the difference is the
@@ -71,7 +74,10 @@ final class KafkaBenchmark {
             if (variant.equals("kafka_passthrough") || variant.equals("kafka_passthrough_double")) {
                 passthrough(source, sinkOptions, variant.endsWith("_double") ? 2 : 1);
             } else if (variant.equals("kafka_scd2")) {
-                scd2(source, sinkOptions);
+                scd2(source, sinkOptions, "");
+            } else if (variant.equals("kafka_scd2_flink_decoding")) {
+                // the source reads its records itself: the cost of the flow's own decoding step
+                scd2(source, sinkOptions, "SET 'autocdc.w1.bad-records' = 'fail';\n");
             } else {
                 throw new IllegalArgumentException("unknown variant " + variant);
             }
@@ -158,11 +164,12 @@ final class KafkaBenchmark {
         env.execute("kafka_passthrough");
     }
 
-    private static void scd2(String source, String sinkOptions) throws Exception {
+    private static void scd2(String source, String sinkOptions, String settings) throws Exception {
         Path flow = Files.createTempFile("autocdc-bench", ".sql");
         Files.writeString(
                 flow,
                 "SET 'state.backend.type' = 'rocksdb';\n"
+                        + settings
                         + source
                         + ";\n"
                         + "CREATE OR REFRESH STREAMING TABLE history "

@@ -96,6 +96,9 @@ public final class Report {
                 "scd2_kafka_over_kafka_passthrough",
                 ratio(runs, "kafka_scd2", "W1", "kafka_passthrough", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
+        figure(
+                "flow_decoding_over_flink_decoding_kafka",
+                ratio(runs, "kafka_scd2", "W1", "kafka_scd2_flink_decoding", "W1"));
         if (args.length > 1) {
             Files.writeString(Path.of(args[1]), chart(runs));
         }
@@ -155,7 +158,7 @@ public final class Report {
             boolean ours =
                     s.variant.startsWith("scd")
                             || s.variant.equals("bitemporal")
-                            || s.variant.equals("kafka_scd2");
+                            || s.variant.startsWith("kafka_scd2");
             svg.append(
                     String.format(
                             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",

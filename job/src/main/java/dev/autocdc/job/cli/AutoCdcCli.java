@@ -8,7 +8,9 @@ import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.job.plan.TargetTable;
 import java.io.PrintStream;
+import java.io.Writer;
 import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -221,10 +223,12 @@ public final class AutoCdcCli {
             Path file =
                     Materializer.file(
                             options.materialize, e.getKey().flow().target(), flows.size());
-            Files.writeString(file, table.toJsonLines());
+            try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                table.writeJsonLines(w); // line by line: no second copy of the table in memory
+            }
             err.println(
                     "autocdc: wrote "
-                            + table.rows().size()
+                            + table.size()
                             + " rows of "
                             + e.getKey().flow().target()
                             + " to "
@@ -376,9 +380,15 @@ public final class AutoCdcCli {
             while (t.getCause() != null && t.getCause() != t) {
                 t = t.getCause();
             }
-            return t == e
-                    ? String.valueOf(e.getMessage())
-                    : e.getMessage() + " (cause: " + t.getMessage() + ")";
+            String hint =
+                    t instanceof OutOfMemoryError
+                            ? "; give the JVM more heap: AUTOCDC_JAVA_OPTS=-Xmx4g deploy/autocdc"
+                                    + " ..."
+                            : "";
+            return (t == e
+                            ? String.valueOf(e.getMessage())
+                            : e.getMessage() + " (cause: " + t.getMessage() + ")")
+                    + hint;
         }
     }
 }

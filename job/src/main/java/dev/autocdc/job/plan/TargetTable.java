@@ -3,6 +3,10 @@ package dev.autocdc.job.plan;
 import dev.autocdc.operators.core.Values;
 import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.TypeMapping;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -11,7 +15,7 @@ import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
@@ -31,32 +35,46 @@ import org.apache.flink.table.types.logical.RowType;
 public final class TargetTable {
     private final RowType type;
     private final int[] primaryKey;
-    private final Map<List<Object>, Object[]> rows = new LinkedHashMap<>();
+    private final RowData.FieldGetter[] getters;
+
+    /**
+     * Each row by its primary key, the row held as its JSON line (a compact string: memory follows
+     * the table's text, about a third of the row as Java objects) with its key values for sorting.
+     */
+    private final Map<List<Object>, String> rows = new HashMap<>();
 
     public TargetTable(EngineSpec spec) {
         this.type = spec.targetType();
         this.primaryKey = spec.targetPrimaryKey();
+        this.getters = new RowData.FieldGetter[type.getFieldCount()];
+        for (int i = 0; i < getters.length; i++) {
+            getters[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
+        }
     }
 
     /** Applies one changelog row. */
     public void apply(RowData row) {
         Object[] values = new Object[type.getFieldCount()];
         for (int i = 0; i < values.length; i++) {
-            LogicalType t = type.getTypeAt(i);
-            values[i] = TypeMapping.toJava(t, RowData.createFieldGetter(t, i).getFieldOrNull(row));
+            values[i] = TypeMapping.toJava(type.getTypeAt(i), getters[i].getFieldOrNull(row));
         }
-        List<Object> key = new ArrayList<>();
+        List<Object> key = new ArrayList<>(primaryKey.length);
         for (int i : primaryKey) {
             key.add(withValueEquality(values[i]));
         }
         switch (row.getRowKind()) {
             case INSERT:
             case UPDATE_AFTER:
-                rows.put(key, values);
+                rows.put(key, jsonLine(values));
                 break;
             default:
                 rows.remove(key);
         }
+    }
+
+    /** The number of rows. */
+    public int size() {
+        return rows.size();
     }
 
     /** The rows, sorted by primary key with nulls first. */
@@ -79,41 +97,71 @@ public final class TargetTable {
         return v;
     }
 
-    public List<Object[]> rows() {
-        List<Object[]> out = new ArrayList<>(rows.values());
-        out.sort(
+    /** The table as JSON lines (each line ends with a newline), sorted by primary key. */
+    public String toJsonLines() {
+        StringWriter out = new StringWriter();
+        try {
+            writeJsonLines(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /** Writes the table as JSON lines, sorted by primary key with nulls first, line by line. */
+    public void writeJsonLines(Writer out) throws IOException {
+        List<Map.Entry<List<Object>, String>> sorted = new ArrayList<>(rows.entrySet());
+        sorted.sort(
                 (a, b) -> {
-                    for (int i : primaryKey) {
-                        int c = Values.compare(a[i], b[i]);
+                    for (int i = 0; i < primaryKey.length; i++) {
+                        int c = Values.compare(keyValue(a.getKey(), i), keyValue(b.getKey(), i));
                         if (c != 0) {
                             return c;
                         }
                     }
                     return 0;
                 });
-        return out;
+        for (Map.Entry<List<Object>, String> row : sorted) {
+            out.write(row.getValue());
+            out.write('\n');
+        }
+    }
+
+    /** A key value as {@link Values#compare} takes it (undoing {@link #withValueEquality}). */
+    private static Object keyValue(List<Object> key, int i) {
+        return withIdentity(key.get(i));
+    }
+
+    private static Object withIdentity(Object v) {
+        if (v instanceof List<?> fields) {
+            Object[] row = new Object[fields.size()];
+            for (int i = 0; i < row.length; i++) {
+                row[i] = withIdentity(fields.get(i));
+            }
+            return row;
+        }
+        if (v instanceof ByteBuffer bytes) {
+            return bytes.array();
+        }
+        return v;
     }
 
     public RowType type() {
         return type;
     }
 
-    /** The table as JSON lines (each line ends with a newline). */
-    public String toJsonLines() {
+    private String jsonLine(Object[] row) {
         StringBuilder b = new StringBuilder();
-        for (Object[] row : rows()) {
-            b.append('{');
-            for (int i = 0; i < row.length; i++) {
-                if (i > 0) {
-                    b.append(", ");
-                }
-                string(b, type.getFieldNames().get(i));
-                b.append(": ");
-                value(b, type.getTypeAt(i), row[i]);
+        b.append('{');
+        for (int i = 0; i < row.length; i++) {
+            if (i > 0) {
+                b.append(", ");
             }
-            b.append("}\n");
+            string(b, type.getFieldNames().get(i));
+            b.append(": ");
+            value(b, type.getTypeAt(i), row[i]);
         }
-        return b.toString();
+        return b.append('}').toString();
     }
 
     static void value(StringBuilder b, LogicalType t, Object v) {

@@ -6,8 +6,10 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -39,12 +41,32 @@ final class ExactNumbers implements Serializable {
     private final String[] names;
     private final LogicalType[] types;
     private final List<List<String>> objects;
+
+    /** The longest run of digits every checked column holds whatever the digits (see below). */
+    private final int safeDigits;
+
     private transient ObjectMapper mapper;
 
     private ExactNumbers(String[] names, LogicalType[] types, List<List<String>> objects) {
         this.names = names;
         this.types = types;
         this.objects = objects;
+        int safe = Integer.MAX_VALUE;
+        for (LogicalType t : types) {
+            safe =
+                    Math.min(
+                            safe,
+                            switch (t.getTypeRoot()) {
+                                case TINYINT -> 2;
+                                case SMALLINT -> 4;
+                                case INTEGER -> 9;
+                                case BIGINT -> 18;
+                                default ->
+                                        ((DecimalType) t).getPrecision()
+                                                - ((DecimalType) t).getScale();
+                            });
+        }
+        this.safeDigits = safe;
     }
 
     /**
@@ -93,8 +115,15 @@ final class ExactNumbers implements Serializable {
      * or null when all are exact.
      */
     String check(byte[] record) throws IOException {
+        if (!mayBeInexact(record)) {
+            return null;
+        }
         if (mapper == null) {
-            mapper = new ObjectMapper();
+            // numbers as written: no double in between (1e1000000 would be Infinity, 0.1 rounded)
+            mapper =
+                    new ObjectMapper()
+                            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
         }
         JsonNode root = mapper.readTree(record);
         for (List<String> path : objects) {
@@ -120,6 +149,29 @@ final class ExactNumbers implements Serializable {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether the record could hold an inexact number, scanning its bytes: a number can only be
+     * inexact with a point, an exponent (an {@code e} right after a digit), or more digits in a row
+     * than every checked column holds ({@code safeDigits}). Most records have none of these and are
+     * not parsed a second time; a digit run inside a string only costs the full check.
+     */
+    boolean mayBeInexact(byte[] record) {
+        int run = 0;
+        for (byte b : record) {
+            if (b >= '0' && b <= '9') {
+                if (++run > safeDigits) {
+                    return true;
+                }
+            } else {
+                if (b == '.' || ((b == 'e' || b == 'E') && run > 0)) {
+                    return true; // a point, or an exponent right after a digit
+                }
+                run = 0;
+            }
+        }
+        return false;
     }
 
     /** Why a JSON value does not fit the type exactly, or null. */

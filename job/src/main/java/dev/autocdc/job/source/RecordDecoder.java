@@ -12,10 +12,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.conversion.DataStructureConverter;
-import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -26,11 +23,11 @@ import org.apache.flink.util.OutputTag;
  * DeadLetter#PARSE_ERROR} (the format threw), {@value #BLANK_RECORD} (a blank or whitespace-only
  * record), {@value #INEXACT_NUMBER} ({@link ExactNumbers}).
  *
- * <p>In: a row of the byte-reading table (see {@link Layout}). Out: the source's physical and
- * metadata columns, as the source table declares them, with the kind the format gave (a Debezium
- * update is two rows).
+ * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
+ * source's physical and metadata columns, as the source table declares them, with the kind the
+ * format gave (a Debezium update is two rows).
  */
-final class RecordDecoder extends ProcessFunction<Row, RowData> {
+final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
     /** A blank or whitespace-only record. */
@@ -59,7 +56,7 @@ final class RecordDecoder extends ProcessFunction<Row, RowData> {
     private final ExactNumbers numbers;
     private final Layout layout;
     private final OutputTag<DeadLetter> letters;
-    private transient DataStructureConverter<Object, Object>[] converters;
+    private transient RowData.FieldGetter[] getters;
     private transient List<RowData> decoded;
     private transient Collector<RowData> into;
     private transient Counter deadLettered;
@@ -85,11 +82,11 @@ final class RecordDecoder extends ProcessFunction<Row, RowData> {
         format.open(
                 RuntimeContextInitializationContextAdapters.deserializationAdapter(
                         getRuntimeContext()));
-        converters = new DataStructureConverter[layout.rowFieldTypes().length];
-        for (int i = 0; i < converters.length; i++) {
+        getters = new RowData.FieldGetter[layout.rowFieldTypes().length];
+        for (int i = 0; i < getters.length; i++) {
             if (layout.rowFieldTypes()[i] != null) {
-                converters[i] = DataStructureConverters.getConverter(layout.rowFieldTypes()[i]);
-                converters[i].open(getClass().getClassLoader());
+                getters[i] =
+                        RowData.createFieldGetter(layout.rowFieldTypes()[i].getLogicalType(), i);
             }
         }
         decoded = new ArrayList<>(2);
@@ -111,8 +108,8 @@ final class RecordDecoder extends ProcessFunction<Row, RowData> {
     }
 
     @Override
-    public void processElement(Row in, Context ctx, Collector<RowData> out) throws Exception {
-        byte[] bytes = (byte[]) in.getField(layout.bytesField());
+    public void processElement(RowData in, Context ctx, Collector<RowData> out) throws Exception {
+        byte[] bytes = in.isNullAt(layout.bytesField()) ? null : in.getBinary(layout.bytesField());
         if (bytes == null) {
             return; // a Kafka tombstone: no record, as the formats read it
         }
@@ -154,7 +151,7 @@ final class RecordDecoder extends ProcessFunction<Row, RowData> {
                     row.setField(i, ((GenericRowData) value).getField(v));
                 } else {
                     int f = layout.fromRow()[i];
-                    row.setField(i, converters[f].toInternalOrNull(in.getField(f)));
+                    row.setField(i, getters[f].getFieldOrNull(in));
                 }
             }
             out.collect(row);
@@ -182,15 +179,21 @@ final class RecordDecoder extends ProcessFunction<Row, RowData> {
         return true;
     }
 
-    private void letter(Context ctx, Row in, byte[] bytes, String reason, String message) {
+    private void letter(Context ctx, RowData in, byte[] bytes, String reason, String message) {
         DeadLetter d =
                 new DeadLetter(flow, reason, message, new String(bytes, StandardCharsets.UTF_8));
         d.source = source;
         d.raw = bytes;
         if (layout.topicField() >= 0) {
-            d.topic = (String) in.getField(layout.topicField());
-            d.partition = (Integer) in.getField(layout.partitionField());
-            d.offset = (Long) in.getField(layout.offsetField());
+            d.topic =
+                    in.isNullAt(layout.topicField())
+                            ? null
+                            : in.getString(layout.topicField()).toString();
+            d.partition =
+                    in.isNullAt(layout.partitionField())
+                            ? null
+                            : in.getInt(layout.partitionField());
+            d.offset = in.isNullAt(layout.offsetField()) ? null : in.getLong(layout.offsetField());
         }
         deadLettered.inc();
         ctx.output(letters, d);

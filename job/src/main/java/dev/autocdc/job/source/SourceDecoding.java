@@ -249,7 +249,15 @@ public final class SourceDecoding {
 
         String base = "__autocdc_" + flow;
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
-        DataStream<Row> rows = tEnv.toDataStream(tEnv.from(quote(base + "_bytes")));
+        Table bytesTable = tEnv.from(quote(base + "_bytes"));
+        // internal rows: no conversion to Row and back on every record
+        DataStream<RowData> rows =
+                tEnv.toDataStream(
+                        bytesTable,
+                        bytesTable
+                                .getResolvedSchema()
+                                .toSourceRowDataType()
+                                .bridgedTo(RowData.class));
         OutputTag<DeadLetter> tag = new OutputTag<>("source dead letters of " + flow) {};
         DataType outType = DataTypes.ROW(outFields.toArray(new DataTypes.Field[0]));
         SingleOutputStreamOperator<RowData> decoded =

@@ -105,9 +105,9 @@ class TargetTableTest {
                         GenericRowData.of(1, 1),
                         GenericRowData.of(2, 1)));
         table.apply(row(RowKind.INSERT, 1, "y", GenericRowData.of(2, 1), null));
-        assertThat(table.rows()).hasSize(2);
+        assertThat(table.size()).isEqualTo(2);
         table.apply(row(RowKind.DELETE, 1, "y", GenericRowData.of(2, 1), null));
-        assertThat(table.rows()).hasSize(1);
+        assertThat(table.size()).isEqualTo(1);
     }
 
     private static RowData row(RowKind kind, int id, String v, RowData start, RowData end) {
