@@ -327,6 +327,15 @@ public final class FlowPlanner {
                                 + ".bad-records' = 'fail' reads it as declared)");
             }
         }
+        if (decoded != null) {
+            // the decoded view carries the coordinates the source did not declare, already under
+            // the control columns' names
+            for (String c : decoded.coordinates()) {
+                if (!control.containsValue(c)) {
+                    select.append(", ").append(quote(c));
+                }
+            }
+        }
         select.append(" FROM ")
                 .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
         String sql = select.toString();

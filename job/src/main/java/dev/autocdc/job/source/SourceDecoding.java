@@ -1,6 +1,7 @@
 package dev.autocdc.job.source;
 
 import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.EngineSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,9 +63,12 @@ public final class SourceDecoding {
     /**
      * The view the flow reads instead of its source, and the source's dead letters.
      *
-     * @param view the temporary view's name
+     * @param view the temporary view's name: the source's columns, then {@code coordinates}
+     * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
+     *     and offset, named as the engine's control columns under {@link
+     *     EngineSpec#controlPrefixAvoiding} of the source's columns; else empty
      */
-    public record Decoded(String view, DataStream<DeadLetter> letters) {}
+    public record Decoded(String view, DataStream<DeadLetter> letters, List<String> coordinates) {}
 
     private SourceDecoding() {}
 
@@ -246,6 +250,23 @@ public final class SourceDecoding {
             fromValue.add(v);
             fromRow.add(v >= 0 ? -1 : twinFields.get(c.getName()));
         }
+        // Kafka's coordinates, for the dead letters the engine writes, under the names of the
+        // engine's control columns (a prefix no source column uses)
+        List<String> coordinateColumns = new ArrayList<>();
+        if (kafka) {
+            List<String> names = new ArrayList<>();
+            columns.forEach(c -> names.add(c.getName()));
+            String prefix = EngineSpec.controlPrefixAvoiding(names);
+            String[] roles = {EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET};
+            DataType[] types = {DataTypes.STRING(), DataTypes.INT(), DataTypes.BIGINT()};
+            for (int i = 0; i < roles.length; i++) {
+                String name = EngineSpec.controlName(prefix, roles[i]);
+                coordinateColumns.add(name);
+                outFields.add(DataTypes.FIELD(name, types[i]));
+                fromValue.add(-1);
+                fromRow.add(coordinates[i]);
+            }
+        }
 
         String base = "__autocdc_" + flow;
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
@@ -306,8 +327,11 @@ public final class SourceDecoding {
             }
             select.append(quote(c.getName()));
         }
+        for (String c : coordinateColumns) {
+            select.append(", ").append(quote(c));
+        }
         select.append(" FROM ").append(quote(base + "_decoded"));
         tEnv.executeSql("CREATE TEMPORARY VIEW " + quote(base) + " AS " + select);
-        return new Decoded(base, decoded.getSideOutput(tag));
+        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns);
     }
 }
