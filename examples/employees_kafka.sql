@@ -3,8 +3,7 @@
 -- inexact numbers, null keys, ...) go to the dead-letter topic with their bytes and reason.
 --   deploy/autocdc validate --flow examples/employees_kafka.sql     (then: run)
 CREATE TABLE employees_cdf (
-  employeeId INT, name STRING, role STRING, operation STRING, effectiveDate DATE, recordedAt TIMESTAMP(0),
-  `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL)
+  employeeId INT, name STRING, role STRING, operation STRING, effectiveDate DATE, recordedAt TIMESTAMP(0))
 WITH ('connector' = 'kafka', 'topic' = 'employees_cdf', 'properties.bootstrap.servers' = 'localhost:9092',
       'properties.group.id' = 'autocdc-employees', 'scan.startup.mode' = 'earliest-offset',
       'format' = 'json');

@@ -85,26 +85,54 @@ final class DeclaredTarget {
                 tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
             }
         }
+        // a temporary table: the script is where the target is declared, so a run leaves nothing
+        // behind in a persistent catalog, and a refused target is dropped again
         String qualified = FlowPlanner.quoteName(target.name());
         if (target.columns() != null) {
-            create(tEnv, target, "TABLE " + qualified, target.columns(), target.options());
-            List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
-            return new DeclaredTarget(key, changelog(tEnv, target, qualified));
+            create(
+                    tEnv,
+                    target,
+                    "TEMPORARY TABLE " + qualified,
+                    target.columns(),
+                    target.options());
+            try {
+                List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
+                return new DeclaredTarget(key, changelog(tEnv, target, qualified, null));
+            } catch (FlowSyntaxException refused) {
+                tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
+                throw refused;
+            }
         }
         // the flow's own columns: an upsert sink (upsert-kafka, JDBC) takes them with the flow's
         // key; any other sink without a key, and the flow retracts
-        create(tEnv, target, "TABLE " + qualified, columns(flowTarget, flowKey), target.options());
+        create(
+                tEnv,
+                target,
+                "TEMPORARY TABLE " + qualified,
+                columns(flowTarget, flowKey),
+                target.options());
+        RuntimeException withKey = null;
         try {
             ChangelogMode mode = sinkMode(tEnv, qualified);
             if (!mode.contains(RowKind.UPDATE_BEFORE) && mode.contains(RowKind.UPDATE_AFTER)) {
                 return new DeclaredTarget(flowKey, mode);
             }
         } catch (RuntimeException e) {
-            // a connector that takes no primary key: tried again without one, below
+            withKey = e; // perhaps a connector that takes no primary key: tried without one
         }
-        tEnv.executeSql("DROP TABLE " + qualified);
-        create(tEnv, target, "TABLE " + qualified, columns(flowTarget, null), target.options());
-        return new DeclaredTarget(null, changelog(tEnv, target, qualified));
+        tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
+        create(
+                tEnv,
+                target,
+                "TEMPORARY TABLE " + qualified,
+                columns(flowTarget, null),
+                target.options());
+        try {
+            return new DeclaredTarget(null, changelog(tEnv, target, qualified, withKey));
+        } catch (FlowSyntaxException refused) {
+            tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
+            throw refused;
+        }
     }
 
     private static final String BLACKHOLE = "'connector' = 'blackhole'";
@@ -140,9 +168,17 @@ final class DeclaredTarget {
         return key;
     }
 
-    /** The sink's changelog mode; a sink that cannot open, or takes inserts only, is refused. */
+    /**
+     * The sink's changelog mode; a sink that cannot open, or takes inserts only, is refused.
+     *
+     * @param earlier the failure of an earlier attempt (with the flow's key), reported rather than
+     *     this one's when both fail, since it is the likelier cause (null: none)
+     */
     private static ChangelogMode changelog(
-            StreamTableEnvironment tEnv, FlowScript.TargetTable target, String qualified) {
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            String qualified,
+            RuntimeException earlier) {
         ChangelogMode mode;
         try {
             mode = sinkMode(tEnv, qualified);
@@ -153,7 +189,7 @@ final class DeclaredTarget {
                     "Flink could not open target "
                             + target.name()
                             + " for writing: "
-                            + FlowPlanner.rootMessage(e));
+                            + FlowPlanner.rootMessage(earlier != null ? earlier : e));
         }
         if (mode.containsOnly(RowKind.INSERT)) {
             throw new FlowSyntaxException(

@@ -71,6 +71,9 @@ public final class FlowJob {
 
     private String letterSinkName;
 
+    /** The letters bound for the letter sink, written by one writer. */
+    private final List<DataStream<DeadLetter>> toLetterSink = new ArrayList<>();
+
     /** Per flow and kind ({@link LetterCounts}), where its letters go, for the run's report. */
     private final Map<String, Map<String, String>> destinations = new LinkedHashMap<>();
 
@@ -157,6 +160,13 @@ public final class FlowJob {
                 anySink = true;
             }
         }
+        if (!toLetterSink.isEmpty()) {
+            DataStream<DeadLetter> all = toLetterSink.get(0);
+            for (DataStream<DeadLetter> more : toLetterSink.subList(1, toLetterSink.size())) {
+                all = all.union(more);
+            }
+            all.sinkTo(letterSink).setParallelism(1).name("letters to " + letterSinkName);
+        }
         if (anySink) {
             statements.attachAsDataStream();
         }
@@ -182,10 +192,8 @@ public final class FlowJob {
         Map<String, String> where = destinations.computeIfAbsent(name, n -> new LinkedHashMap<>());
         if (table == null && letterSink != null) {
             where.put(kind, "written to " + letterSinkName);
-            letters.sinkTo(letterSink)
-                    .setParallelism(1)
-                    .name(kind + "s of " + name + " to " + letterSinkName);
-            return false; // a DataStream sink, not a statement
+            toLetterSink.add(letters); // one writer for them all (attach)
+            return false;
         }
         if (table == null) {
             where.put(

@@ -217,19 +217,45 @@ public final class FlowPlanner {
         // Control columns are named under a prefix no source column uses, so every source column
         // stays data whatever its name (SPEC §11).
         String prefix = EngineSpec.controlPrefixAvoiding(sourceColumns);
-        // Kafka's coordinates of a record, when the source declares them, go into its dead letters
-        Map<String, String> control = new LinkedHashMap<>();
-        for (Column c : source.getColumns()) {
-            if (c instanceof Column.MetadataColumn m) {
-                String as =
-                        switch (m.getMetadataKey().orElse(c.getName())) {
-                            case "topic" -> EngineSpec.TOPIC;
-                            case "partition" -> EngineSpec.PARTITION;
-                            case "offset" -> EngineSpec.OFFSET;
-                            default -> null;
-                        };
-                if (as != null) {
-                    control.put(c.getName(), EngineSpec.controlName(prefix, as));
+        // a Kafka or filesystem source is read as bytes and decoded by a step of ours, so that a
+        // record its format cannot read is a dead letter (SourceDecoding)
+        SourceDecoding.Decoded decoded = null;
+        if (options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER) {
+            try {
+                decoded = SourceDecoding.decode(tEnv, flow.name(), flow.source());
+            } catch (RuntimeException e) {
+                throw new FlowSyntaxException(
+                        line,
+                        "FROM",
+                        "Flink could not read source "
+                                + flow.source()
+                                + " as bytes to decode: "
+                                + rootMessage(e)
+                                + " (SET 'autocdc."
+                                + flow.name()
+                                + ".bad-records' = 'fail' reads it as declared)");
+            }
+        }
+        // Kafka's coordinates of each record, for its dead letters: the decoded view's own columns,
+        // else the source's metadata columns if it declares them (which stay data of the target)
+        Map<String, String> coordinates = new LinkedHashMap<>(); // column -> control column
+        if (decoded != null) {
+            for (String c : decoded.coordinates()) {
+                coordinates.put(c, c);
+            }
+        } else {
+            for (Column c : source.getColumns()) {
+                if (c instanceof Column.MetadataColumn m) {
+                    String as =
+                            switch (m.getMetadataKey().orElse(c.getName())) {
+                                case "topic" -> EngineSpec.TOPIC;
+                                case "partition" -> EngineSpec.PARTITION;
+                                case "offset" -> EngineSpec.OFFSET;
+                                default -> null;
+                            };
+                    if (as != null) {
+                        coordinates.put(c.getName(), EngineSpec.controlName(prefix, as));
+                    }
                 }
             }
         }
@@ -243,7 +269,6 @@ public final class FlowPlanner {
                             .columnsToUpdate(flow.columnsToUpdate())
                             .columns(flow.columnList())
                             .columnsExcept(flow.exceptColumnList())
-                            .notKept(new ArrayList<>(control.keySet()))
                             .build();
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
@@ -295,46 +320,26 @@ public final class FlowPlanner {
                     .append(" AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.COLUMNS_TO_UPDATE)));
         }
-        for (Map.Entry<String, String> c : control.entrySet()) {
-            select.append(", ")
+        // in the control columns' own types, whatever type the source declared (a BIGINT partition)
+        Map<String, String> coordinateTypes =
+                Map.of(
+                        EngineSpec.controlName(prefix, EngineSpec.TOPIC), "STRING",
+                        EngineSpec.controlName(prefix, EngineSpec.PARTITION), "INT",
+                        EngineSpec.controlName(prefix, EngineSpec.OFFSET), "BIGINT");
+        for (Map.Entry<String, String> c : coordinates.entrySet()) {
+            select.append(", CAST(")
                     .append(quote(c.getKey()))
                     .append(" AS ")
+                    .append(coordinateTypes.get(c.getValue()))
+                    .append(") AS ")
                     .append(quote(c.getValue()));
         }
-        String record = recordExpression(mapping, control.keySet(), source);
+        String record = recordExpression(mapping, source);
         if (record != null) {
             select.append(", ")
                     .append(record)
                     .append(" AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.RECORD)));
-        }
-        // a Kafka or filesystem source is read as bytes and decoded by a step of ours, so that a
-        // record its format cannot read is a dead letter (SourceDecoding)
-        SourceDecoding.Decoded decoded = null;
-        if (options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER) {
-            try {
-                decoded = SourceDecoding.decode(tEnv, flow.name(), flow.source());
-            } catch (RuntimeException e) {
-                throw new FlowSyntaxException(
-                        line,
-                        "FROM",
-                        "Flink could not read source "
-                                + flow.source()
-                                + " as bytes to decode: "
-                                + rootMessage(e)
-                                + " (SET 'autocdc."
-                                + flow.name()
-                                + ".bad-records' = 'fail' reads it as declared)");
-            }
-        }
-        if (decoded != null) {
-            // the decoded view carries the coordinates the source did not declare, already under
-            // the control columns' names
-            for (String c : decoded.coordinates()) {
-                if (!control.containsValue(c)) {
-                    select.append(", ").append(quote(c));
-                }
-            }
         }
         select.append(" FROM ")
                 .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
@@ -472,11 +477,10 @@ public final class FlowPlanner {
      * The source columns the target leaves out, as one ROW, so that a dead letter's payload is the
      * whole record (SPEC §11); null when the target keeps them all.
      */
-    private static String recordExpression(
-            FlowMapping mapping, Set<String> control, ResolvedSchema source) {
+    private static String recordExpression(FlowMapping mapping, ResolvedSchema source) {
         List<String> left = new ArrayList<>();
         for (Column c : source.getColumns()) {
-            if (!mapping.kept().contains(c.getName()) && !control.contains(c.getName())) {
+            if (!mapping.kept().contains(c.getName())) {
                 left.add(c.getName());
             }
         }
@@ -510,7 +514,11 @@ public final class FlowPlanner {
 
     private static void whenFailed(StringBuilder cases, CastGuard.Guarded g, String clause) {
         if (g.anyFailed() != null) {
-            cases.append(" WHEN ")
+            // only when the condition came out null: a CAST in a branch that CASE, AND or OR never
+            // evaluated (kind = 'n' AND CAST(v AS INT) = 0) cannot have failed the record
+            cases.append(" WHEN (")
+                    .append(g.condition())
+                    .append(") IS NULL AND ")
                     .append(g.anyFailed())
                     .append(" THEN '")
                     .append(clause)

@@ -25,7 +25,8 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <ul>
  *   <li>TINYINT, SMALLINT, INT, BIGINT: it has a fraction ({@code 22.7}; {@code 22.0} is 22), or is
- *       outside the type's range;
+ *       outside the type's range; BIGINT also past 2^53 when written with a point or an exponent
+ *       (Flink reads those through a double);
  *   <li>DECIMAL(p, s): it has more than s digits after the point (it would be rounded), or more
  *       than p - s before it (it would become null).
  * </ul>
@@ -125,26 +126,35 @@ final class ExactNumbers implements Serializable {
                             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                             .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
         }
-        JsonNode root = mapper.readTree(record);
-        for (List<String> path : objects) {
-            JsonNode node = root;
-            for (String step : path) {
-                node = node == null ? null : node.get(step);
-            }
-            if (!(node instanceof ObjectNode object)) {
-                continue;
-            }
-            for (int i = 0; i < names.length; i++) {
-                String problem = problem(object.get(names[i]), types[i]);
-                if (problem != null) {
-                    return "column "
-                            + names[i]
-                            + " ("
-                            + types[i].asSummaryString()
-                            + ") cannot hold "
-                            + object.get(names[i])
-                            + " exactly: "
-                            + problem;
+        JsonNode parsed = mapper.readTree(record);
+        // a JSON array holds several records (Flink's json format reads each)
+        List<JsonNode> roots = new ArrayList<>();
+        if (parsed != null && parsed.isArray()) {
+            parsed.forEach(roots::add);
+        } else {
+            roots.add(parsed);
+        }
+        for (JsonNode root : roots) {
+            for (List<String> path : objects) {
+                JsonNode node = root;
+                for (String step : path) {
+                    node = node == null ? null : node.get(step);
+                }
+                if (!(node instanceof ObjectNode object)) {
+                    continue;
+                }
+                for (int i = 0; i < names.length; i++) {
+                    String problem = problem(object.get(names[i]), types[i]);
+                    if (problem != null) {
+                        return "column "
+                                + names[i]
+                                + " ("
+                                + types[i].asSummaryString()
+                                + ") cannot hold "
+                                + object.get(names[i])
+                                + " exactly: "
+                                + problem;
+                    }
                 }
             }
         }
@@ -202,8 +212,20 @@ final class ExactNumbers implements Serializable {
                         BigInteger.valueOf(Integer.MIN_VALUE),
                         BigInteger.valueOf(Integer.MAX_VALUE));
             case BIGINT:
-                return integral(
-                        v, BigInteger.valueOf(Long.MIN_VALUE), BigInteger.valueOf(Long.MAX_VALUE));
+                {
+                    String outside =
+                            integral(
+                                    v,
+                                    BigInteger.valueOf(Long.MIN_VALUE),
+                                    BigInteger.valueOf(Long.MAX_VALUE));
+                    if (outside == null
+                            && value.isFloatingPointNumber()
+                            && v.abs().compareTo(BigDecimal.valueOf(1L << 53)) > 0) {
+                        // Flink reads a number written with a point or exponent through a double
+                        return "past 2^53 with a point or an exponent it is read through a double";
+                    }
+                    return outside;
+                }
             case DECIMAL:
                 {
                     DecimalType d = (DecimalType) type;

@@ -53,6 +53,11 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private final String flow;
     private final String source;
     private final DeserializationSchema<RowData> format;
+    private final boolean text;
+
+    /** Whether every record holds at least one row (json); a Debezium message may hold none. */
+    private final boolean rowPerRecord;
+
     private final ExactNumbers numbers;
     private final Layout layout;
     private final OutputTag<DeadLetter> letters;
@@ -65,12 +70,16 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             String flow,
             String source,
             DeserializationSchema<RowData> format,
+            boolean text,
+            boolean rowPerRecord,
             ExactNumbers numbers,
             Layout layout,
             OutputTag<DeadLetter> letters) {
         this.flow = flow;
         this.source = source;
         this.format = format;
+        this.text = text;
+        this.rowPerRecord = rowPerRecord;
         this.numbers = numbers;
         this.layout = layout;
         this.letters = letters;
@@ -113,7 +122,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         if (bytes == null) {
             return; // a Kafka tombstone: no record, as the formats read it
         }
-        if (isBlank(bytes)) {
+        if (text && isBlank(bytes)) { // a binary record may well be all "whitespace" bytes
             letter(ctx, in, bytes, BLANK_RECORD, "the record is blank");
             return;
         }
@@ -121,6 +130,9 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         try {
             format.deserialize(bytes, into);
         } catch (Exception e) {
+            if (unavailable(e)) {
+                throw e; // a schema registry that does not answer: fail and retry, lose nothing
+            }
             // a number out of its type's range fails some formats: say so rather than "parse error"
             String inexact = inexact(bytes);
             if (inexact != null) {
@@ -134,6 +146,18 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                     DeadLetter.PARSE_ERROR,
                     "the source's format could not parse the record: "
                             + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return;
+        }
+        if (decoded.contains(null) || (decoded.isEmpty() && rowPerRecord)) {
+            // a JSON array of records holding a null, or none: nothing to apply, never silently
+            letter(
+                    ctx,
+                    in,
+                    bytes,
+                    DeadLetter.PARSE_ERROR,
+                    "the source's format read "
+                            + (decoded.isEmpty() ? "no row" : "a null row")
+                            + " from the record");
             return;
         }
         if (!decoded.isEmpty()) {
@@ -170,6 +194,19 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         }
     }
 
+    /** Whether a failure is the format's service being unreachable, not the record being bad. */
+    private static boolean unavailable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketException
+                    || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.UnknownHostException
+                    || t.getClass().getSimpleName().equals("RestClientException")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean isBlank(byte[] bytes) {
         for (byte b : bytes) {
             if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
@@ -184,16 +221,13 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                 new DeadLetter(flow, reason, message, new String(bytes, StandardCharsets.UTF_8));
         d.source = source;
         d.raw = bytes;
-        if (layout.topicField() >= 0) {
-            d.topic =
-                    in.isNullAt(layout.topicField())
-                            ? null
-                            : in.getString(layout.topicField()).toString();
-            d.partition =
-                    in.isNullAt(layout.partitionField())
-                            ? null
-                            : in.getInt(layout.partitionField());
-            d.offset = in.isNullAt(layout.offsetField()) ? null : in.getLong(layout.offsetField());
+        if (layout.topicField() >= 0) { // in whatever type the source declared them
+            Object topic = getters[layout.topicField()].getFieldOrNull(in);
+            Object partition = getters[layout.partitionField()].getFieldOrNull(in);
+            Object offset = getters[layout.offsetField()].getFieldOrNull(in);
+            d.topic = topic == null ? null : topic.toString();
+            d.partition = partition instanceof Number n ? n.intValue() : null;
+            d.offset = offset instanceof Number n ? n.longValue() : null;
         }
         deadLettered.inc();
         ctx.output(letters, d);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -32,6 +33,7 @@ import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContex
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.DataTypeUtils;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.OutputTag;
 
@@ -71,6 +73,11 @@ public final class SourceDecoding {
     public record Decoded(String view, DataStream<DeadLetter> letters, List<String> coordinates) {}
 
     private SourceDecoding() {}
+
+    /** A type without its time attribute: the view's columns are plain data. */
+    private static DataType plain(DataType t) {
+        return DataTypeUtils.removeTimeAttribute(t);
+    }
 
     private static String quote(String identifier) {
         return "`" + identifier.replace("`", "``") + "`";
@@ -127,10 +134,10 @@ public final class SourceDecoding {
         Map<String, Integer> twinFields = new HashMap<>();
         Map<String, Integer> connectorMetadata = new HashMap<>(); // by metadata key
         for (String k : keyFields) {
-            Column c = table.getResolvedSchema().getColumn(k).orElseThrow();
-            twin.column(k, c.getDataType());
+            DataType t = plain(table.getResolvedSchema().getColumn(k).orElseThrow().getDataType());
+            twin.column(k, t);
             twinFields.put(k, twinTypes.size());
-            twinTypes.add(c.getDataType());
+            twinTypes.add(t);
         }
         int bytesField = twinTypes.size();
         twin.column(BYTES, DataTypes.BYTES());
@@ -138,16 +145,16 @@ public final class SourceDecoding {
         for (Column c : columns) {
             if (c instanceof Column.PhysicalColumn
                     && (!exceptKey || !keyFields.contains(c.getName()))) {
-                valueFields.add(DataTypes.FIELD(c.getName(), c.getDataType()));
+                valueFields.add(DataTypes.FIELD(c.getName(), plain(c.getDataType())));
             } else if (c instanceof Column.MetadataColumn m) {
                 String key = m.getMetadataKey().orElse(c.getName());
                 if (kafka && key.startsWith("value.")) {
                     formatMetadata.add(key.substring("value.".length()));
                 } else {
-                    twin.columnByMetadata(c.getName(), c.getDataType(), key, true);
+                    twin.columnByMetadata(c.getName(), plain(c.getDataType()), key, true);
                     twinFields.put(c.getName(), twinTypes.size());
                     connectorMetadata.put(key, twinTypes.size());
-                    twinTypes.add(c.getDataType());
+                    twinTypes.add(plain(c.getDataType()));
                 }
             }
         }
@@ -187,6 +194,7 @@ public final class SourceDecoding {
         DataType valueType = DataTypes.ROW(valueFields.toArray(new DataTypes.Field[0]));
         DeserializationSchema<RowData> decoder;
         ChangelogMode mode;
+        Map<String, DataType> formatMetadataTypes = new HashMap<>(); // the format's own types
         try {
             DeserializationFormatFactory factory =
                     FactoryUtil.discoverFactory(
@@ -194,6 +202,13 @@ public final class SourceDecoding {
                             DeserializationFormatFactory.class,
                             format);
             FactoryUtil.validateFactoryOptions(factory, formatOptions);
+            // a record the format skips or nulls would be lost without a word: the flow's dead
+            // letters replace the option (bad-records = 'fail' gives it back)
+            for (ConfigOption<?> o : factory.optionalOptions()) {
+                if (o.key().equals("ignore-parse-errors")) {
+                    formatOptions.setString(o.key(), "false");
+                }
+            }
             DecodingFormat<DeserializationSchema<RowData>> decoding =
                     factory.createDecodingFormat(
                             new FactoryUtil.DefaultDynamicTableContext(
@@ -217,6 +232,8 @@ public final class SourceDecoding {
                     }
                 }
                 decoding.applyReadableMetadata(formatMetadata);
+                formatMetadata.forEach(
+                        k -> formatMetadataTypes.put(k, decoding.listReadableMetadata().get(k)));
             }
             decoder = decoding.createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, valueType);
             mode = decoding.getChangelogMode();
@@ -226,8 +243,8 @@ public final class SourceDecoding {
         }
 
         // where each non-computed source column comes from
-        List<String> out = new ArrayList<>();
         List<DataTypes.Field> outFields = new ArrayList<>();
+        Map<String, DataType> casts = new HashMap<>(); // format metadata of another type
         List<Integer> fromValue = new ArrayList<>();
         List<Integer> fromRow = new ArrayList<>();
         List<String> valueNames = new ArrayList<>();
@@ -237,16 +254,22 @@ public final class SourceDecoding {
             if (c instanceof Column.ComputedColumn) {
                 continue;
             }
-            out.add(c.getName());
-            outFields.add(DataTypes.FIELD(c.getName(), c.getDataType()));
+            DataType type = plain(c.getDataType());
             int v = valueNames.indexOf(c.getName());
             if (c instanceof Column.MetadataColumn m
                     && kafka
                     && m.getMetadataKey().orElse(c.getName()).startsWith("value.")) {
                 v = valueNames.size() + formatMetadataSeen++;
+                // the format gives its own type; the view casts it to the declared one
+                String key = m.getMetadataKey().get().substring("value.".length());
+                type = formatMetadataTypes.get(key);
+                if (!type.getLogicalType().equals(plain(c.getDataType()).getLogicalType())) {
+                    casts.put(c.getName(), plain(c.getDataType()));
+                }
             } else if (c instanceof Column.MetadataColumn) {
                 v = -1;
             }
+            outFields.add(DataTypes.FIELD(c.getName(), type));
             fromValue.add(v);
             fromRow.add(v >= 0 ? -1 : twinFields.get(c.getName()));
         }
@@ -258,11 +281,11 @@ public final class SourceDecoding {
             columns.forEach(c -> names.add(c.getName()));
             String prefix = EngineSpec.controlPrefixAvoiding(names);
             String[] roles = {EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET};
-            DataType[] types = {DataTypes.STRING(), DataTypes.INT(), DataTypes.BIGINT()};
             for (int i = 0; i < roles.length; i++) {
                 String name = EngineSpec.controlName(prefix, roles[i]);
                 coordinateColumns.add(name);
-                outFields.add(DataTypes.FIELD(name, types[i]));
+                // the type the source declared (a BIGINT partition); the planner casts it
+                outFields.add(DataTypes.FIELD(name, twinTypes.get(coordinates[i])));
                 fromValue.add(-1);
                 fromRow.add(coordinates[i]);
             }
@@ -287,6 +310,8 @@ public final class SourceDecoding {
                                         flow,
                                         source,
                                         decoder,
+                                        LINE_FORMATS.contains(format) || format.equals("csv"),
+                                        format.equals("json") || format.equals("csv"),
                                         ExactNumbers.of(
                                                 format,
                                                 Boolean.parseBoolean(
@@ -323,6 +348,12 @@ public final class SourceDecoding {
             if (c instanceof Column.ComputedColumn computed) {
                 select.append('(')
                         .append(computed.getExpression().asSerializableString())
+                        .append(") AS ");
+            } else if (casts.containsKey(c.getName())) {
+                select.append("CAST(")
+                        .append(quote(c.getName()))
+                        .append(" AS ")
+                        .append(casts.get(c.getName()).getLogicalType().asSerializableString())
                         .append(") AS ");
             }
             select.append(quote(c.getName()));

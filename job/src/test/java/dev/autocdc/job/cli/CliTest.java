@@ -240,7 +240,7 @@ class CliTest {
                         "flow apply_cdc: AUTO CDC INTO employees_bitemporal",
                         "changelog mode: upsert",
                         "FROM `__autocdc_apply_cdc`",
-                        "`offset` AS `__offset`");
+                        "CAST(`__offset` AS BIGINT) AS `__offset`");
     }
 
     @Test

@@ -52,6 +52,10 @@ class ExactNumbersTest {
         assertThat(json("{\"i\": 3e9}")).contains("it is outside -2147483648 to 2147483647");
         assertThat(json("{\"b\": \"9223372036854775808\"}")).contains("it is outside");
         assertThat(json("{\"b\": 1e1000000}")).contains("it is outside");
+        assertThat(json("{\"b\": 9007199254740993.0}"))
+                .as("Flink reads it through a double: 9007199254740992")
+                .contains("read through a double");
+        assertThat(json("[{\"i\": 1}, {\"i\": 2.5}]")).contains("cannot hold 2.5");
         assertThat(json("{\"d\": 1.234}"))
                 .isEqualTo(
                         "column d (DECIMAL(5, 2)) cannot hold 1.234 exactly: it has more than 2"

@@ -235,7 +235,8 @@ final class EventDecoder {
 
     /**
      * The source record as JSON text (see {@link JsonText}): the base columns, then the columns the
-     * target leaves out ({@value EngineSpec#RECORD}); without that column, every input field. A
+     * target leaves out ({@value EngineSpec#RECORD}); without that column (a target that keeps
+     * every source column, or a DataStream input), every input field, the engine's own included. A
      * field that cannot be read is rendered as null.
      */
     private String describe(RowData input) {

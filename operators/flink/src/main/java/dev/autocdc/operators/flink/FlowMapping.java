@@ -16,8 +16,8 @@ import java.util.Set;
  * <ul>
  *   <li>The target keeps the columns of COLUMNS (list), or every column but those of COLUMNS *
  *       EXCEPT (list), in source order; the keys always (naming a key in EXCEPT is an error); never
- *       the COLUMNS TO UPDATE column (even a key), nor a column that only feeds the engine (a
- *       format's parse error, Kafka's coordinates) unless it is a key.
+ *       the COLUMNS TO UPDATE column (even a key). Every source column is data, whatever its name
+ *       or kind (a metadata column too).
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
  *       event's value and is never tracked (SPEC §4).
  *   <li>A name refers to the source column of the same name, or else of the same name ignoring
@@ -86,12 +86,11 @@ public final class FlowMapping {
                 excepted.add(name);
             }
         }
-        Set<String> notKept = new LinkedHashSet<>(resolveAll(source, b.notKept, "COLUMNS"));
         List<String> target = new ArrayList<>();
         for (String c : source) {
             boolean key = keys.contains(c);
             boolean keep = key || (listed == null ? !excepted.contains(c) : listed.contains(c));
-            if (keep && !c.equals(columnsToUpdate) && (key || !notKept.contains(c))) {
+            if (keep && !c.equals(columnsToUpdate)) {
                 target.add(c);
             }
         }
@@ -191,7 +190,6 @@ public final class FlowMapping {
         private String columnsToUpdate;
         private List<String> columns;
         private List<String> columnsExcept;
-        private List<String> notKept = List.of();
 
         private Builder(List<String> source) {
             this.source = List.copyOf(source);
@@ -226,15 +224,6 @@ public final class FlowMapping {
         /** COLUMNS * EXCEPT (list); null: no exceptions. */
         public Builder columnsExcept(List<String> names) {
             this.columnsExcept = names == null ? null : List.copyOf(names);
-            return this;
-        }
-
-        /**
-         * Columns that feed the engine but never the target (unless a key): a format's parse error,
-         * Kafka's coordinates.
-         */
-        public Builder notKept(List<String> names) {
-            this.notKept = List.copyOf(names);
             return this;
         }
 
