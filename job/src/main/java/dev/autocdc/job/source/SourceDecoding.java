@@ -52,8 +52,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Read as declared (the format's errors fail the job): views and other connectors, a partitioned
  * filesystem table, a filesystem format other than the JSON family, and a source already in {@code
- * raw} or the {@code autocdc} format. Watermarks of the source are not carried over (the engine
- * orders by SEQUENCE BY, not event time).
+ * raw}. Watermarks of the source are not carried over (the engine orders by SEQUENCE BY, not event
+ * time).
  */
 public final class SourceDecoding {
     /** The filesystem formats read a line per record, as the decoding step reads them. */
@@ -109,10 +109,7 @@ public final class SourceDecoding {
         }
         String formatKey = kafka && options.containsKey("value.format") ? "value.format" : "format";
         String format = options.get(formatKey);
-        if (format == null
-                || format.equals("raw")
-                || format.equals("autocdc")
-                || (!kafka && !LINE_FORMATS.contains(format))) {
+        if (format == null || format.equals("raw") || (!kafka && !LINE_FORMATS.contains(format))) {
             return null;
         }
         String formatPrefix = (formatKey.equals("value.format") ? "value." : "") + format + ".";
