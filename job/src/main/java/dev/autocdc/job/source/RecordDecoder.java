@@ -20,8 +20,8 @@ import org.apache.flink.util.OutputTag;
  * Decodes a source's records with the source's own format, in a step of ours after a connector that
  * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
  * letter with its bytes and reason (SPEC §11) instead of a failed job. Reasons: {@value
- * DeadLetter#PARSE_ERROR} (the format threw), {@value #BLANK_RECORD} (a blank or whitespace-only
- * record), {@value #INEXACT_NUMBER} ({@link ExactNumbers}).
+ * DeadLetter#PARSE_ERROR} (the format threw), {@value DeadLetter#BLANK_RECORD} (a blank or
+ * whitespace-only record), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}).
  *
  * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
  * source's physical and metadata columns, as the source table declares them, with the kind the
@@ -29,12 +29,6 @@ import org.apache.flink.util.OutputTag;
  */
 final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private static final long serialVersionUID = 1L;
-
-    /** A blank or whitespace-only record. */
-    static final String BLANK_RECORD = "BLANK_RECORD";
-
-    /** A number its column's type does not hold exactly. */
-    static final String INEXACT_NUMBER = "INEXACT_NUMBER";
 
     /**
      * Where each output column comes from: the decoded value (its position in the format's row,
@@ -123,7 +117,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             return; // a Kafka tombstone: no record, as the formats read it
         }
         if (text && isBlank(bytes)) { // a binary record may well be all "whitespace" bytes
-            letter(ctx, in, bytes, BLANK_RECORD, "the record is blank");
+            letter(ctx, in, bytes, DeadLetter.BLANK_RECORD, "the record is blank");
             return;
         }
         decoded.clear();
@@ -136,7 +130,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             // a number out of its type's range fails some formats: say so rather than "parse error"
             String inexact = inexact(bytes);
             if (inexact != null) {
-                letter(ctx, in, bytes, INEXACT_NUMBER, inexact);
+                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact);
                 return;
             }
             letter(
@@ -163,7 +157,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         if (!decoded.isEmpty()) {
             String inexact = inexact(bytes);
             if (inexact != null) {
-                letter(ctx, in, bytes, INEXACT_NUMBER, inexact);
+                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact);
                 return;
             }
         }

@@ -23,6 +23,12 @@ public class DeadLetter {
     /** The source's format could not parse the record; {@link #raw} holds it as received. */
     public static final String PARSE_ERROR = "PARSE_ERROR";
 
+    /** A blank or whitespace-only record (a text format's empty line). */
+    public static final String BLANK_RECORD = "BLANK_RECORD";
+
+    /** A number its column's type does not hold exactly (a fraction for an INT, ...). */
+    public static final String INEXACT_NUMBER = "INEXACT_NUMBER";
+
     /** Late-events output: the event would change history dropped by the history retention. */
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
