@@ -7,6 +7,9 @@ import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.job.plan.TargetTable;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.lang.reflect.InvocationTargetException;
@@ -27,9 +30,15 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
 
 /**
- * The command line: {@code run}, {@code validate} and {@code demo}. The same main class runs
- * locally (an embedded Flink) and through {@code flink run} (the cluster's environment). Exit
- * codes: 0 success, 1 the flow or the job failed (message on stderr), 2 wrong usage.
+ * The command line: {@code run}, {@code validate} and {@code demo}. Exit codes: 0 success, 1 the
+ * flow or the job failed (message on stderr), 2 wrong usage.
+ *
+ * <p>Two ways in. {@link #main} is the cluster's entry point ({@code flink run}, application mode):
+ * it never exits the JVM, which in application mode is the JobManager's, but throws with the
+ * message, so the job fails; and it leaves the cluster's configuration alone (state backend,
+ * checkpointing, parallelism are set only by their flags). {@link LocalLauncher} is {@code
+ * deploy/autocdc}'s: an embedded Flink with local defaults (RocksDB, network memory sized for
+ * {@code --parallelism}) and the exit code as the process's.
  */
 public final class AutoCdcCli {
     static final String USAGE =
@@ -44,15 +53,79 @@ public final class AutoCdcCli {
 
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean local;
 
+    /** The CLI on an embedded Flink with local defaults (see {@link LocalLauncher}). */
     public AutoCdcCli(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        this(out, err, true);
     }
 
+    /**
+     * @param local whether the run is on the embedded Flink of this JVM, which takes the local
+     *     defaults; else the cluster's configuration decides what no flag sets
+     */
+    public AutoCdcCli(PrintStream out, PrintStream err, boolean local) {
+        this.out = out;
+        this.err = err;
+        this.local = local;
+    }
+
+    /**
+     * The cluster's entry point: runs the command and, when it fails, throws with its message
+     * instead of exiting the JVM.
+     *
+     * @throws CommandFailedException the command's exit code was not 0
+     */
     public static void main(String[] args) {
-        int code = new AutoCdcCli(System.out, System.err).run(args);
-        System.exit(code);
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(new TeeOutputStream(System.err, said), true);
+        int code = new AutoCdcCli(System.out, err, false).run(args);
+        if (code != 0) {
+            throw new CommandFailedException(code, said.toString(StandardCharsets.UTF_8).strip());
+        }
+    }
+
+    /** A command that failed, with what it printed on stderr. */
+    public static final class CommandFailedException extends RuntimeException {
+        private final int exitCode;
+
+        CommandFailedException(int exitCode, String message) {
+            super(message.isEmpty() ? "autocdc failed with exit code " + exitCode : message);
+            this.exitCode = exitCode;
+        }
+
+        public int exitCode() {
+            return exitCode;
+        }
+    }
+
+    /** Writes to two streams. */
+    private static final class TeeOutputStream extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
+
+        TeeOutputStream(OutputStream a, OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws IOException {
+            a.write(c);
+            b.write(c);
+        }
+
+        @Override
+        public void write(byte[] bytes, int off, int len) throws IOException {
+            a.write(bytes, off, len);
+            b.write(bytes, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            a.flush();
+            b.flush();
+        }
     }
 
     /** Runs a command; returns the exit code. */
@@ -110,7 +183,7 @@ public final class AutoCdcCli {
 
     private int validate(Options options) throws Exception {
         StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(options.configuration());
+                StreamExecutionEnvironment.getExecutionEnvironment(options.configuration(local));
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
         for (PlannedFlow f : flows) {
@@ -165,13 +238,15 @@ public final class AutoCdcCli {
 
     private int runFlows(Options options) throws Exception {
         FlowScript script = FlowScript.read(options.flow);
-        Configuration conf = options.configuration();
-        LocalNetworkMemory.size(
-                conf,
-                (int)
-                        script.items().stream()
-                                .filter(i -> i instanceof FlowScript.FlowItem)
-                                .count());
+        Configuration conf = options.configuration(local);
+        if (local) {
+            LocalNetworkMemory.size(
+                    conf,
+                    (int)
+                            script.items().stream()
+                                    .filter(i -> i instanceof FlowScript.FlowItem)
+                                    .count());
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
@@ -259,7 +334,7 @@ public final class AutoCdcCli {
         Path materialize;
         Path deadLetters;
         Integer parallelism;
-        String stateBackend = "rocksdb";
+        String stateBackend;
         String checkpointDir;
         final Map<String, String> properties = new LinkedHashMap<>();
 
@@ -358,9 +433,17 @@ public final class AutoCdcCli {
             return args[i];
         }
 
-        Configuration configuration() {
+        /**
+         * The Flink configuration the flags and {@code -D} options ask for, and nothing else: a
+         * cluster's own configuration decides the rest. A local run defaults to RocksDB, the state
+         * backend production runs use.
+         */
+        Configuration configuration(boolean local) {
             Configuration conf = new Configuration();
-            conf.setString("state.backend.type", stateBackend);
+            if (stateBackend != null || local) {
+                conf.setString(
+                        "state.backend.type", stateBackend == null ? "rocksdb" : stateBackend);
+            }
             if (checkpointDir != null) {
                 conf.setString("execution.checkpointing.dir", checkpointDir);
                 conf.setString("execution.checkpointing.interval", "10 s");

@@ -1,6 +1,7 @@
 package dev.autocdc.job.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -384,5 +386,45 @@ class CliTest {
         assertThat(Materializer.file(Path.of("/tmp/out.jsonl"), "users", 1))
                 .isEqualTo(Path.of("/tmp/out.jsonl"));
         assertThat(List.of()).isEmpty();
+    }
+
+    /**
+     * Issue 14, item 2: in application mode main runs in the JobManager's JVM, so it must fail the
+     * job, never exit; and a cluster's configuration wins where no flag is given.
+     */
+    @Test
+    void theClusterEntryPointThrowsInsteadOfExitingAndSetsOnlyWhatFlagsAsk() throws Exception {
+        Path bad = dir.resolve("bad.sql");
+        Files.writeString(
+                bad,
+                "CREATE FLOW f AS AUTO CDC INTO nowhere FROM STREAM(x) KEYS (id) SEQUENCE BY s;");
+        // were main to call System.exit, this test's JVM would end and the run would fail
+        assertThatThrownBy(
+                        () -> AutoCdcCli.main(new String[] {"validate", "--flow", bad.toString()}))
+                .isInstanceOf(AutoCdcCli.CommandFailedException.class)
+                .hasMessageContaining("AUTO CDC INTO: no target nowhere is declared");
+        Path flow = usersFlow("SCD TYPE 2");
+        AutoCdcCli.Options plain =
+                AutoCdcCli.Options.parse(new String[] {"run", "--flow", flow.toString()});
+        assertThat(plain.configuration(false).toMap())
+                .as("the cluster's config.yaml wins")
+                .isEmpty();
+        assertThat(plain.configuration(true).toMap())
+                .containsEntry("state.backend.type", "rocksdb");
+        AutoCdcCli.Options flags =
+                AutoCdcCli.Options.parse(
+                        new String[] {
+                            "run",
+                            "--flow",
+                            flow.toString(),
+                            "--state-backend",
+                            "hashmap",
+                            "--parallelism",
+                            "3"
+                        });
+        assertThat(flags.configuration(false).toMap())
+                .containsOnly(
+                        Map.entry("state.backend.type", "hashmap"),
+                        Map.entry("parallelism.default", "3"));
     }
 }
