@@ -9,6 +9,7 @@ import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.job.plan.TargetTable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Writer;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -49,7 +51,8 @@ public final class AutoCdcCli {
                     "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
                             + " [-Dkey=value ...]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
-                    "       autocdc demo");
+                    "       autocdc demo",
+                    "       autocdc --help | --version");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -99,6 +102,19 @@ public final class AutoCdcCli {
         }
     }
 
+    /** The build's version, from {@code autocdc-version.properties} (filtered by Maven). */
+    static String version() {
+        Properties p = new Properties();
+        try (InputStream in = AutoCdcCli.class.getResourceAsStream("/autocdc-version.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            // no version: said below
+        }
+        return p.getProperty("version", "(unknown version)");
+    }
+
     /** Writes to two streams. */
     private static final class TeeOutputStream extends OutputStream {
         private final OutputStream a;
@@ -130,6 +146,14 @@ public final class AutoCdcCli {
 
     /** Runs a command; returns the exit code. */
     public int run(String[] args) {
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            out.println(USAGE);
+            return 0;
+        }
+        if (List.of(args).contains("--version")) {
+            out.println("autocdc " + version());
+            return 0;
+        }
         Options options;
         try {
             options = Options.parse(args);

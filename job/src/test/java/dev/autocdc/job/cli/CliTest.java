@@ -427,4 +427,17 @@ class CliTest {
                         Map.entry("state.backend.type", "hashmap"),
                         Map.entry("parallelism.default", "3"));
     }
+
+    /** Issue 14, item 6 (first part): as the tools users know. */
+    @Test
+    void helpAndVersionExitZero() {
+        assertThat(cli("--help")).isZero();
+        assertThat(out.toString()).contains("usage: autocdc run --flow FILE.sql");
+        out.reset();
+        assertThat(cli("run", "--help")).isZero();
+        assertThat(out.toString()).contains("usage:");
+        out.reset();
+        assertThat(cli("--version")).isZero();
+        assertThat(out.toString().strip()).matches("autocdc \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
+    }
 }
