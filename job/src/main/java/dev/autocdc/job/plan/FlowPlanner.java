@@ -28,7 +28,6 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeCasts;
 
 /**
  * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources,
@@ -161,10 +160,18 @@ public final class FlowPlanner {
             PlannedFlow p = planned.get(i);
             String name = p.flow().name();
             whole.refuseSetAfter(name, p.flow().line());
-            checkLetterTable(
-                    name, FlowOptions.DEAD_LETTER_TABLE.key(), whole.deadLetterTable(name));
-            checkLetterTable(
-                    name, FlowOptions.LATE_EVENTS_TABLE.key(), whole.lateEventsTable(name));
+            LetterTables.check(
+                    tEnv,
+                    name,
+                    FlowOptions.DEAD_LETTER_TABLE.key(),
+                    whole.deadLetterTable(name),
+                    setLines);
+            LetterTables.check(
+                    tEnv,
+                    name,
+                    FlowOptions.LATE_EVENTS_TABLE.key(),
+                    whole.lateEventsTable(name),
+                    setLines);
             planned.set(
                     i,
                     new PlannedFlow(
@@ -374,65 +381,6 @@ public final class FlowPlanner {
                 options.deadLetterTable(flow.name()),
                 options.lateEventsTable(flow.name()),
                 decoded == null ? null : decoded.letters());
-    }
-
-    /**
-     * A letter table must exist and take {@link FlowJob#LETTER_TABLE}'s columns by position
-     * (letters are inserted by position, so the names are free).
-     */
-    private void checkLetterTable(String flow, String setting, String table) {
-        if (table == null) {
-            return;
-        }
-        String key = "autocdc." + flow + "." + setting;
-        Integer line = setLines.get(key);
-        int at = line == null ? 1 : line;
-        ResolvedSchema schema;
-        try {
-            schema = tEnv.from(quoteName(table)).getResolvedSchema();
-        } catch (RuntimeException e) {
-            throw new FlowSyntaxException(
-                    at,
-                    "SET",
-                    key
-                            + " names "
-                            + table
-                            + ", which is no table; create it first (CREATE TABLE "
-                            + table
-                            + " ("
-                            + letterColumns()
-                            + ") WITH (...))");
-        }
-        RowType expected = (RowType) FlowJob.LETTER_TABLE.getLogicalType();
-        List<Column> columns = schema.getColumns().stream().filter(Column::isPhysical).toList();
-        boolean fits = columns.size() == expected.getFieldCount();
-        for (int i = 0; fits && i < columns.size(); i++) {
-            LogicalType to = columns.get(i).getDataType().getLogicalType();
-            fits = LogicalTypeCasts.supportsImplicitCast(expected.getTypeAt(i), to.copy(true));
-        }
-        if (!fits) {
-            throw new FlowSyntaxException(
-                    at,
-                    "SET",
-                    key
-                            + " names "
-                            + table
-                            + ", whose columns are "
-                            + columns.stream().map(Column::getName).toList()
-                            + "; a letter table has the columns "
-                            + letterColumns());
-        }
-    }
-
-    private static String letterColumns() {
-        RowType t = (RowType) FlowJob.LETTER_TABLE.getLogicalType();
-        List<String> columns = new ArrayList<>();
-        for (int i = 0; i < t.getFieldCount(); i++) {
-            columns.add(t.getFieldNames().get(i) + " " + t.getTypeAt(i).asSummaryString());
-        }
-        return String.join(", ", columns)
-                .replace("VARCHAR(2147483647)", "STRING")
-                .replace("VARBINARY(2147483647)", "BYTES");
     }
 
     private static EngineSpec spec(

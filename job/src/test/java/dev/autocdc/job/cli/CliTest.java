@@ -404,15 +404,14 @@ class CliTest {
                 .isInstanceOf(AutoCdcCli.CommandFailedException.class)
                 .hasMessageContaining("AUTO CDC INTO: no target nowhere is declared");
         Path flow = usersFlow("SCD TYPE 2");
-        AutoCdcCli.Options plain =
-                AutoCdcCli.Options.parse(new String[] {"run", "--flow", flow.toString()});
+        CliOptions plain = CliOptions.parse(new String[] {"run", "--flow", flow.toString()});
         assertThat(plain.configuration(false).toMap())
                 .as("the cluster's config.yaml wins")
                 .isEmpty();
         assertThat(plain.configuration(true).toMap())
                 .containsEntry("state.backend.type", "rocksdb");
-        AutoCdcCli.Options flags =
-                AutoCdcCli.Options.parse(
+        CliOptions flags =
+                CliOptions.parse(
                         new String[] {
                             "run",
                             "--flow",
