@@ -1,0 +1,180 @@
+package dev.autocdc.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@code deploy/local-cluster}, driven as a user drives it: every call runs the script in its own
+ * process, with the cluster's directory and free ports of this test.
+ */
+final class LocalCluster implements AutoCloseable {
+    static final Path SCRIPT = Path.of("..", "deploy", "local-cluster").toAbsolutePath();
+
+    final Path home;
+    final int restPort;
+    private final int rpcPort;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    LocalCluster(Path home) {
+        this.home = home;
+        this.restPort = freePort();
+        this.rpcPort = freePort();
+    }
+
+    /** The job module's jar for clusters (built in the package phase, before this module). */
+    static Path clusterJar() {
+        try (Stream<Path> files = Files.list(Path.of("..", "job", "target"))) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-cluster.jar"))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new AssertionError("job/target has no -cluster.jar: package it"))
+                    .toAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code deploy/local-cluster start ...}; returns what it printed, or fails with it. */
+    String start(String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("start", "--rest-port", "" + restPort));
+        args.addAll(List.of("--rpc-port", "" + rpcPort));
+        args.addAll(List.of(extra));
+        Result r = script(args, Duration.ofMinutes(2));
+        if (r.code != 0) {
+            throw new AssertionError("local-cluster start failed (" + r.code + "):\n" + r.output);
+        }
+        return r.output;
+    }
+
+    /** {@code deploy/local-cluster stop}. */
+    Result stop() throws Exception {
+        return script(List.of("stop"), Duration.ofMinutes(2));
+    }
+
+    /** {@code deploy/local-cluster flink ARGS}, started and left running. */
+    Process flink(Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(SCRIPT.toString(), "flink"));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.redirectOutput(log.toFile());
+        pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
+        return pb.start();
+    }
+
+    /** The pids of the cluster's processes, from the pid files the script wrote. */
+    List<Long> pids() throws IOException {
+        List<Long> pids = new ArrayList<>();
+        try (Stream<Path> files = Files.list(home)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".pid")).toList()) {
+                pids.add(Long.parseLong(Files.readString(f).strip()));
+            }
+        }
+        return pids;
+    }
+
+    static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** GET on the REST API; the body. */
+    String get(String path) throws Exception {
+        return http.send(
+                        HttpRequest.newBuilder(rest(path)).timeout(Duration.ofSeconds(10)).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return http.send(
+                request.timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    URI rest(String path) {
+        return URI.create("http://localhost:" + restPort + path);
+    }
+
+    /** The job's state as the REST API reports it, or null when it has no such job. */
+    String jobState(String jobId) throws Exception {
+        String body = get("/jobs/" + jobId);
+        var m = java.util.regex.Pattern.compile("\"state\":\"([A-Z_]+)\"").matcher(body);
+        return m.find() ? m.group(1) : null;
+    }
+
+    /** The one job the cluster lists, waiting for it to show. */
+    String onlyJobId(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            var m =
+                    java.util.regex.Pattern.compile("\"id\":\"([0-9a-f]{32})\"")
+                            .matcher(get("/jobs"));
+            if (m.find()) {
+                return m.group(1);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no job on the cluster after " + timeout);
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    void awaitJobState(String jobId, String state, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String seen = null;
+        while (System.nanoTime() < deadline) {
+            seen = jobState(jobId);
+            if (state.equals(seen)) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("job " + jobId + " is " + seen + ", not " + state);
+    }
+
+    String log(String process) throws IOException {
+        Path f = home.resolve("log").resolve(process + ".log");
+        return Files.exists(f) ? Files.readString(f) : "";
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+
+    record Result(int code, String output) {}
+
+    private Result script(List<String> args, Duration timeout) throws Exception {
+        List<String> command = new ArrayList<>(List.of(SCRIPT.toString()));
+        command.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("local-cluster " + args + " did not end in " + timeout);
+        }
+        return new Result(p.exitValue(), output);
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.autocdc.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.embedded.EmbeddedKafka;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster jar on a standalone session cluster of separate processes ({@code
+ * deploy/local-cluster}), submitted as users submit it: with {@code flink run}, and through the
+ * REST API the web dashboard and a {@code FlinkSessionJob} use. Each job reads a Kafka topic of the
+ * test's in-JVM broker and writes an upsert-kafka topic, which must equal the reference model's
+ * table; each is then cancelled. Stopping the cluster leaves no process.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SessionClusterTest {
+    private static EmbeddedKafka kafka;
+    private static LocalCluster cluster;
+    private static String started;
+
+    @TempDir static Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = EmbeddedKafka.start();
+        cluster = new LocalCluster(dir.resolve("cluster"));
+        started = cluster.start("--taskmanagers", "1", "--slots", "2");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            if (cluster != null) {
+                cluster.stop();
+            }
+        } finally {
+            if (kafka != null) {
+                kafka.close();
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void startPrintsTheDashboardAddress() throws Exception {
+        assertThat(started).contains("web dashboard at http://localhost:" + cluster.restPort);
+        assertThat(cluster.get("/overview")).contains("\"taskmanagers\":1", "\"slots-total\":2");
+    }
+
+    @Test
+    @Order(2)
+    void flinkRunSubmitsTheClusterJar() throws Exception {
+        Scd2Workload w = new Scd2Workload(14, 300, 8);
+        Topics.produce(kafka, "cdc_run", w.lines, 3);
+        Path flow = dir.resolve("run.sql");
+        Files.writeString(
+                flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_run", "hist_run", false));
+        Path log = dir.resolve("flink-run.log");
+        Process client =
+                cluster.flink(
+                        log,
+                        "run",
+                        LocalCluster.clusterJar().toString(),
+                        "run",
+                        "--flow",
+                        flow.toString());
+        try {
+            String job = cluster.onlyJobId(Duration.ofMinutes(2));
+            Topics.awaitRows(kafka, "hist_run", w.expected(), Duration.ofMinutes(3));
+            Process cancel = cluster.flink(dir.resolve("flink-cancel.log"), "cancel", job);
+            assertThat(cancel.waitFor(2, TimeUnit.MINUTES)).isTrue();
+            assertThat(cancel.exitValue())
+                    .as(Files.readString(dir.resolve("flink-cancel.log")))
+                    .isZero();
+            cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+            // the attached client sees its job end and ends too
+            assertThat(client.waitFor(1, TimeUnit.MINUTES)).as(Files.readString(log)).isTrue();
+        } finally {
+            client.destroyForcibly();
+        }
+        assertThat(Files.readString(log)).contains("Job has been submitted with JobID");
+    }
+
+    @Test
+    @Order(3)
+    void theDashboardsRestApiRunsTheUploadedJar() throws Exception {
+        Scd2Workload w = new Scd2Workload(15, 200, 6);
+        Topics.produce(kafka, "cdc_rest", w.lines, 2);
+        Path flow = dir.resolve("rest.sql");
+        Files.writeString(
+                flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_rest", "hist_rest", false));
+        Path jar = LocalCluster.clusterJar();
+        String boundary = "autocdc" + System.nanoTime();
+        byte[] head =
+                ("--"
+                                + boundary
+                                + "\r\n"
+                                + "Content-Disposition: form-data; name=\"jarfile\"; filename=\""
+                                + jar.getFileName()
+                                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
+                        .getBytes(StandardCharsets.UTF_8);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+        var upload =
+                cluster.send(
+                        HttpRequest.newBuilder(cluster.rest("/jars/upload"))
+                                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofByteArrays(
+                                                List.of(head, Files.readAllBytes(jar), tail))));
+        assertThat(upload.statusCode()).as(upload.body()).isEqualTo(200);
+        Matcher uploaded =
+                Pattern.compile("\"filename\":\"[^\"]*/([^\"/]+)\"").matcher(upload.body());
+        assertThat(uploaded.find()).as(upload.body()).isTrue();
+        String body = "{\"programArgsList\": [\"run\", \"--flow\", \"" + flow + "\"]}";
+        var run =
+                cluster.send(
+                        HttpRequest.newBuilder(cluster.rest("/jars/" + uploaded.group(1) + "/run"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        assertThat(run.statusCode()).as(run.body()).isEqualTo(200);
+        Matcher jobId = Pattern.compile("\"jobid\":\"([0-9a-f]{32})\"").matcher(run.body());
+        assertThat(jobId.find()).as(run.body()).isTrue();
+        String job = jobId.group(1);
+        Topics.awaitRows(kafka, "hist_rest", w.expected(), Duration.ofMinutes(3));
+        var cancel =
+                cluster.send(
+                        HttpRequest.newBuilder(cluster.rest("/jobs/" + job + "?mode=cancel"))
+                                .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+        assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(202);
+        cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+    }
+
+    @Test
+    @Order(4)
+    void stopLeavesNoProcess() throws Exception {
+        List<Long> pids = cluster.pids();
+        assertThat(pids).hasSize(2);
+        assertThat(pids).allMatch(LocalCluster::alive);
+        LocalCluster.Result r = cluster.stop();
+        assertThat(r.code()).as(r.output()).isZero();
+        assertThat(r.output()).contains("local-cluster: stopped");
+        assertThat(pids).noneMatch(LocalCluster::alive);
+        assertThat(cluster.pids()).isEmpty();
+    }
+}
