@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -27,9 +28,18 @@ final class LocalCluster implements AutoCloseable {
     final int restPort;
     private final int rpcPort;
     private final HttpClient http = HttpClient.newHttpClient();
+    private final String extraConf;
 
     LocalCluster(Path home) {
+        this(home, "");
+    }
+
+    /**
+     * @param extraConf lines for the cluster's config.yaml ({@code AUTOCDC_CLUSTER_CONF})
+     */
+    LocalCluster(Path home, String extraConf) {
         this.home = home;
+        this.extraConf = extraConf;
         this.restPort = freePort();
         this.rpcPort = freePort();
     }
@@ -107,10 +117,15 @@ final class LocalCluster implements AutoCloseable {
         return URI.create("http://localhost:" + restPort + path);
     }
 
-    /** The job's state as the REST API reports it, or null when it has no such job. */
+    /**
+     * The job's state as the REST API's job overview reports it, or null when it has no such job
+     * (the overview, because {@code /jobs/:id} fails for the job of an application that failed
+     * before it submitted one).
+     */
     String jobState(String jobId) throws Exception {
-        String body = get("/jobs/" + jobId);
-        var m = java.util.regex.Pattern.compile("\"state\":\"([A-Z_]+)\"").matcher(body);
+        var m =
+                Pattern.compile("\"jid\":\"" + jobId + "\"[^}]*?\"state\":\"([A-Z_]+)\"")
+                        .matcher(get("/jobs/overview"));
         return m.find() ? m.group(1) : null;
     }
 
@@ -118,9 +133,7 @@ final class LocalCluster implements AutoCloseable {
     String onlyJobId(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            var m =
-                    java.util.regex.Pattern.compile("\"id\":\"([0-9a-f]{32})\"")
-                            .matcher(get("/jobs"));
+            var m = Pattern.compile("\"id\":\"([0-9a-f]{32})\"").matcher(get("/jobs"));
             if (m.find()) {
                 return m.group(1);
             }
@@ -161,6 +174,7 @@ final class LocalCluster implements AutoCloseable {
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
+        pb.environment().put("AUTOCDC_CLUSTER_CONF", extraConf);
         Process p = pb.start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {

@@ -1,0 +1,121 @@
+package dev.autocdc.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.embedded.EmbeddedKafka;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster jar in application mode, started as the Kubernetes operator starts it in {@code mode:
+ * standalone}: {@code StandaloneApplicationClusterEntryPoint} with the jar in {@code usrlib/} and
+ * the CLI's arguments, ZooKeeper high availability, and the JobManager kept up when the job ends
+ * ({@code execution.shutdown-on-application-finish: false}, as the operator sets it). A good flow
+ * writes the reference model's table and is cancelled; a bad flow is a FAILED job whose exception
+ * is the flow's message, and the JobManager lives on (a {@code System.exit} in the job's main would
+ * have killed it: the operator would see a crash loop).
+ */
+class ApplicationModeTest {
+    private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
+
+    private static EmbeddedKafka kafka;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        kafka.close();
+    }
+
+    @Test
+    void theJobManagerRunsTheFlowAndACancelledJobIsCanceled() throws Exception {
+        Scd2Workload w = new Scd2Workload(21, 250, 8);
+        Topics.produce(kafka, "cdc_app", w.lines, 3);
+        Path flow = dir.resolve("app.sql");
+        Files.writeString(
+                flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_app", "hist_app", false));
+        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE);
+        try {
+            cluster.start(
+                    "--ha",
+                    "--zookeeper-port",
+                    "" + LocalCluster.freePort(),
+                    "--application",
+                    LocalCluster.clusterJar().toString(),
+                    "run",
+                    "--flow",
+                    flow.toString());
+            String job = cluster.onlyJobId(Duration.ofMinutes(2));
+            Topics.awaitRows(kafka, "hist_app", w.expected(), Duration.ofMinutes(3));
+            assertThat(cluster.jobState(job)).isEqualTo("RUNNING");
+            var cancel =
+                    cluster.send(
+                            HttpRequest.newBuilder(cluster.rest("/jobs/" + job + "?mode=cancel"))
+                                    .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+            assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(202);
+            cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+            // the jar ran from usrlib/, where the operator's image has it
+            Path jar = LocalCluster.clusterJar();
+            assertThat(
+                            Files.mismatch(
+                                    jar, cluster.home.resolve("usrlib").resolve(jar.getFileName())))
+                    .isEqualTo(-1L);
+            assertThat(cluster.log("jobmanager"))
+                    .contains("Starting StandaloneApplicationClusterEntryPoint");
+        } finally {
+            stopAndSeeNoProcess(cluster);
+        }
+    }
+
+    @Test
+    void aBadFlowIsAFailedJobWithItsMessageAndTheJobManagerLivesOn() throws Exception {
+        Path flow = dir.resolve("bad.sql");
+        Files.writeString(
+                flow,
+                Scd2Workload.flow(kafka.bootstrapServers(), "cdc_bad", "hist_bad", true)
+                        .replace("KEYS (id)", "KEYS (ident)"));
+        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE);
+        try {
+            cluster.start(
+                    "--ha",
+                    "--zookeeper-port",
+                    "" + LocalCluster.freePort(),
+                    "--application",
+                    LocalCluster.clusterJar().toString(),
+                    "run",
+                    "--flow",
+                    flow.toString());
+            String job = cluster.onlyJobId(Duration.ofMinutes(2));
+            cluster.awaitJobState(job, "FAILED", Duration.ofMinutes(1));
+            assertThat(cluster.get("/jobs/" + job + "/exceptions"))
+                    .contains("KEYS: unknown column ident; the source's columns are [id, name,");
+            Thread.sleep(2000);
+            long jobManager =
+                    Long.parseLong(
+                            Files.readString(cluster.home.resolve("jobmanager.pid")).strip());
+            assertThat(LocalCluster.alive(jobManager)).as(cluster.log("jobmanager")).isTrue();
+            assertThat(cluster.log("jobmanager")).doesNotContain("Fatal error occurred");
+        } finally {
+            stopAndSeeNoProcess(cluster);
+        }
+    }
+
+    private static void stopAndSeeNoProcess(LocalCluster cluster) throws Exception {
+        List<Long> pids = cluster.pids();
+        LocalCluster.Result r = cluster.stop();
+        assertThat(r.code()).as(r.output()).isZero();
+        assertThat(pids).hasSize(3).noneMatch(LocalCluster::alive);
+    }
+}
