@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,9 +45,13 @@ class ApplicationModeTest {
         Scd2Workload w = new Scd2Workload(21, 250, 8);
         Topics.produce(kafka, "cdc_app", w.lines, 3);
         Path flow = dir.resolve("app.sql");
+        // the topic from the environment, as a Secret reaches a pod; the flow file by URI
         Files.writeString(
-                flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_app", "hist_app", false));
-        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE);
+                flow,
+                Scd2Workload.flow(kafka.bootstrapServers(), "${env:CDC_TOPIC}", "hist_app", false));
+        LocalCluster cluster =
+                new LocalCluster(
+                        dir.resolve("cluster"), OPERATOR_LIKE, Map.of("CDC_TOPIC", "cdc_app"));
         try {
             cluster.start(
                     "--ha",
@@ -56,7 +61,7 @@ class ApplicationModeTest {
                     LocalCluster.clusterJar().toString(),
                     "run",
                     "--flow",
-                    flow.toString());
+                    flow.toUri().toString());
             String job = cluster.onlyJobId(Duration.ofMinutes(2));
             Topics.awaitRows(kafka, "hist_app", w.expected(), Duration.ofMinutes(3));
             assertThat(cluster.jobState(job)).isEqualTo("RUNNING");
@@ -86,7 +91,7 @@ class ApplicationModeTest {
                 flow,
                 Scd2Workload.flow(kafka.bootstrapServers(), "cdc_bad", "hist_bad", true)
                         .replace("KEYS (id)", "KEYS (ident)"));
-        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE);
+        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE, Map.of());
         try {
             cluster.start(
                     "--ha",

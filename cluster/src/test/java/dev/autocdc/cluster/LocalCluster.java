@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,17 +30,20 @@ final class LocalCluster implements AutoCloseable {
     private final int rpcPort;
     private final HttpClient http = HttpClient.newHttpClient();
     private final String extraConf;
+    private final Map<String, String> env;
 
     LocalCluster(Path home) {
-        this(home, "");
+        this(home, "", Map.of());
     }
 
     /**
      * @param extraConf lines for the cluster's config.yaml ({@code AUTOCDC_CLUSTER_CONF})
+     * @param env environment variables of the cluster's processes
      */
-    LocalCluster(Path home, String extraConf) {
+    LocalCluster(Path home, String extraConf, Map<String, String> env) {
         this.home = home;
         this.extraConf = extraConf;
+        this.env = env;
         this.restPort = freePort();
         this.rpcPort = freePort();
     }
@@ -175,6 +179,7 @@ final class LocalCluster implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
         pb.environment().put("AUTOCDC_CLUSTER_CONF", extraConf);
+        pb.environment().putAll(env);
         Process p = pb.start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {

@@ -1,5 +1,7 @@
 package dev.autocdc.job.cli;
 
+import dev.autocdc.job.flow.EnvReferences;
+import dev.autocdc.job.flow.FlowFile;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowJob;
@@ -54,9 +56,10 @@ public final class AutoCdcCli {
                     "       autocdc demo",
                     "       autocdc --help | --version");
 
-    private final PrintStream out;
-    private final PrintStream err;
+    private final RedactingPrintStream out;
+    private final RedactingPrintStream err;
     private final boolean local;
+    private Map<String, String> environment = System.getenv();
 
     /** The CLI on an embedded Flink with local defaults (see {@link LocalLauncher}). */
     public AutoCdcCli(PrintStream out, PrintStream err) {
@@ -68,9 +71,26 @@ public final class AutoCdcCli {
      *     defaults; else the cluster's configuration decides what no flag sets
      */
     public AutoCdcCli(PrintStream out, PrintStream err, boolean local) {
-        this.out = out;
-        this.err = err;
+        this.out = new RedactingPrintStream(out);
+        this.err = new RedactingPrintStream(err);
         this.local = local;
+    }
+
+    /** The environment that {@code ${env:NAME}} in a flow file reads (the process's by default). */
+    public AutoCdcCli withEnvironment(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+        return this;
+    }
+
+    /**
+     * The flow file, read from its location, with its {@code ${env:NAME}} references resolved; from
+     * here on the output shows the references, not their values.
+     */
+    private FlowScript load(CliOptions options) throws IOException {
+        EnvReferences resolved = EnvReferences.resolve(FlowFile.read(options.flow), environment);
+        out.redactWith(resolved::redact);
+        err.redactWith(resolved::redact);
+        return FlowScript.parse(resolved.text());
     }
 
     /**
@@ -209,7 +229,7 @@ public final class AutoCdcCli {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(options.configuration(local));
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(FlowScript.read(options.flow));
+        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(load(options));
         for (PlannedFlow f : flows) {
             out.println(
                     "flow "
@@ -261,7 +281,7 @@ public final class AutoCdcCli {
     }
 
     private int runFlows(CliOptions options) throws Exception {
-        FlowScript script = FlowScript.read(options.flow);
+        FlowScript script = load(options);
         Configuration conf = options.configuration(local);
         if (local) {
             LocalNetworkMemory.size(
@@ -310,12 +330,12 @@ public final class AutoCdcCli {
             }
         }
         if (collected.isEmpty()) {
-            JobExecutionResult result = env.execute("AUTO CDC " + options.flow.getFileName());
+            JobExecutionResult result = env.execute("AUTO CDC " + FlowFile.name(options.flow));
             reportLetters(result, flows, job);
             return 0;
         }
         Materializer.Result materialized =
-                Materializer.run(env, "AUTO CDC " + options.flow.getFileName(), collected);
+                Materializer.run(env, "AUTO CDC " + FlowFile.name(options.flow), collected);
         reportLetters(materialized.job(), flows, job);
         for (Map.Entry<PlannedFlow, TargetTable> e : materialized.tables().entrySet()) {
             TargetTable table = e.getValue();

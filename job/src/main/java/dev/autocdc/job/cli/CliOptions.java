@@ -1,5 +1,6 @@
 package dev.autocdc.job.cli;
 
+import dev.autocdc.job.flow.FlowFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -10,7 +11,10 @@ import org.apache.flink.configuration.Configuration;
 /** The command line's options, parsed and checked before anything runs. */
 final class CliOptions {
     String command;
-    Path flow;
+
+    /** A path or a Flink file-system URI ({@link FlowFile}). */
+    String flow;
+
     Path materialize;
     Path deadLetters;
     Integer parallelism;
@@ -30,7 +34,7 @@ final class CliOptions {
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--flow" -> o.flow = Path.of(value(args, ++i, a));
+                case "--flow" -> o.flow = value(args, ++i, a);
                 case "--materialize" -> o.materialize = Path.of(value(args, ++i, a));
                 case "--dead-letters" -> o.deadLetters = Path.of(value(args, ++i, a));
                 case "--parallelism" -> {
@@ -61,13 +65,7 @@ final class CliOptions {
             if (o.flow == null) {
                 throw new IllegalArgumentException(o.command + " needs --flow FILE.sql");
             }
-            if (Files.isDirectory(o.flow)) {
-                throw new IllegalArgumentException(
-                        "the flow file " + o.flow + " is a directory; name a .sql file in it");
-            }
-            if (!Files.isReadable(o.flow)) {
-                throw new IllegalArgumentException("cannot read the flow file " + o.flow);
-            }
+            FlowFile.check(o.flow);
         }
         // checked before the job runs, not after it has read every event
         writableFile("--materialize", o.materialize);

@@ -3,9 +3,6 @@ package dev.autocdc.job.flow;
 import dev.autocdc.job.flow.Tokens.Kind;
 import dev.autocdc.job.flow.Tokens.Token;
 import dev.autocdc.operators.core.TargetType;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -77,10 +74,6 @@ public final class FlowScript {
             }
         }
         return out;
-    }
-
-    public static FlowScript read(Path file) throws IOException {
-        return parse(Files.readString(file));
     }
 
     public static FlowScript parse(String script) {
