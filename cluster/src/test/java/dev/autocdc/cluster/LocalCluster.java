@@ -161,6 +161,17 @@ final class LocalCluster implements AutoCloseable {
         throw new AssertionError("job " + jobId + " is " + seen + ", not " + state);
     }
 
+    /** The port of the process's Prometheus endpoint, from its log. */
+    int prometheusPort(String process) throws IOException {
+        var m =
+                Pattern.compile("Started PrometheusReporter HTTP server on port (\\d+)")
+                        .matcher(log(process));
+        if (!m.find()) {
+            throw new AssertionError(process + " started no Prometheus endpoint");
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
     String log(String process) throws IOException {
         Path f = home.resolve("log").resolve(process + ".log");
         return Files.exists(f) ? Files.readString(f) : "";

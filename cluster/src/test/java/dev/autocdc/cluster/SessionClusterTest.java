@@ -82,6 +82,13 @@ class SessionClusterTest {
         try {
             String job = cluster.onlyJobId(Duration.ofMinutes(2));
             Topics.awaitRows(kafka, "hist_run", w.expected(), Duration.ofMinutes(3));
+            // the TaskManager's Prometheus endpoint (config.yaml's reporter) holds the flow's
+            // counts
+            PrometheusText metrics = PrometheusText.scrape(cluster.prometheusPort("taskmanager-1"));
+            assertThat(metrics.sum("_flow_num_input_rows", "apply_cdc"))
+                    .isEqualTo(w.lines.size() - w.malformed);
+            assertThat(metrics.sum("_flow_reason_num_dead_letters", "apply_cdc"))
+                    .isEqualTo(w.malformed);
             Process cancel = cluster.flink(dir.resolve("flink-cancel.log"), "cancel", job);
             assertThat(cancel.waitFor(2, TimeUnit.MINUTES)).isTrue();
             assertThat(cancel.exitValue())

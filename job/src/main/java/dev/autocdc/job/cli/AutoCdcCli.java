@@ -32,6 +32,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
 
 /**
  * The command line: {@code run}, {@code validate} and {@code demo}. Exit codes: 0 success, 1 the
@@ -52,9 +54,17 @@ public final class AutoCdcCli {
                             + " [--dead-letters FILE.jsonl] [--parallelism N]",
                     "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
                             + " [-Dkey=value ...]",
+                    "                   [--metrics-port PORT] [--log-level"
+                            + " error|warn|info|debug|trace]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
                     "       autocdc demo",
                     "       autocdc --help | --version");
+
+    /**
+     * How often a local run prints its progress line ({@link ProgressReporter}); {@code
+     * -Dmetrics.reporter.autocdc_progress.interval=...} changes it.
+     */
+    static final String PROGRESS_INTERVAL = "5 s";
 
     private final RedactingPrintStream out;
     private final RedactingPrintStream err;
@@ -182,6 +192,15 @@ public final class AutoCdcCli {
             err.println(USAGE);
             return 2;
         }
+        if (options.logLevel != null) {
+            if (!local) {
+                err.println(
+                        "autocdc: --log-level is for local runs; a cluster's logging is set in its"
+                                + " log4j configuration");
+                return 2;
+            }
+            Configurator.setRootLevel(Level.valueOf(options.logLevel));
+        }
         try {
             switch (options.command) {
                 case "validate":
@@ -283,14 +302,25 @@ public final class AutoCdcCli {
     private int runFlows(CliOptions options) throws Exception {
         FlowScript script = load(options);
         Configuration conf = options.configuration(local);
-        if (local) {
-            LocalNetworkMemory.size(
-                    conf,
-                    (int)
-                            script.items().stream()
-                                    .filter(i -> i instanceof FlowScript.FlowItem)
-                                    .count());
+        if (!local) {
+            return runFlows(options, script, conf);
         }
+        LocalNetworkMemory.size(
+                conf,
+                (int)
+                        script.items().stream()
+                                .filter(i -> i instanceof FlowScript.FlowItem)
+                                .count());
+        String progress = ProgressReporter.configure(conf, err, PROGRESS_INTERVAL);
+        try {
+            return runFlows(options, script, conf);
+        } finally {
+            ProgressReporter.release(progress);
+        }
+    }
+
+    private int runFlows(CliOptions options, FlowScript script, Configuration conf)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
@@ -329,13 +359,13 @@ public final class AutoCdcCli {
                 }
             }
         }
+        String jobName = "AUTO CDC " + FlowFile.name(options.flow);
         if (collected.isEmpty()) {
-            JobExecutionResult result = env.execute("AUTO CDC " + FlowFile.name(options.flow));
+            JobExecutionResult result = env.execute(jobName);
             reportLetters(result, flows, job);
             return 0;
         }
-        Materializer.Result materialized =
-                Materializer.run(env, "AUTO CDC " + FlowFile.name(options.flow), collected);
+        Materializer.Result materialized = Materializer.run(env, jobName, collected);
         reportLetters(materialized.job(), flows, job);
         for (Map.Entry<PlannedFlow, TargetTable> e : materialized.tables().entrySet()) {
             TargetTable table = e.getValue();

@@ -3,10 +3,15 @@ package dev.autocdc.job.cli;
 import dev.autocdc.job.flow.FlowFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 
 /** The command line's options, parsed and checked before anything runs. */
 final class CliOptions {
@@ -20,7 +25,22 @@ final class CliOptions {
     Integer parallelism;
     String stateBackend;
     String checkpointDir;
+    Integer metricsPort;
+    String logLevel;
     final Map<String, String> properties = new LinkedHashMap<>();
+
+    /** The levels of {@code --log-level}, as log4j names them. */
+    static final List<String> LOG_LEVELS = List.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE");
+
+    /** The Prometheus reporter's name in {@code metrics.reporter.<name>.*}, for --metrics-port. */
+    static final String PROMETHEUS_REPORTER = "prom";
+
+    /** The Prometheus reporter's factory (flink-metrics-prometheus, on a local run's classpath). */
+    static final String PROMETHEUS_FACTORY =
+            "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+
+    /** The Prometheus reporter's own setting for its HTTP port (it has no ConfigOption for it). */
+    static final String PROMETHEUS_PORT = "port";
 
     static CliOptions parse(String[] args) {
         if (args.length == 0) {
@@ -51,6 +71,26 @@ final class CliOptions {
                     }
                 }
                 case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
+                case "--metrics-port" -> {
+                    try {
+                        o.metricsPort = Integer.parseInt(value(args, ++i, a));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--metrics-port needs a port number");
+                    }
+                    if (o.metricsPort < 1 || o.metricsPort > 65535) {
+                        throw new IllegalArgumentException(
+                                "--metrics-port needs a port number (1 to 65535)");
+                    }
+                }
+                case "--log-level" -> {
+                    o.logLevel = value(args, ++i, a).toUpperCase(java.util.Locale.ROOT);
+                    if (!LOG_LEVELS.contains(o.logLevel)) {
+                        throw new IllegalArgumentException(
+                                "--log-level is one of "
+                                        + String.join(", ", LOG_LEVELS)
+                                                .toLowerCase(java.util.Locale.ROOT));
+                    }
+                }
                 default -> {
                     if (a.startsWith("-D") && a.contains("=")) {
                         o.properties.put(
@@ -115,14 +155,27 @@ final class CliOptions {
     Configuration configuration(boolean local) {
         Configuration conf = new Configuration();
         if (stateBackend != null || local) {
-            conf.setString("state.backend.type", stateBackend == null ? "rocksdb" : stateBackend);
+            conf.set(
+                    StateBackendOptions.STATE_BACKEND,
+                    stateBackend == null ? "rocksdb" : stateBackend);
         }
         if (checkpointDir != null) {
-            conf.setString("execution.checkpointing.dir", checkpointDir);
-            conf.setString("execution.checkpointing.interval", "10 s");
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
         }
         if (parallelism != null) {
-            conf.setString("parallelism.default", String.valueOf(parallelism));
+            conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        }
+        if (metricsPort != null) {
+            if (!local) {
+                throw new IllegalArgumentException(
+                        "--metrics-port is for local runs; a cluster's metric reporters are set in"
+                                + " its configuration (metrics.reporter.prom.*, see"
+                                + " docs/deploy.md)");
+            }
+            Configuration prom = MetricOptions.forReporter(conf, PROMETHEUS_REPORTER);
+            prom.set(MetricOptions.REPORTER_FACTORY_CLASS, PROMETHEUS_FACTORY);
+            prom.setString(PROMETHEUS_PORT, String.valueOf(metricsPort));
         }
         properties.forEach(conf::setString);
         return conf;

@@ -2,16 +2,21 @@ package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.flink.DeadLetter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.metrics.MetricGroup;
 
 /**
  * Counts each flow's dead letters and late events by reason in Flink accumulators, so that a run
- * can say at its end what went where (SPEC §11: a count that nobody can see is a loss). The
- * operator's metrics count the same letters for monitoring; accumulators reach the job's result,
- * which is what a console run has.
+ * can say at its end what went where (SPEC §11: a count that nobody can see is a loss), and in
+ * metrics, which a running job's monitoring reads ({@link Counter}); accumulators reach the job's
+ * result, which is what a console run has.
  *
  * <p>An accumulator is named {@code autocdc|<flow>|<kind>|<reason>}, kind being {@value #DEAD} or
  * {@value #LATE}.
@@ -72,18 +77,53 @@ public final class LetterCounts {
         return lines;
     }
 
-    /** Passes letters on, counting them by reason. */
+    /**
+     * Passes letters on, counting them by reason: in accumulators, and in metrics for monitoring. A
+     * flow's metrics are in the group {@code flow/<name>}: per reason (group {@code
+     * reason/<REASON>}) the counter {@value #DEAD_COUNTER} or {@value #LATE_COUNTER}, and per flow
+     * the rate {@value #DEAD_RATE} or {@value #LATE_RATE} (events per second over the last minute).
+     */
     static final class Counter extends RichMapFunction<DeadLetter, DeadLetter> {
+        static final String DEAD_COUNTER = "num_dead_letters";
+        static final String LATE_COUNTER = "num_late_events_sent";
+        static final String DEAD_RATE = "dead_letters_per_second";
+        static final String LATE_RATE = "late_events_per_second";
+
         private final String kind;
+        private transient Map<String, org.apache.flink.metrics.Counter> byReason;
+        private transient Map<String, Meter> rates;
 
         Counter(String kind) {
             this.kind = kind;
         }
 
         @Override
+        public void open(OpenContext context) {
+            byReason = new HashMap<>();
+            rates = new HashMap<>();
+        }
+
+        @Override
         public DeadLetter map(DeadLetter d) {
             getRuntimeContext().getLongCounter(accumulator(d.flow, kind, d.reason)).add(1L);
+            byReason.computeIfAbsent(d.flow + SEPARATOR + d.reason, k -> counter(d)).inc();
+            rates.computeIfAbsent(d.flow, this::rate).markEvent();
             return d;
+        }
+
+        private org.apache.flink.metrics.Counter counter(DeadLetter d) {
+            return flowGroup(d.flow)
+                    .addGroup("reason", d.reason)
+                    .counter(kind.equals(DEAD) ? DEAD_COUNTER : LATE_COUNTER);
+        }
+
+        private Meter rate(String flow) {
+            return flowGroup(flow)
+                    .meter(kind.equals(DEAD) ? DEAD_RATE : LATE_RATE, new MeterView(60));
+        }
+
+        private MetricGroup flowGroup(String flow) {
+            return getRuntimeContext().getMetricGroup().addGroup("flow", flow);
         }
     }
 }

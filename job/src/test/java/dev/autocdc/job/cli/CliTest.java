@@ -10,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -330,9 +333,21 @@ class CliTest {
                 Files.readString(usersFlow("SCD TYPE 2"))
                         .replace(usersFeed().toString(), feed.toString()));
         Path result = dir.resolve("many.jsonl");
-        assertThat(cli("run", "--flow", flow.toString(), "--materialize", result.toString()))
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "-Dmetrics.reporter.autocdc_progress.interval=100 ms"))
                 .as(err.toString())
                 .isZero();
+        // a long run says how far it got, every interval (5 s unless set)
+        assertThat(err.toString())
+                .containsPattern(
+                        "autocdc: progress: [0-9,]+ events in, [0-9,]+ target rows written, 0 dead"
+                                + " letters, 0 late events");
         List<String> rows = Files.readAllLines(result);
         assertThat(rows).as("five versions of each key").hasSize(events);
         assertThat(rows.get(7))
@@ -425,6 +440,46 @@ class CliTest {
                 .containsOnly(
                         Map.entry("state.backend.type", "hashmap"),
                         Map.entry("parallelism.default", "3"));
+    }
+
+    /** The local-only switches, refused on a cluster, whose configuration decides. */
+    @Test
+    void metricsPortAndLogLevelAreLocalSwitches() throws Exception {
+        Path flow = usersFlow("SCD TYPE 2");
+        CliOptions o =
+                CliOptions.parse(
+                        new String[] {"run", "--flow", flow.toString(), "--metrics-port", "9400"});
+        assertThat(o.configuration(true).toMap())
+                .containsEntry(
+                        "metrics.reporter.prom.factory.class",
+                        "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
+                .containsEntry("metrics.reporter.prom.port", "9400");
+        assertThatThrownBy(() -> o.configuration(false))
+                .hasMessageContaining("--metrics-port is for local runs");
+        assertThat(cli("run", "--flow", flow.toString(), "--metrics-port", "x")).isEqualTo(2);
+        assertThat(err.toString()).contains("--metrics-port needs a port number");
+        assertThat(cli("validate", "--flow", flow.toString(), "--log-level", "loud")).isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--log-level is one of error, warn, info, debug, trace");
+        var cluster =
+                new AutoCdcCli(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        false);
+        assertThat(
+                        cluster.run(
+                                new String[] {
+                                    "validate", "--flow", flow.toString(), "--log-level", "debug"
+                                }))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--log-level is for local runs");
+        Level before = LogManager.getRootLogger().getLevel();
+        try {
+            assertThat(cli("validate", "--flow", flow.toString(), "--log-level", "warn")).isZero();
+            assertThat(LogManager.getRootLogger().getLevel()).isEqualTo(Level.WARN);
+        } finally {
+            Configurator.setRootLevel(before);
+        }
     }
 
     /** Issue 14, item 6 (first part): as the tools users know. */

@@ -200,6 +200,16 @@ public final class EngineSpec implements Serializable {
         return systemSequenceField;
     }
 
+    /**
+     * The clock of the sequence that orders the target's versions (SYSTEM SEQUENCE BY for a
+     * bitemporal flow, else SEQUENCE BY), or null when that sequence has no number.
+     */
+    SequenceClock clock() {
+        int field =
+                flow.targetType() == TargetType.BITEMPORAL ? systemSequenceField : sequenceField;
+        return SequenceClock.of(field, inputType.getTypeAt(field));
+    }
+
     int deleteField() {
         return deleteField;
     }

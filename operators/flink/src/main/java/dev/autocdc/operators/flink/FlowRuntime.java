@@ -65,7 +65,7 @@ final class FlowRuntime implements Serializable {
     /** Creates the states and metrics; call from the host's open(). */
     void open(KeyedStateAccess states) {
         counter = new StateAccessCounter();
-        metrics = new EngineMetrics(states.getMetricGroup(), spec.flow().name());
+        metrics = new EngineMetrics(states.getMetricGroup(), spec.flow().name(), spec.clock());
         decoder = new EventDecoder(spec, metrics);
         target = KeyedTarget.open(spec, states, metrics, counter, previousRecentLayout);
         emitter = new ChangelogEmitter(spec, metrics);
@@ -85,6 +85,7 @@ final class FlowRuntime implements Serializable {
      */
     void process(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
             throws Exception {
+        metrics.input.inc();
         if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
             // a changelog source's -U: its +U carries the new row
             metrics.skippedUpdateBefore.inc();
@@ -107,6 +108,7 @@ final class FlowRuntime implements Serializable {
             fx.output(AutoCdcFunction.LATE_EVENTS, decoder.beforeRetainedHistory(input));
             return;
         }
+        metrics.applied(input);
         emitter.emit(changes, out);
     }
 

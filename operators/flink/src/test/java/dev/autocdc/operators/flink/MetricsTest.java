@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -76,6 +77,15 @@ class MetricsTest {
         assertThat(sum(result, "num_duplicate_events")).isEqualTo(1);
         assertThat(sum(result, "num_conflicting_ties")).isEqualTo(1);
         assertThat(sum(result, "num_dead_letters")).isEqualTo(1);
+        // the freshest applied sequence over the subtasks: 6 (the late events do not lower it);
+        // an INT sequence is no time, so there is no lag gauge
+        long newest = Long.MIN_VALUE;
+        for (Metric g :
+                REPORTER.findMetrics(result.getJobID(), "newest_applied_sequence").values()) {
+            newest = Math.max(newest, (Long) ((Gauge<?>) g).getValue());
+        }
+        assertThat(newest).isEqualTo(6L);
+        assertThat(REPORTER.findMetrics(result.getJobID(), "applied_sequence_lag_ms")).isEmpty();
     }
 
     /**

@@ -1,0 +1,131 @@
+package dev.autocdc.job.cli;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+import org.apache.flink.metrics.reporter.Scheduled;
+
+/**
+ * The progress line of a local run, every few seconds: {@code autocdc: progress: 1,200,000 events
+ * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}. A Flink metric reporter
+ * that the command line adds to a local run's configuration ({@link #configure}); it sums the
+ * flows' counters (the engine's {@code num_input_rows}, {@code num_upserted_rows}, {@code
+ * num_deleted_rows} and {@code num_late_events}, and the dead-letter counters by reason) and writes
+ * the line to the command line's error stream, found by an id in the reporter's settings.
+ */
+public final class ProgressReporter implements MetricReporter, Scheduled {
+    /** The reporter's name in {@code metrics.reporter.<name>.*}. */
+    static final String NAME = "autocdc_progress";
+
+    /** The reporter's setting that names the stream to write to. */
+    static final String STREAM_ID = "stream-id";
+
+    private static final Map<String, PrintStream> STREAMS = new ConcurrentHashMap<>();
+
+    private final PrintStream out;
+    private final List<Counter> in = new CopyOnWriteArrayList<>();
+    private final List<Counter> written = new CopyOnWriteArrayList<>();
+    private final List<Counter> deadLetters = new CopyOnWriteArrayList<>();
+    private final List<Counter> late = new CopyOnWriteArrayList<>();
+
+    ProgressReporter(PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * Adds the reporter to a local run's configuration, writing to {@code err} every {@code
+     * interval} (a Flink duration, such as {@code 5 s}).
+     *
+     * @return the id to {@link #release} when the run ends
+     */
+    static String configure(Configuration conf, PrintStream err, String interval) {
+        String id = java.util.UUID.randomUUID().toString();
+        STREAMS.put(id, err);
+        Configuration reporter = MetricOptions.forReporter(conf, NAME);
+        reporter.set(MetricOptions.REPORTER_FACTORY_CLASS, Factory.class.getName());
+        if (!reporter.containsKey(MetricOptions.REPORTER_INTERVAL.key())) { // -D wins
+            reporter.setString(MetricOptions.REPORTER_INTERVAL.key(), interval);
+        }
+        reporter.setString(STREAM_ID, id);
+        return id;
+    }
+
+    static void release(String id) {
+        STREAMS.remove(id);
+    }
+
+    @Override
+    public void open(MetricConfig config) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        if (!(metric instanceof Counter c) || !group.getAllVariables().containsKey("<flow>")) {
+            return;
+        }
+        boolean byReason = group.getAllVariables().containsKey("<reason>");
+        switch (name) {
+            case "num_input_rows" -> in.add(c);
+            case "num_upserted_rows", "num_deleted_rows" -> written.add(c);
+            case "num_late_events" -> late.add(c);
+            case "num_dead_letters" -> {
+                if (byReason) { // the letters' own count, which includes the engine's
+                    deadLetters.add(c);
+                }
+            }
+            default -> {}
+        }
+    }
+
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
+        in.remove(metric);
+        written.remove(metric);
+        deadLetters.remove(metric);
+        late.remove(metric);
+    }
+
+    @Override
+    public void report() {
+        if (in.isEmpty()) {
+            return; // no flow has started yet
+        }
+        out.println(line(sum(in), sum(written), sum(deadLetters), sum(late)));
+    }
+
+    static String line(long in, long written, long deadLetters, long late) {
+        return String.format(
+                "autocdc: progress: %,d events in, %,d target rows written, %,d dead letter%s,"
+                        + " %,d late event%s",
+                in, written, deadLetters, deadLetters == 1 ? "" : "s", late, late == 1 ? "" : "s");
+    }
+
+    private static long sum(List<Counter> counters) {
+        long total = 0;
+        for (Counter c : counters) {
+            total += c.getCount();
+        }
+        return total;
+    }
+
+    /** Flink creates the reporter from the configuration, through this factory. */
+    public static final class Factory implements MetricReporterFactory {
+        @Override
+        public MetricReporter createMetricReporter(java.util.Properties properties) {
+            PrintStream out = STREAMS.get(properties.getProperty(STREAM_ID, ""));
+            return new ProgressReporter(out == null ? System.err : out);
+        }
+    }
+}
