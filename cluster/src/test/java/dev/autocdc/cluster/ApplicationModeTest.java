@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ApplicationModeTest {
     private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
+    private static final String SECRET = "s3cr3t-from-a-kubernetes-secret";
 
     private static EmbeddedKafka kafka;
 
@@ -45,13 +46,22 @@ class ApplicationModeTest {
         Scd2Workload w = new Scd2Workload(21, 250, 8);
         Topics.produce(kafka, "cdc_app", w.lines, 3);
         Path flow = dir.resolve("app.sql");
-        // the topic from the environment, as a Secret reaches a pod; the flow file by URI
+        // the topic and a (here unused) password from the environment, as a Secret reaches a pod;
+        // the flow file by URI
         Files.writeString(
                 flow,
-                Scd2Workload.flow(kafka.bootstrapServers(), "${env:CDC_TOPIC}", "hist_app", false));
+                Scd2Workload.flow(kafka.bootstrapServers(), "${env:CDC_TOPIC}", "hist_app", false)
+                        .replace(
+                                "'format' = 'json');",
+                                "'format' = 'json', 'properties.sasl.jaas.config' ="
+                                    + " 'org.apache.kafka.common.security.plain.PlainLoginModule"
+                                    + " required username=\"u\""
+                                    + " password=\"${env:KAFKA_PASSWORD}\";');"));
         LocalCluster cluster =
                 new LocalCluster(
-                        dir.resolve("cluster"), OPERATOR_LIKE, Map.of("CDC_TOPIC", "cdc_app"));
+                        dir.resolve("cluster"),
+                        OPERATOR_LIKE,
+                        Map.of("CDC_TOPIC", "cdc_app", "KAFKA_PASSWORD", SECRET));
         try {
             cluster.start(
                     "--ha",
@@ -71,6 +81,12 @@ class ApplicationModeTest {
                                     .method("PATCH", HttpRequest.BodyPublishers.noBody()));
             assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(202);
             cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+            // the value never reaches a log of the cluster's processes
+            try (var logs = Files.list(cluster.home.resolve("log"))) {
+                for (Path log : logs.toList()) {
+                    assertThat(Files.readString(log)).as(log.toString()).doesNotContain(SECRET);
+                }
+            }
             // the jar ran from usrlib/, where the operator's image has it
             Path jar = LocalCluster.clusterJar();
             assertThat(
