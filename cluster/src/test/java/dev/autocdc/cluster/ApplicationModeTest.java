@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ApplicationModeTest {
     private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
     private static final String SECRET = "s3cr3t-from-a-kubernetes-secret";
+    private static final String SECRET_COLUMN = "s3cr3t_column";
 
     private static EmbeddedKafka kafka;
 
@@ -103,11 +104,14 @@ class ApplicationModeTest {
     @Test
     void aBadFlowIsAFailedJobWithItsMessageAndTheJobManagerLivesOn() throws Exception {
         Path flow = dir.resolve("bad.sql");
+        // the message quotes the bad column, whose name here is a secret's value
         Files.writeString(
                 flow,
                 Scd2Workload.flow(kafka.bootstrapServers(), "cdc_bad", "hist_bad", true)
-                        .replace("KEYS (id)", "KEYS (ident)"));
-        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), OPERATOR_LIKE, Map.of());
+                        .replace("KEYS (id)", "KEYS (${env:KEY_COLUMN})"));
+        LocalCluster cluster =
+                new LocalCluster(
+                        dir.resolve("cluster"), OPERATOR_LIKE, Map.of("KEY_COLUMN", SECRET_COLUMN));
         try {
             cluster.start(
                     "--ha",
@@ -121,13 +125,23 @@ class ApplicationModeTest {
             String job = cluster.onlyJobId(Duration.ofMinutes(2));
             cluster.awaitJobState(job, "FAILED", Duration.ofMinutes(1));
             assertThat(cluster.get("/jobs/" + job + "/exceptions"))
-                    .contains("KEYS: unknown column ident; the source's columns are [id, name,");
+                    .contains(
+                            "KEYS: unknown column ${env:KEY_COLUMN}; the source's columns are [id,"
+                                    + " name,")
+                    .doesNotContain(SECRET_COLUMN);
             Thread.sleep(2000);
             long jobManager =
                     Long.parseLong(
                             Files.readString(cluster.home.resolve("jobmanager.pid")).strip());
             assertThat(LocalCluster.alive(jobManager)).as(cluster.log("jobmanager")).isTrue();
             assertThat(cluster.log("jobmanager")).doesNotContain("Fatal error occurred");
+            try (var logs = Files.list(cluster.home.resolve("log"))) {
+                for (Path log : logs.toList()) {
+                    assertThat(Files.readString(log))
+                            .as(log.toString())
+                            .doesNotContain(SECRET_COLUMN);
+                }
+            }
         } finally {
             stopAndSeeNoProcess(cluster);
         }

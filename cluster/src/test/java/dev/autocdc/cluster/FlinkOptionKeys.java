@@ -5,37 +5,46 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Enumeration;
-import java.util.HashSet;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.FallbackKey;
+import org.apache.flink.configuration.MetricOptions;
 
 /**
- * Every Flink option key on the test's classpath: the {@link ConfigOption} constants (and their
+ * Every Flink option on the test's classpath: the {@link ConfigOption} constants (and their
  * fallback keys) of Flink's {@code *Options} classes in the Flink jars, the same classes Flink's
- * documentation is generated from. Some keys are templates, with a name the user picks; they are
- * accepted by {@link #TEMPLATES}.
+ * documentation is generated from; and whether a value parses as the option's type.
+ *
+ * <p>One family of keys is a template, with a name the user picks: {@code
+ * metrics.reporter.<name>.<setting>}, where the setting is one of the reporter settings of {@link
+ * MetricOptions} (their keys are relative: {@code factory.class}, {@code interval}, ...) or one of
+ * {@link #PROMETHEUS_SETTINGS}, which the Prometheus reporter reads without declaring options.
  */
 final class FlinkOptionKeys {
-    /**
-     * Keys with a user-chosen part: {@code metrics.reporter.<name>.<setting>} (MetricOptions
-     * documents the reporter settings under a name of the user's).
-     */
-    static final List<Pattern> TEMPLATES =
-            List.of(Pattern.compile("metrics\\.reporter\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_.-]+"));
+    /** The Prometheus reporter's own settings (flink-metrics-prometheus declares no options). */
+    static final Set<String> PROMETHEUS_SETTINGS = Set.of("port", "filterLabelValueCharacters");
 
-    private final Set<String> keys;
+    private static final Pattern REPORTER =
+            Pattern.compile("metrics\\.reporter\\.[A-Za-z0-9_-]+\\.(.+)");
 
-    private FlinkOptionKeys(Set<String> keys) {
-        this.keys = keys;
+    private final Map<String, ConfigOption<?>> options;
+    private final Map<String, ConfigOption<?>> reporterOptions;
+
+    private FlinkOptionKeys(
+            Map<String, ConfigOption<?>> options, Map<String, ConfigOption<?>> reporterOptions) {
+        this.options = options;
+        this.reporterOptions = reporterOptions;
     }
 
     static FlinkOptionKeys onClasspath() throws IOException {
-        Set<String> keys = new HashSet<>();
+        Map<String, ConfigOption<?>> options = new HashMap<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             if (!new File(entry).getName().startsWith("flink-") || !entry.endsWith(".jar")) {
                 continue;
@@ -47,15 +56,18 @@ final class FlinkOptionKeys {
                     if (name.startsWith("org/apache/flink/")
                             && (name.endsWith("Options.class") || name.endsWith("Option.class"))
                             && !name.contains("$")) {
-                        collect(name.replace('/', '.').replace(".class", ""), keys);
+                        collect(name.replace('/', '.').replace(".class", ""), options);
                     }
                 }
             }
         }
-        return new FlinkOptionKeys(keys);
+        Map<String, ConfigOption<?>> reporter = new HashMap<>();
+        collect(MetricOptions.class.getName(), reporter);
+        reporter.keySet().removeIf(k -> k.startsWith("metrics.") || k.startsWith("<"));
+        return new FlinkOptionKeys(options, reporter);
     }
 
-    private static void collect(String className, Set<String> keys) {
+    private static void collect(String className, Map<String, ConfigOption<?>> options) {
         Class<?> c;
         try {
             c = Class.forName(className, true, FlinkOptionKeys.class.getClassLoader());
@@ -68,9 +80,9 @@ final class FlinkOptionKeys {
                 try {
                     f.setAccessible(true);
                     ConfigOption<?> option = (ConfigOption<?>) f.get(null);
-                    keys.add(option.key());
+                    options.put(option.key(), option);
                     for (FallbackKey k : option.fallbackKeys()) {
-                        keys.add(k.getKey());
+                        options.put(k.getKey(), option);
                     }
                 } catch (ReflectiveOperationException | RuntimeException e) {
                     // not readable: skipped
@@ -80,10 +92,39 @@ final class FlinkOptionKeys {
     }
 
     int size() {
-        return keys.size();
+        return options.size();
     }
 
-    boolean isOption(String key) {
-        return keys.contains(key) || TEMPLATES.stream().anyMatch(p -> p.matcher(key).matches());
+    /**
+     * What is wrong with the setting, or null: an unknown key, or a value that does not parse as
+     * the option's type (a reporter's factory class must be on the classpath).
+     */
+    String problem(String key, String value) {
+        ConfigOption<?> option = options.get(key);
+        Matcher reporter = REPORTER.matcher(key);
+        if (option == null && reporter.matches()) {
+            String setting = reporter.group(1);
+            if (PROMETHEUS_SETTINGS.contains(setting)) {
+                return null;
+            }
+            option = reporterOptions.get(setting);
+            if (option != null && option.key().equals(MetricOptions.REPORTER_FACTORY_CLASS.key())) {
+                try {
+                    Class.forName(value, false, FlinkOptionKeys.class.getClassLoader());
+                } catch (ClassNotFoundException e) {
+                    return key + ": no class " + value;
+                }
+            }
+            key = setting;
+        }
+        if (option == null) {
+            return key + " is no Flink option";
+        }
+        try {
+            Configuration.fromMap(Map.of(key, value)).get(option);
+        } catch (RuntimeException e) {
+            return key + ": " + value + " does not parse: " + e.getMessage();
+        }
+        return null;
     }
 }

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * {@code deploy/local-cluster}, driven as a user drives it: every call runs the script in its own
  * process, with the cluster's directory and free ports of this test.
  */
-final class LocalCluster implements AutoCloseable {
+final class LocalCluster {
     static final Path SCRIPT = Path.of("..", "deploy", "local-cluster").toAbsolutePath();
 
     final Path home;
@@ -71,6 +71,11 @@ final class LocalCluster implements AutoCloseable {
             throw new AssertionError("local-cluster start failed (" + r.code + "):\n" + r.output);
         }
         return r.output;
+    }
+
+    /** {@code deploy/local-cluster status}. */
+    Result status() throws Exception {
+        return script(List.of("status"), Duration.ofMinutes(1));
     }
 
     /** {@code deploy/local-cluster stop}. */
@@ -175,11 +180,6 @@ final class LocalCluster implements AutoCloseable {
     String log(String process) throws IOException {
         Path f = home.resolve("log").resolve(process + ".log");
         return Files.exists(f) ? Files.readString(f) : "";
-    }
-
-    @Override
-    public void close() throws Exception {
-        stop();
     }
 
     record Result(int code, String output) {}

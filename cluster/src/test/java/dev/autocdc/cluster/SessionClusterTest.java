@@ -158,10 +158,13 @@ class SessionClusterTest {
         List<Long> pids = cluster.pids();
         assertThat(pids).hasSize(2);
         assertThat(pids).allMatch(LocalCluster::alive);
+        assertThat(cluster.status().output())
+                .contains("jobmanager: running (pid", "taskmanager-1: running (pid");
         LocalCluster.Result r = cluster.stop();
         assertThat(r.code()).as(r.output()).isZero();
         assertThat(r.output()).contains("local-cluster: stopped");
         assertThat(pids).noneMatch(LocalCluster::alive);
         assertThat(cluster.pids()).isEmpty();
+        assertThat(cluster.status().output()).contains("local-cluster: nothing runs from");
     }
 }

@@ -19,6 +19,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,7 +65,7 @@ public final class AutoCdcCli {
      * How often a local run prints its progress line ({@link ProgressReporter}); {@code
      * -Dmetrics.reporter.autocdc_progress.interval=...} changes it.
      */
-    static final String PROGRESS_INTERVAL = "5 s";
+    static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
 
     private final RedactingPrintStream out;
     private final RedactingPrintStream err;
@@ -187,18 +188,13 @@ public final class AutoCdcCli {
         CliOptions options;
         try {
             options = CliOptions.parse(args);
+            options.checkFor(local);
         } catch (IllegalArgumentException e) {
             err.println("autocdc: " + e.getMessage());
             err.println(USAGE);
             return 2;
         }
         if (options.logLevel != null) {
-            if (!local) {
-                err.println(
-                        "autocdc: --log-level is for local runs; a cluster's logging is set in its"
-                                + " log4j configuration");
-                return 2;
-            }
             Configurator.setRootLevel(Level.valueOf(options.logLevel));
         }
         try {

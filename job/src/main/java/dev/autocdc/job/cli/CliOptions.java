@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MetricOptions;
@@ -39,8 +41,15 @@ final class CliOptions {
     static final String PROMETHEUS_FACTORY =
             "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
 
-    /** The Prometheus reporter's own setting for its HTTP port (it has no ConfigOption for it). */
-    static final String PROMETHEUS_PORT = "port";
+    /**
+     * The Prometheus reporter's own setting for its HTTP port, under {@code metrics.reporter.prom.}
+     * (flink-metrics-prometheus names it, but has no ConfigOption for it).
+     */
+    static final ConfigOption<Integer> PROMETHEUS_PORT =
+            ConfigOptions.key("port")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription("The port of the Prometheus reporter's HTTP endpoint.");
 
     static CliOptions parse(String[] args) {
         if (args.length == 0) {
@@ -148,6 +157,28 @@ final class CliOptions {
     }
 
     /**
+     * Refuses, on a cluster, the switches of a local run: a cluster's metric reporters and logging
+     * are its own configuration's.
+     *
+     * @throws IllegalArgumentException naming the switch and where the cluster sets it
+     */
+    void checkFor(boolean local) {
+        if (local) {
+            return;
+        }
+        if (metricsPort != null) {
+            throw new IllegalArgumentException(
+                    "--metrics-port is for local runs; a cluster's metric reporters are set in its"
+                            + " configuration (metrics.reporter.prom.*, see docs/deploy.md)");
+        }
+        if (logLevel != null) {
+            throw new IllegalArgumentException(
+                    "--log-level is for local runs; a cluster's logging is set in its log4j"
+                            + " configuration");
+        }
+    }
+
+    /**
      * The Flink configuration the flags and {@code -D} options ask for, and nothing else: a
      * cluster's own configuration decides the rest. A local run defaults to RocksDB, the state
      * backend production runs use.
@@ -166,16 +197,10 @@ final class CliOptions {
         if (parallelism != null) {
             conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         }
-        if (metricsPort != null) {
-            if (!local) {
-                throw new IllegalArgumentException(
-                        "--metrics-port is for local runs; a cluster's metric reporters are set in"
-                                + " its configuration (metrics.reporter.prom.*, see"
-                                + " docs/deploy.md)");
-            }
+        if (metricsPort != null && local) {
             Configuration prom = MetricOptions.forReporter(conf, PROMETHEUS_REPORTER);
             prom.set(MetricOptions.REPORTER_FACTORY_CLASS, PROMETHEUS_FACTORY);
-            prom.setString(PROMETHEUS_PORT, String.valueOf(metricsPort));
+            prom.set(PROMETHEUS_PORT, metricsPort);
         }
         properties.forEach(conf::setString);
         return conf;

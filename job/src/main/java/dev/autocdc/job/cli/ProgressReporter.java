@@ -1,10 +1,15 @@
 package dev.autocdc.job.cli;
 
+import dev.autocdc.job.plan.LetterCounts;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.metrics.Counter;
@@ -28,7 +33,11 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     static final String NAME = "autocdc_progress";
 
     /** The reporter's setting that names the stream to write to. */
-    static final String STREAM_ID = "stream-id";
+    static final ConfigOption<String> STREAM_ID =
+            ConfigOptions.key("stream-id")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("The id of the command line's stream for the line.");
 
     private static final Map<String, PrintStream> STREAMS = new ConcurrentHashMap<>();
 
@@ -44,19 +53,19 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
 
     /**
      * Adds the reporter to a local run's configuration, writing to {@code err} every {@code
-     * interval} (a Flink duration, such as {@code 5 s}).
+     * interval} unless the configuration sets the reporter's interval already (a {@code -D}).
      *
      * @return the id to {@link #release} when the run ends
      */
-    static String configure(Configuration conf, PrintStream err, String interval) {
-        String id = java.util.UUID.randomUUID().toString();
+    static String configure(Configuration conf, PrintStream err, Duration interval) {
+        String id = UUID.randomUUID().toString();
         STREAMS.put(id, err);
         Configuration reporter = MetricOptions.forReporter(conf, NAME);
         reporter.set(MetricOptions.REPORTER_FACTORY_CLASS, Factory.class.getName());
-        if (!reporter.containsKey(MetricOptions.REPORTER_INTERVAL.key())) { // -D wins
-            reporter.setString(MetricOptions.REPORTER_INTERVAL.key(), interval);
+        if (!reporter.contains(MetricOptions.REPORTER_INTERVAL)) {
+            reporter.set(MetricOptions.REPORTER_INTERVAL, interval);
         }
-        reporter.setString(STREAM_ID, id);
+        reporter.set(STREAM_ID, id);
         return id;
     }
 
@@ -79,22 +88,19 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         switch (name) {
             case "num_input_rows" -> in.add(c);
             case "num_upserted_rows", "num_deleted_rows" -> written.add(c);
-            case "num_late_events" -> late.add(c);
-            case "num_dead_letters" -> {
-                if (byReason) { // the letters' own count, which includes the engine's
+            case LetterCounts.LetterCounter.DEAD_COUNTER -> {
+                if (byReason) { // every dead letter of the flow, the engine's included
                     deadLetters.add(c);
                 }
             }
+            case LetterCounts.LetterCounter.LATE_COUNTER -> late.add(c);
             default -> {}
         }
     }
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
-        in.remove(metric);
-        written.remove(metric);
-        deadLetters.remove(metric);
-        late.remove(metric);
+        // kept: the line sums the work done, including that of tasks that have ended
     }
 
     @Override
@@ -124,7 +130,7 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     public static final class Factory implements MetricReporterFactory {
         @Override
         public MetricReporter createMetricReporter(java.util.Properties properties) {
-            PrintStream out = STREAMS.get(properties.getProperty(STREAM_ID, ""));
+            PrintStream out = STREAMS.get(properties.getProperty(STREAM_ID.key(), ""));
             return new ProgressReporter(out == null ? System.err : out);
         }
     }

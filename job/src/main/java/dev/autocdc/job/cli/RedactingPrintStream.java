@@ -6,7 +6,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * The command line's output, passed through a redactor before it is written: once a flow file's
- * {@code ${env:NAME}} values are known, no message shows them (the values of Secrets).
+ * {@code ${env:NAME}} values are known, no message shows them (the values of Secrets). A {@code
+ * PrintStream} subclass sends {@code println(String)} and {@code println(Object)} through {@link
+ * #print(String)}, so that is the one method to override.
  */
 final class RedactingPrintStream extends PrintStream {
     private volatile UnaryOperator<String> redactor = UnaryOperator.identity();
@@ -17,16 +19,6 @@ final class RedactingPrintStream extends PrintStream {
 
     void redactWith(UnaryOperator<String> redactor) {
         this.redactor = redactor;
-    }
-
-    @Override
-    public void println(String s) {
-        super.println(redactor.apply(s));
-    }
-
-    @Override
-    public void println(Object o) {
-        println(String.valueOf(o));
     }
 
     @Override

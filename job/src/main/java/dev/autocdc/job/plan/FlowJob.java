@@ -186,7 +186,7 @@ public final class FlowJob {
         String name = flow.flow().name();
         DataStream<DeadLetter> letters =
                 uncounted
-                        .map(new LetterCounts.Counter(kind))
+                        .map(new LetterCounts.LetterCounter(kind))
                         .name(kind + "s of " + name)
                         .uid("auto-cdc-" + setting + "-" + name);
         Map<String, String> where = destinations.computeIfAbsent(name, n -> new LinkedHashMap<>());

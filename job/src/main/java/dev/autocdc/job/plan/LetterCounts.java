@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
@@ -15,8 +16,8 @@ import org.apache.flink.metrics.MetricGroup;
 /**
  * Counts each flow's dead letters and late events by reason in Flink accumulators, so that a run
  * can say at its end what went where (SPEC §11: a count that nobody can see is a loss), and in
- * metrics, which a running job's monitoring reads ({@link Counter}); accumulators reach the job's
- * result, which is what a console run has.
+ * metrics, which a running job's monitoring reads ({@link LetterCounter}); accumulators reach the
+ * job's result, which is what a console run has.
  *
  * <p>An accumulator is named {@code autocdc|<flow>|<kind>|<reason>}, kind being {@value #DEAD} or
  * {@value #LATE}.
@@ -83,17 +84,17 @@ public final class LetterCounts {
      * reason/<REASON>}) the counter {@value #DEAD_COUNTER} or {@value #LATE_COUNTER}, and per flow
      * the rate {@value #DEAD_RATE} or {@value #LATE_RATE} (events per second over the last minute).
      */
-    static final class Counter extends RichMapFunction<DeadLetter, DeadLetter> {
-        static final String DEAD_COUNTER = "num_dead_letters";
-        static final String LATE_COUNTER = "num_late_events_sent";
-        static final String DEAD_RATE = "dead_letters_per_second";
-        static final String LATE_RATE = "late_events_per_second";
+    public static final class LetterCounter extends RichMapFunction<DeadLetter, DeadLetter> {
+        public static final String DEAD_COUNTER = "num_dead_letters";
+        public static final String LATE_COUNTER = "num_late_events_sent";
+        public static final String DEAD_RATE = "dead_letters_per_second";
+        public static final String LATE_RATE = "late_events_per_second";
 
         private final String kind;
-        private transient Map<String, org.apache.flink.metrics.Counter> byReason;
+        private transient Map<String, Counter> byReason;
         private transient Map<String, Meter> rates;
 
-        Counter(String kind) {
+        LetterCounter(String kind) {
             this.kind = kind;
         }
 
@@ -111,7 +112,7 @@ public final class LetterCounts {
             return d;
         }
 
-        private org.apache.flink.metrics.Counter counter(DeadLetter d) {
+        private Counter counter(DeadLetter d) {
             return flowGroup(d.flow)
                     .addGroup("reason", d.reason)
                     .counter(kind.equals(DEAD) ? DEAD_COUNTER : LATE_COUNTER);

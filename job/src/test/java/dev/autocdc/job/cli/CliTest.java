@@ -454,8 +454,9 @@ class CliTest {
                         "metrics.reporter.prom.factory.class",
                         "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
                 .containsEntry("metrics.reporter.prom.port", "9400");
-        assertThatThrownBy(() -> o.configuration(false))
+        assertThatThrownBy(() -> o.checkFor(false))
                 .hasMessageContaining("--metrics-port is for local runs");
+        assertThat(o.configuration(false).toMap()).isEmpty();
         assertThat(cli("run", "--flow", flow.toString(), "--metrics-port", "x")).isEqualTo(2);
         assertThat(err.toString()).contains("--metrics-port needs a port number");
         assertThat(cli("validate", "--flow", flow.toString(), "--log-level", "loud")).isEqualTo(2);

@@ -120,8 +120,9 @@ class FlowLocationTest {
     }
 
     @Test
-    void theClusterEntryPointsMessageIsRedactedToo() throws Exception {
-        // main's exception (what a cluster shows as the job's failure) is built from stderr
+    void aClusterRunsOutputIsRedactedToo() throws Exception {
+        // the cluster's command line (main's exception, what a cluster shows as the job's failure,
+        // is built from it)
         Map<String, String> env =
                 Map.of("BROKERS", "b:9092", "KAFKA_PASSWORD", SECRET, "FORMAT", "json-" + SECRET);
         var cli =

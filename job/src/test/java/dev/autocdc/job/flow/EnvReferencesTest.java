@@ -46,10 +46,25 @@ class EnvReferencesTest {
     void redactShowsTheReferenceInPlaceOfTheValueLongestFirst() {
         EnvReferences r =
                 EnvReferences.resolve(
-                        "${env:A} ${env:B} ${env:EMPTY}",
-                        Map.of("A", "secret", "B", "secret-longer", "EMPTY", " "));
-        assertThat(r.redact("failed: secret-longer and secret, ' '"))
-                .isEqualTo("failed: ${env:B} and ${env:A}, ' '");
+                        "${env:A} ${env:B} ${env:SHORT}",
+                        Map.of("A", "secret", "B", "secret-longer", "SHORT", "on"));
+        // values under 4 characters are no secrets: "on" stays, in "on" and everywhere
+        assertThat(r.redact("failed: secret-longer and secret, on"))
+                .isEqualTo("failed: ${env:B} and ${env:A}, on");
         assertThat(r.redact(null)).isNull();
+    }
+
+    @Test
+    void insideAStringAQuoteInTheValueIsDoubledAndBothFormsAreRedacted() {
+        String sql =
+                "-- it's a comment with a quote\n"
+                        + "WITH ('password' = '${env:P}', `odd'name` = ${env:N}) /* ' */ ${env:P}";
+        EnvReferences r = EnvReferences.resolve(sql, Map.of("P", "it's-me", "N", "42"));
+        assertThat(r.text())
+                .isEqualTo(
+                        "-- it's a comment with a quote\n"
+                            + "WITH ('password' = 'it''s-me', `odd'name` = 42) /* ' */ it's-me");
+        assertThat(r.redact("near 'it''s-me' and it's-me"))
+                .isEqualTo("near '${env:P}' and ${env:P}");
     }
 }

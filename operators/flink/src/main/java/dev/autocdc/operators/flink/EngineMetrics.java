@@ -47,7 +47,9 @@ final class EngineMetrics implements EngineCounters {
     private final Counter duplicates;
 
     private final SequenceClock clock;
-    private long newestApplied = Long.MIN_VALUE;
+
+    /** Written by the task's thread, read by the metric reporter's. */
+    private volatile long newestApplied = Long.MIN_VALUE;
 
     /**
      * @param clock reads the applied events' sequence, or null when it has no number (no gauges)

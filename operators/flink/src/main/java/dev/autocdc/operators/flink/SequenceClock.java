@@ -9,7 +9,7 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
  * EngineMetrics}): a TIMESTAMP or TIMESTAMP_LTZ as epoch milliseconds (a TIMESTAMP, which has no
  * zone, read as UTC), a DATE as the epoch milliseconds of its midnight UTC, a TINYINT to BIGINT as
  * its value. Other sequence types (DECIMAL, strings, structs) have no such number: {@link #of}
- * returns null. Reading allocates nothing.
+ * returns null. Reading allocates at most the {@code TimestampData} that {@code RowData} returns.
  */
 final class SequenceClock {
     private static final long MILLIS_PER_DAY = 86_400_000L;
