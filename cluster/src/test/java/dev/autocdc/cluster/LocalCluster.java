@@ -73,6 +73,11 @@ final class LocalCluster {
         return r.output;
     }
 
+    /** {@code deploy/local-cluster add-taskmanager N}. */
+    Result addTaskManager(int n) throws Exception {
+        return script(List.of("add-taskmanager", "" + n), Duration.ofMinutes(1));
+    }
+
     /** {@code deploy/local-cluster status}. */
     Result status() throws Exception {
         return script(List.of("status"), Duration.ofMinutes(1));

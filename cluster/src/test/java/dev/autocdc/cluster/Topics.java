@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.embedded.EmbeddedKafka;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -69,4 +74,105 @@ final class Topics {
         }
         assertThat(rows).as("the target topic %s", topic).isEqualTo(expected);
     }
+
+    /** How a target topic is read (committed records only: transactional writers). */
+    enum Read {
+        /** An upsert topic: the last value per key. */
+        UPSERT,
+        /** A {@code debezium-json} changelog, applied record by record. */
+        CHANGELOG
+    }
+
+    /**
+     * Reads a target topic from the start until it holds exactly the expected rows; fails with the
+     * difference after the timeout. An upsert topic is materialized by key; a changelog topic
+     * ({@code debezium-json}, read with {@code read_committed}) is applied record by record and
+     * must be well formed: a {@code c} record (+I, +U) of a primary key that is present, or a
+     * {@code d} record (-U, -D) of a row that is not, fails the test.
+     *
+     * @param columns the target's columns in the reference model's row order; the primary key is
+     *     {@code id} and the {@code _START_AT} columns
+     */
+    static void awaitTable(
+            EmbeddedKafka kafka,
+            String topic,
+            Read read,
+            List<String> columns,
+            Set<List<Object>> expected,
+            Duration timeout)
+            throws Exception {
+        List<Integer> key = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).equals("id") || columns.get(i).endsWith("_START_AT")) {
+                key.add(i);
+            }
+        }
+        Map<List<Object>, List<Object>> table = new HashMap<>();
+        List<String> malformed = new ArrayList<>();
+        Set<List<Object>> rows = Set.of();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", kafka.bootstrapServers());
+        config.put("group.id", "reader-" + UUID.randomUUID());
+        config.put("auto.offset.reset", "earliest");
+        config.put("isolation.level", "read_committed");
+        boolean changelog = read == Read.CHANGELOG;
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (!changelog) {
+                        List<Object> k = List.of(r.key());
+                        if (r.value() == null) {
+                            table.remove(k);
+                        } else {
+                            table.put(k, HistoryWorkload.row(JSON.readTree(r.value()), columns));
+                        }
+                        continue;
+                    }
+                    JsonNode n = JSON.readTree(r.value());
+                    boolean create = n.path("op").asText().equals("c");
+                    List<Object> row =
+                            HistoryWorkload.row(n.path(create ? "after" : "before"), columns);
+                    List<Object> k = new ArrayList<>();
+                    for (int i : key) {
+                        k.add(row.get(i));
+                    }
+                    List<Object> present = table.get(k);
+                    if (create && present != null) {
+                        malformed.add("+ of a present key: " + r.value());
+                    } else if (!create && !row.equals(present)) {
+                        malformed.add("- of a row not there: " + r.value());
+                    }
+                    if (create) {
+                        table.put(k, row);
+                    } else {
+                        table.remove(k);
+                    }
+                }
+                rows = new HashSet<>(table.values());
+                if (rows.equals(expected)) {
+                    break;
+                }
+            }
+        }
+        assertThat(malformed).as("malformed changelog rows of %s", topic).isEmpty();
+        Set<List<Object>> missing = new HashSet<>(expected);
+        missing.removeAll(rows);
+        Set<List<Object>> extra = new HashSet<>(rows);
+        extra.removeAll(expected);
+        assertThat(rows)
+                .as(
+                        "the target topic %s: %d rows missing (for example %s), %d rows too many"
+                                + " (for example %s)",
+                        topic,
+                        missing.size(),
+                        missing.stream().limit(10).toList(),
+                        extra.size(),
+                        extra.stream().limit(10).toList())
+                .isEqualTo(expected);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 }

@@ -1,0 +1,93 @@
+package dev.autocdc.cluster;
+
+import dev.autocdc.operators.reference.ReferenceModel;
+import dev.autocdc.operators.reference.ReferenceModel.Event;
+import dev.autocdc.operators.reference.ReferenceModel.Kind;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Change events for SCD type 2 and bitemporal flows over one source: per key, business sequences
+ * and system sequences drawn without repetition and shuffled, so that events arrive late in either
+ * timeline (corrections: an older business sequence recorded later), with 10% deletes. The expected
+ * targets come from the reference model.
+ */
+final class HistoryWorkload {
+    /** The target columns the flows keep: id, v, then the period columns. */
+    static final List<String> SCD1_COLUMNS = List.of("id", "v");
+
+    static final List<String> SCD2_COLUMNS = List.of("id", "v", "__START_AT", "__END_AT");
+
+    static final List<String> BITEMPORAL_COLUMNS =
+            List.of("id", "v", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
+
+    final List<String> lines = new ArrayList<>();
+    private final List<Event> scd2 = new ArrayList<>();
+    private final List<Event> bitemporal = new ArrayList<>();
+
+    HistoryWorkload(long seed, int keys, int eventsPerKey) {
+        Random random = new Random(seed);
+        for (int key = 0; key < keys; key++) {
+            List<Integer> seqs = draw(random, eventsPerKey);
+            List<Integer> syss = draw(random, eventsPerKey);
+            for (int i = 0; i < eventsPerKey; i++) {
+                boolean delete = random.nextInt(100) < 10;
+                String v = "v" + random.nextInt(5);
+                Kind kind = delete ? Kind.DELETE : Kind.UPSERT;
+                scd2.add(new Event(key, seqs.get(i), null, kind, List.of(v), null));
+                bitemporal.add(new Event(key, seqs.get(i), syss.get(i), kind, List.of(v), null));
+                lines.add(
+                        "{\"id\": %d, \"v\": \"%s\", \"op\": \"%s\", \"seq\": %d, \"sys\": %d}"
+                                .formatted(
+                                        key,
+                                        v,
+                                        delete ? "DELETE" : "UPSERT",
+                                        seqs.get(i),
+                                        syss.get(i)));
+            }
+        }
+        Collections.shuffle(lines, random);
+    }
+
+    private static List<Integer> draw(Random random, int n) {
+        List<Integer> all = new ArrayList<>();
+        for (int s = 1; s <= n * 3; s++) {
+            all.add(s);
+        }
+        Collections.shuffle(all, random);
+        return new ArrayList<>(all.subList(0, n));
+    }
+
+    Set<List<Object>> expectedScd1() {
+        return ReferenceModel.scd1(scd2, options());
+    }
+
+    Set<List<Object>> expectedScd2() {
+        return ReferenceModel.scd2(scd2, options());
+    }
+
+    Set<List<Object>> expectedBitemporal() {
+        return ReferenceModel.bitemporal(bitemporal, options());
+    }
+
+    private static ReferenceModel.Options options() {
+        return new ReferenceModel.Options(List.of("v"), Set.of(), false, null, null, null);
+    }
+
+    /** A target row as the reference model writes it: strings, integers and nulls. */
+    static List<Object> row(JsonNode n, List<String> columns) {
+        List<Object> row = new ArrayList<>();
+        for (String c : columns) {
+            JsonNode v = n.get(c);
+            row.add(
+                    v == null || v.isNull()
+                            ? null
+                            : v.isNumber() ? (Object) v.asInt() : v.asText());
+        }
+        return row;
+    }
+}
