@@ -12,7 +12,6 @@ import dev.autocdc.job.plan.TargetTable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.lang.reflect.InvocationTargetException;
@@ -144,35 +143,6 @@ public final class AutoCdcCli {
             // no version: said below
         }
         return p.getProperty("version", "(unknown version)");
-    }
-
-    /** Writes to two streams. */
-    private static final class TeeOutputStream extends OutputStream {
-        private final OutputStream a;
-        private final OutputStream b;
-
-        TeeOutputStream(OutputStream a, OutputStream b) {
-            this.a = a;
-            this.b = b;
-        }
-
-        @Override
-        public void write(int c) throws IOException {
-            a.write(c);
-            b.write(c);
-        }
-
-        @Override
-        public void write(byte[] bytes, int off, int len) throws IOException {
-            a.write(bytes, off, len);
-            b.write(bytes, off, len);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            a.flush();
-            b.flush();
-        }
     }
 
     /** Runs a command; returns the exit code. */
