@@ -25,12 +25,19 @@ final class HistoryWorkload {
     static final List<String> BITEMPORAL_COLUMNS =
             List.of("id", "v", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
 
+    /** The records, in the order they are written. */
     final List<String> lines = new ArrayList<>();
+
+    /** The events of {@link #lines}, in the same order. */
     private final List<Event> scd2 = new ArrayList<>();
+
     private final List<Event> bitemporal = new ArrayList<>();
 
     HistoryWorkload(long seed, int keys, int eventsPerKey) {
         Random random = new Random(seed);
+        List<String> lines = new ArrayList<>();
+        List<Event> scd2 = new ArrayList<>();
+        List<Event> bitemporal = new ArrayList<>();
         for (int key = 0; key < keys; key++) {
             List<Integer> seqs = draw(random, eventsPerKey);
             List<Integer> syss = draw(random, eventsPerKey);
@@ -50,7 +57,16 @@ final class HistoryWorkload {
                                         syss.get(i)));
             }
         }
-        Collections.shuffle(lines, random);
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, random);
+        for (int i : order) {
+            this.lines.add(lines.get(i));
+            this.scd2.add(scd2.get(i));
+            this.bitemporal.add(bitemporal.get(i));
+        }
     }
 
     private static List<Integer> draw(Random random, int n) {
@@ -67,11 +83,21 @@ final class HistoryWorkload {
     }
 
     Set<List<Object>> expectedScd2() {
-        return ReferenceModel.scd2(scd2, options());
+        return expectedScd2(lines.size());
+    }
+
+    /** The SCD type 2 table of the first {@code n} records. */
+    Set<List<Object>> expectedScd2(int n) {
+        return ReferenceModel.scd2(scd2.subList(0, n), options());
     }
 
     Set<List<Object>> expectedBitemporal() {
-        return ReferenceModel.bitemporal(bitemporal, options());
+        return expectedBitemporal(lines.size());
+    }
+
+    /** The bitemporal table of the first {@code n} records. */
+    Set<List<Object>> expectedBitemporal(int n) {
+        return ReferenceModel.bitemporal(bitemporal.subList(0, n), options());
     }
 
     private static ReferenceModel.Options options() {

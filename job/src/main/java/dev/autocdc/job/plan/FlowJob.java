@@ -128,6 +128,7 @@ public final class FlowJob {
                             .returns(InternalTypeInfo.of(spec.inputType()))
                             .name("engine input of " + flow.flow().name())
                             .uid("auto-cdc-input-" + flow.flow().name());
+            StableUids.ofInput(events, flow.flow().name(), flow.flow().source());
             SingleOutputStreamOperator<RowData> changelog =
                     AutoCdc.apply(
                             events,
@@ -165,11 +166,17 @@ public final class FlowJob {
             for (DataStream<DeadLetter> more : toLetterSink.subList(1, toLetterSink.size())) {
                 all = all.union(more);
             }
-            all.sinkTo(letterSink).setParallelism(1).name("letters to " + letterSinkName);
+            all.sinkTo(letterSink)
+                    .setParallelism(1)
+                    .name("letters to " + letterSinkName)
+                    .uid("auto-cdc-letters-to-file");
         }
         if (anySink) {
             statements.attachAsDataStream();
         }
+        changelogs.values().stream()
+                .findFirst()
+                .ifPresent(c -> StableUids.ofSinks(c.getExecutionEnvironment()));
         return changelogs;
     }
 

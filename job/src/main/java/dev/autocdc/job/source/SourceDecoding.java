@@ -74,6 +74,11 @@ public final class SourceDecoding {
 
     private SourceDecoding() {}
 
+    /** The uid of flow {@code flow}'s decoding step. */
+    public static String uid(String flow) {
+        return "auto-cdc-decode-" + flow;
+    }
+
     /** A type without its time attribute: the view's columns are plain data. */
     private static DataType plain(DataType t) {
         return DataTypeUtils.removeTimeAttribute(t);
@@ -330,7 +335,7 @@ public final class SourceDecoding {
                                         tag))
                         .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
                         .name("decode " + source + " for " + flow)
-                        .uid("auto-cdc-decode-" + flow);
+                        .uid(uid(flow));
         @SuppressWarnings({"unchecked", "rawtypes"})
         DataStream<Row> asRows = (DataStream) decoded; // RowData as it is, as FlowJob does
         Table decodedTable =
