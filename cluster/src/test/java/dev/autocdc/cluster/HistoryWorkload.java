@@ -79,7 +79,12 @@ final class HistoryWorkload {
     }
 
     Set<List<Object>> expectedScd1() {
-        return ReferenceModel.scd1(scd2, options());
+        return expectedScd1(lines.size());
+    }
+
+    /** The SCD type 1 table of the first {@code n} records. */
+    Set<List<Object>> expectedScd1(int n) {
+        return ReferenceModel.scd1(scd2.subList(0, n), options());
     }
 
     Set<List<Object>> expectedScd2() {

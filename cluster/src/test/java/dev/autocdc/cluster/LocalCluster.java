@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * {@code deploy/local-cluster}, driven as a user drives it: every call runs the script in its own
@@ -24,6 +26,8 @@ import java.util.stream.Stream;
  */
 final class LocalCluster {
     static final Path SCRIPT = Path.of("..", "deploy", "local-cluster").toAbsolutePath();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     final Path home;
     final int restPort;
@@ -96,6 +100,67 @@ final class LocalCluster {
         pb.redirectOutput(log.toFile());
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
         return pb.start();
+    }
+
+    /**
+     * {@code flink run --detached [-s savepoint] -p N <jar> run --flow F}, strict (no {@code
+     * --allowNonRestoredState}); the job's id once it runs.
+     */
+    String submit(Path log, Path flow, int parallelism, String savepoint) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", "--detached", "-p", "" + parallelism));
+        if (savepoint != null) {
+            args.addAll(List.of("-s", savepoint));
+        }
+        args.addAll(List.of(clusterJar().toString(), "run", "--flow", flow.toString()));
+        Process client = flink(log, args.toArray(new String[0]));
+        if (!client.waitFor(3, TimeUnit.MINUTES) || client.exitValue() != 0) {
+            throw new AssertionError("flink run failed:\n" + Files.readString(log));
+        }
+        var m = Pattern.compile("JobID ([0-9a-f]{32})").matcher(Files.readString(log));
+        if (!m.find()) {
+            throw new AssertionError("flink run printed no JobID:\n" + Files.readString(log));
+        }
+        awaitJobState(m.group(1), "RUNNING", Duration.ofMinutes(2));
+        return m.group(1);
+    }
+
+    /** {@code flink stop --savepointPath <home>/savepoints <job>}; the savepoint's path. */
+    String stopWithSavepoint(Path log, String job) throws Exception {
+        Process stop =
+                flink(log, "stop", "--savepointPath", home.resolve("savepoints").toUri() + "", job);
+        if (!stop.waitFor(3, TimeUnit.MINUTES) || stop.exitValue() != 0) {
+            throw new AssertionError("flink stop failed:\n" + Files.readString(log));
+        }
+        var m =
+                Pattern.compile("Savepoint completed\\. Path: (\\S+)")
+                        .matcher(Files.readString(log));
+        if (!m.find()) {
+            throw new AssertionError("flink stop printed no savepoint:\n" + Files.readString(log));
+        }
+        awaitJobState(job, "FINISHED", Duration.ofMinutes(1));
+        return m.group(1);
+    }
+
+    /**
+     * The records that the job's vertex whose name starts with {@code vertex} received in this run
+     * ({@code read-records}, as the REST API reports it), once at least {@code expected} or after
+     * 60 s.
+     */
+    long awaitRead(String job, String vertex, long expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long read = -1;
+        while (System.nanoTime() < deadline) {
+            for (JsonNode v : JSON.readTree(get("/jobs/" + job)).path("vertices")) {
+                if (v.path("name").asText().startsWith(vertex)) {
+                    read = v.path("metrics").path("read-records").asLong();
+                }
+            }
+            if (read >= expected) {
+                return read;
+            }
+            Thread.sleep(1_000);
+        }
+        return read;
     }
 
     /** The pids of the cluster's processes, from the pid files the script wrote. */

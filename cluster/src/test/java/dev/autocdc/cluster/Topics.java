@@ -28,6 +28,14 @@ final class Topics {
     static void produce(EmbeddedKafka kafka, String topic, List<String> lines, int partitions)
             throws Exception {
         kafka.createTopic(topic, partitions);
+        append(kafka, topic, lines, partitions);
+    }
+
+    /**
+     * As {@link #produce}, to a topic that exists: record {@code i} of {@code lines} to partition
+     * {@code i % partitions}, so that the same lines give the same offsets on any broker.
+     */
+    static void append(EmbeddedKafka kafka, String topic, List<String> lines, int partitions) {
         try (KafkaProducer<String, String> producer =
                 new KafkaProducer<>(
                         Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", 5),
@@ -101,13 +109,39 @@ final class Topics {
             Set<List<Object>> expected,
             Duration timeout)
             throws Exception {
+        awaitTable(kafka, topic, read, columns, Set.of(), expected, timeout);
+    }
+
+    /**
+     * As {@link #awaitTable(EmbeddedKafka, String, Read, List, Set, Duration)}, with the topic's
+     * records applied to {@code initial} rows: what the target held before the topic was written (a
+     * job restored from a savepoint taken elsewhere writes only what changed since).
+     */
+    static void awaitTable(
+            EmbeddedKafka kafka,
+            String topic,
+            Read read,
+            List<String> columns,
+            Set<List<Object>> initial,
+            Set<List<Object>> expected,
+            Duration timeout)
+            throws Exception {
         List<Integer> key = new ArrayList<>();
+        List<String> keyColumns = new ArrayList<>();
         for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).equals("id") || columns.get(i).endsWith("_START_AT")) {
                 key.add(i);
+                keyColumns.add(columns.get(i));
             }
         }
         Map<List<Object>, List<Object>> table = new HashMap<>();
+        for (List<Object> row : initial) {
+            List<Object> k = new ArrayList<>();
+            for (int i : key) {
+                k.add(row.get(i));
+            }
+            table.put(k, row);
+        }
         List<String> malformed = new ArrayList<>();
         Set<List<Object>> rows = Set.of();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -123,7 +157,7 @@ final class Topics {
             while (System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     if (!changelog) {
-                        List<Object> k = List.of(r.key());
+                        List<Object> k = HistoryWorkload.row(JSON.readTree(r.key()), keyColumns);
                         if (r.value() == null) {
                             table.remove(k);
                         } else {

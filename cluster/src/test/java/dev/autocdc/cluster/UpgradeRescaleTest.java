@@ -9,14 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * its start.
  */
 class UpgradeRescaleTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private static final String CONF = "execution.checkpointing.interval: 2s";
 
     private static final int BATCHES = 4;
@@ -63,8 +53,14 @@ class UpgradeRescaleTest {
                 int[] parallelism = {1, 2, 1, 4};
                 for (int step = 0; step < BATCHES; step++) {
                     Path file = step == 0 ? one : two;
-                    String job = submit(cluster, file, parallelism[step], savepoint, step);
-                    produce(kafka, w.lines.subList(step * batch, (step + 1) * batch));
+                    String job =
+                            cluster.submit(
+                                    dir.resolve("run-" + step + ".log"),
+                                    file,
+                                    parallelism[step],
+                                    savepoint);
+                    Topics.append(
+                            kafka, "events", w.lines.subList(step * batch, (step + 1) * batch), 4);
                     int written = (step + 1) * batch;
                     Duration converge = Duration.ofMinutes(3);
                     Topics.awaitTable(
@@ -75,7 +71,8 @@ class UpgradeRescaleTest {
                             w.expectedScd2(written),
                             converge);
                     // the first flow resumes from its offsets: this run reads one batch
-                    assertThat(awaitRead(cluster, job, "scd2_flow", batch)).isEqualTo(batch);
+                    assertThat(cluster.awaitRead(job, "AUTO CDC scd2_flow", batch))
+                            .isEqualTo(batch);
                     if (step > 0) {
                         Topics.awaitTable(
                                 kafka,
@@ -85,9 +82,11 @@ class UpgradeRescaleTest {
                                 w.expectedBitemporal(written),
                                 converge);
                         int read = step == 1 ? written : batch; // from the topic's start once
-                        assertThat(awaitRead(cluster, job, "bt_flow", read)).isEqualTo(read);
+                        assertThat(cluster.awaitRead(job, "AUTO CDC bt_flow", read))
+                                .isEqualTo(read);
                     }
-                    savepoint = stopWithSavepoint(cluster, job, step);
+                    savepoint =
+                            cluster.stopWithSavepoint(dir.resolve("stop-" + step + ".log"), job);
                     figures.add(
                             "step %d (%s, parallelism %d): %d events in, targets equal the reference"
                                     .formatted(
@@ -101,67 +100,6 @@ class UpgradeRescaleTest {
                 System.out.println("UpgradeRescaleTest: " + String.join("; ", figures));
             }
         }
-    }
-
-    private String submit(LocalCluster cluster, Path flow, int parallelism, String from, int step)
-            throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", "--detached"));
-        args.addAll(List.of("-p", "" + parallelism));
-        if (from != null) {
-            args.addAll(List.of("-s", from)); // strict: no --allowNonRestoredState
-        }
-        args.addAll(
-                List.of(LocalCluster.clusterJar().toString(), "run", "--flow", flow.toString()));
-        Path log = dir.resolve("run-" + step + ".log");
-        Process client = cluster.flink(log, args.toArray(new String[0]));
-        assertThat(client.waitFor(3, TimeUnit.MINUTES)).isTrue();
-        assertThat(client.exitValue()).as(Files.readString(log)).isZero();
-        Matcher m = Pattern.compile("JobID ([0-9a-f]{32})").matcher(Files.readString(log));
-        assertThat(m.find()).as(Files.readString(log)).isTrue();
-        String job = m.group(1);
-        cluster.awaitJobState(job, "RUNNING", Duration.ofMinutes(2));
-        return job;
-    }
-
-    /** {@code flink stop --savepointPath}; the savepoint's path. */
-    private String stopWithSavepoint(LocalCluster cluster, String job, int step) throws Exception {
-        Path log = dir.resolve("stop-" + step + ".log");
-        Process stop =
-                cluster.flink(
-                        log,
-                        "stop",
-                        "--savepointPath",
-                        cluster.home.resolve("savepoints").toUri().toString(),
-                        job);
-        assertThat(stop.waitFor(3, TimeUnit.MINUTES)).isTrue();
-        String out = Files.readString(log);
-        assertThat(stop.exitValue()).as(out).isZero();
-        Matcher m = Pattern.compile("Savepoint completed\\. Path: (\\S+)").matcher(out);
-        assertThat(m.find()).as(out).isTrue();
-        cluster.awaitJobState(job, "FINISHED", Duration.ofMinutes(1));
-        return m.group(1);
-    }
-
-    /**
-     * The records the engine operator of {@code flow} received in this run (its vertex's {@code
-     * read-records}), once at least {@code expected} or after 60 s.
-     */
-    private static long awaitRead(LocalCluster cluster, String job, String flow, long expected)
-            throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        long read = -1;
-        while (System.nanoTime() < deadline) {
-            for (JsonNode v : JSON.readTree(cluster.get("/jobs/" + job)).path("vertices")) {
-                if (v.path("name").asText().startsWith("AUTO CDC " + flow)) {
-                    read = v.path("metrics").path("read-records").asLong();
-                }
-            }
-            if (read >= expected) {
-                return read;
-            }
-            Thread.sleep(1_000);
-        }
-        return read;
     }
 
     private static String source(String bootstrap) {
@@ -192,18 +130,5 @@ class UpgradeRescaleTest {
                         bootstrap,
                         bt ? "SYSTEM SEQUENCE BY sys" : "",
                         bt ? "BITEMPORAL" : "SCD TYPE 2");
-    }
-
-    private static void produce(EmbeddedKafka kafka, List<String> lines) {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", 5),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (int i = 0; i < lines.size(); i++) {
-                producer.send(new ProducerRecord<>("events", i % 4, null, lines.get(i)));
-            }
-            producer.flush();
-        }
     }
 }
