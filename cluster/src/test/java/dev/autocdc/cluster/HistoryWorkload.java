@@ -4,6 +4,7 @@ import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.ReferenceModel.Event;
 import dev.autocdc.operators.reference.ReferenceModel.Kind;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -21,6 +22,19 @@ final class HistoryWorkload {
     static final List<String> SCD1_COLUMNS = List.of("id", "v");
 
     static final List<String> SCD2_COLUMNS = List.of("id", "v", "__START_AT", "__END_AT");
+
+    /** The SCD type 2 columns of a flow whose source declares w. */
+    static final List<String> SCD2_WIDE_COLUMNS = List.of("id", "v", "w", "__START_AT", "__END_AT");
+
+    static final List<String> BITEMPORAL_WIDE_COLUMNS =
+            List.of(
+                    "id",
+                    "v",
+                    "w",
+                    "__START_AT",
+                    "__END_AT",
+                    "__SYSTEM_START_AT",
+                    "__SYSTEM_END_AT");
 
     static final List<String> BITEMPORAL_COLUMNS =
             List.of("id", "v", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
@@ -45,16 +59,21 @@ final class HistoryWorkload {
                 boolean delete = random.nextInt(100) < 10;
                 String v = "v" + random.nextInt(5);
                 Kind kind = delete ? Kind.DELETE : Kind.UPSERT;
-                scd2.add(new Event(key, seqs.get(i), null, kind, List.of(v), null));
-                bitemporal.add(new Event(key, seqs.get(i), syss.get(i), kind, List.of(v), null));
+                // w, for flows whose source declares it: from the event, not from random, so
+                // that the events of a seed stay as they were before w existed
+                String w = (key + seqs.get(i)) % 4 == 0 ? null : "w" + (key * 7 + seqs.get(i)) % 3;
+                scd2.add(new Event(key, seqs.get(i), null, kind, Arrays.asList(v, w), null));
+                bitemporal.add(
+                        new Event(key, seqs.get(i), syss.get(i), kind, Arrays.asList(v, w), null));
                 lines.add(
-                        "{\"id\": %d, \"v\": \"%s\", \"op\": \"%s\", \"seq\": %d, \"sys\": %d}"
+                        "{\"id\": %d, \"v\": \"%s\", \"op\": \"%s\", \"seq\": %d, \"sys\": %d, \"w\": %s}"
                                 .formatted(
                                         key,
                                         v,
                                         delete ? "DELETE" : "UPSERT",
                                         seqs.get(i),
-                                        syss.get(i)));
+                                        syss.get(i),
+                                        w == null ? "null" : "\"" + w + "\""));
             }
         }
         List<Integer> order = new ArrayList<>();
@@ -78,13 +97,64 @@ final class HistoryWorkload {
         return new ArrayList<>(all.subList(0, n));
     }
 
+    /** The events' values without w: the flows whose source does not declare it. */
+    private static List<Event> narrow(List<Event> events) {
+        List<Event> out = new ArrayList<>(events.size());
+        for (Event e : events) {
+            out.add(
+                    new Event(
+                            e.key(), e.seq(), e.sys(), e.kind(), List.of(e.values().get(0)), null));
+        }
+        return out;
+    }
+
+    /**
+     * The first {@code n} events for flows that gained column w at event {@code added}: the events
+     * before it have w null, as the rows stored before it read.
+     */
+    private static List<Event> widenedAt(List<Event> events, int n, int added) {
+        List<Event> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Event e = events.get(i);
+            out.add(
+                    i >= added
+                            ? e
+                            : new Event(
+                                    e.key(),
+                                    e.seq(),
+                                    e.sys(),
+                                    e.kind(),
+                                    Arrays.asList(e.values().get(0), null),
+                                    null));
+        }
+        return out;
+    }
+
+    /**
+     * The SCD type 2 table (with w) of the first {@code n} records, w declared at {@code added}.
+     */
+    Set<List<Object>> expectedScd2(int n, int added) {
+        return ReferenceModel.scd2(widenedAt(scd2, n, added), wideOptions());
+    }
+
+    /**
+     * The bitemporal table (with w) of the first {@code n} records, w declared at {@code added}.
+     */
+    Set<List<Object>> expectedBitemporal(int n, int added) {
+        return ReferenceModel.bitemporal(widenedAt(bitemporal, n, added), wideOptions());
+    }
+
+    private static ReferenceModel.Options wideOptions() {
+        return new ReferenceModel.Options(List.of("v", "w"), Set.of(), false, null, null, null);
+    }
+
     Set<List<Object>> expectedScd1() {
         return expectedScd1(lines.size());
     }
 
     /** The SCD type 1 table of the first {@code n} records. */
     Set<List<Object>> expectedScd1(int n) {
-        return ReferenceModel.scd1(scd2.subList(0, n), options());
+        return ReferenceModel.scd1(narrow(scd2.subList(0, n)), options());
     }
 
     Set<List<Object>> expectedScd2() {
@@ -93,7 +163,7 @@ final class HistoryWorkload {
 
     /** The SCD type 2 table of the first {@code n} records. */
     Set<List<Object>> expectedScd2(int n) {
-        return ReferenceModel.scd2(scd2.subList(0, n), options());
+        return ReferenceModel.scd2(narrow(scd2.subList(0, n)), options());
     }
 
     Set<List<Object>> expectedBitemporal() {
@@ -102,7 +172,7 @@ final class HistoryWorkload {
 
     /** The bitemporal table of the first {@code n} records. */
     Set<List<Object>> expectedBitemporal(int n) {
-        return ReferenceModel.bitemporal(bitemporal.subList(0, n), options());
+        return ReferenceModel.bitemporal(narrow(bitemporal.subList(0, n)), options());
     }
 
     private static ReferenceModel.Options options() {

@@ -163,6 +163,21 @@ final class LocalCluster {
         return read;
     }
 
+    /**
+     * Whether the job's exceptions ({@code /jobs/:id/exceptions}) mention {@code text} within
+     * {@code timeout}.
+     */
+    boolean awaitException(String job, String text, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (get("/jobs/" + job + "/exceptions").contains(text)) {
+                return true;
+            }
+            Thread.sleep(1_000);
+        }
+        return false;
+    }
+
     /** The pids of the cluster's processes, from the pid files the script wrote. */
     List<Long> pids() throws IOException {
         List<Long> pids = new ArrayList<>();

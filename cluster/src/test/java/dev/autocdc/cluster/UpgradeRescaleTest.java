@@ -20,17 +20,20 @@ import org.junit.jupiter.api.io.TempDir;
  * included, finds its operator again. After each step the targets equal the reference model over
  * the events written so far, which is what an uninterrupted run gives; the first flow reads only
  * the new events after each restore (its offsets were kept), the added flow reads the topic from
- * its start.
+ * its start. Then the source gains a nullable column at its end, and so both targets: the stored
+ * rows read it as null, the new events fill it, and the targets equal the reference over the events
+ * with the column null before the change. Last, a flow's target type changes: the restore is
+ * refused, and the job's exceptions name the change.
  */
 class UpgradeRescaleTest {
     private static final String CONF = "execution.checkpointing.interval: 2s";
 
-    private static final int BATCHES = 4;
+    private static final int BATCHES = 5;
 
     @TempDir Path dir;
 
     @Test
-    void savepointsKeepEveryFlowAcrossAnAddedFlowAndRescaling() throws Exception {
+    void savepointsKeepEveryFlowAcrossAnAddedFlowRescalingAndAnAddedColumn() throws Exception {
         HistoryWorkload w = new HistoryWorkload(25, 500, 12);
         int batch = w.lines.size() / BATCHES;
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
@@ -39,20 +42,30 @@ class UpgradeRescaleTest {
             kafka.createTopic("bt_target", 2);
             Path one = dir.resolve("one-flow.sql");
             Path two = dir.resolve("two-flows.sql");
-            String source = source(kafka.bootstrapServers());
-            String scd2 = flow(kafka.bootstrapServers(), "scd2");
-            String bitemporal = flow(kafka.bootstrapServers(), "bt");
-            Files.writeString(one, source + scd2);
+            Path wide = dir.resolve("column-added.sql");
+            Path retyped = dir.resolve("target-type-changed.sql");
+            String bootstrap = kafka.bootstrapServers();
+            String scd2 = flow(bootstrap, "scd2", "SCD TYPE 2");
+            String bitemporal = flow(bootstrap, "bt", "BITEMPORAL");
+            Files.writeString(one, source(bootstrap, "") + scd2);
             // the new flow comes first in the file: every operator the planner makes moves
-            Files.writeString(two, source + bitemporal + scd2);
+            Files.writeString(two, source(bootstrap, "") + bitemporal + scd2);
+            // the source gains a nullable column at its end, and so both targets
+            Files.writeString(wide, source(bootstrap, ", w STRING") + bitemporal + scd2);
+            Files.writeString(
+                    retyped,
+                    source(bootstrap, ", w STRING") + flow(bootstrap, "bt", "SCD TYPE 2") + scd2);
             LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
             List<String> figures = new ArrayList<>();
             try {
                 cluster.start("--taskmanagers", "2", "--slots", "2");
                 String savepoint = null;
-                int[] parallelism = {1, 2, 1, 4};
+                Path[] files = {one, two, two, two, wide};
+                int[] parallelism = {1, 2, 1, 4, 2};
+                int added = 4 * batch; // the events before step 5 were read without w
                 for (int step = 0; step < BATCHES; step++) {
-                    Path file = step == 0 ? one : two;
+                    Path file = files[step];
+                    boolean withW = file == wide;
                     String job =
                             cluster.submit(
                                     dir.resolve("run-" + step + ".log"),
@@ -67,8 +80,10 @@ class UpgradeRescaleTest {
                             kafka,
                             "scd2_target",
                             Topics.Read.UPSERT,
-                            HistoryWorkload.SCD2_COLUMNS,
-                            w.expectedScd2(written),
+                            withW
+                                    ? HistoryWorkload.SCD2_WIDE_COLUMNS
+                                    : HistoryWorkload.SCD2_COLUMNS,
+                            withW ? w.expectedScd2(written, added) : w.expectedScd2(written),
                             converge);
                     // the first flow resumes from its offsets: this run reads one batch
                     assertThat(cluster.awaitRead(job, "AUTO CDC scd2_flow", batch))
@@ -78,8 +93,12 @@ class UpgradeRescaleTest {
                                 kafka,
                                 "bt_target",
                                 Topics.Read.UPSERT,
-                                HistoryWorkload.BITEMPORAL_COLUMNS,
-                                w.expectedBitemporal(written),
+                                withW
+                                        ? HistoryWorkload.BITEMPORAL_WIDE_COLUMNS
+                                        : HistoryWorkload.BITEMPORAL_COLUMNS,
+                                withW
+                                        ? w.expectedBitemporal(written, added)
+                                        : w.expectedBitemporal(written),
                                 converge);
                         int read = step == 1 ? written : batch; // from the topic's start once
                         assertThat(cluster.awaitRead(job, "AUTO CDC bt_flow", read))
@@ -95,6 +114,16 @@ class UpgradeRescaleTest {
                                             parallelism[step],
                                             written));
                 }
+                // another target type for a flow: its restore fails, naming the change
+                String job = cluster.submit(dir.resolve("run-refused.log"), retyped, 2, savepoint);
+                String refusal =
+                        "Flow bt_flow cannot restore its state: the target type (STORED AS) changed"
+                                + " from BITEMPORAL to SCD2";
+                assertThat(cluster.awaitException(job, refusal, Duration.ofMinutes(2)))
+                        .as("the job's exceptions name the change")
+                        .isTrue();
+                cluster.flink(dir.resolve("cancel.log"), "cancel", job).waitFor();
+                figures.add("step 6 (" + retyped.getFileName() + "): refused, the change named");
             } finally {
                 cluster.stop();
                 System.out.println("UpgradeRescaleTest: " + String.join("; ", figures));
@@ -102,19 +131,23 @@ class UpgradeRescaleTest {
         }
     }
 
-    private static String source(String bootstrap) {
+    /** The source table, with {@code more} columns after its first ones. */
+    private static String source(String bootstrap, String more) {
         return """
-        CREATE TABLE src (id INT, v STRING, op STRING, seq INT, sys INT)
+        CREATE TABLE src (id INT, v STRING, op STRING, seq INT, sys INT%s)
         WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '%s',
               'properties.group.id' = 'upgrade', 'scan.startup.mode' = 'earliest-offset',
               'format' = 'json');
         """
-                .formatted(bootstrap);
+                .formatted(more, bootstrap);
     }
 
-    /** An SCD type 2 or bitemporal flow into an exactly-once upsert-kafka topic. */
-    private static String flow(String bootstrap, String type) {
-        boolean bt = type.equals("bt");
+    /**
+     * Flow {@code name}_flow into an exactly-once upsert-kafka topic {@code name}_target, stored as
+     * {@code storedAs}.
+     */
+    private static String flow(String bootstrap, String name, String storedAs) {
+        boolean bt = storedAs.equals("BITEMPORAL");
         return """
         CREATE OR REFRESH STREAMING TABLE %1$s_target
         WITH ('connector' = 'upsert-kafka', 'topic' = '%1$s_target', 'properties.bootstrap.servers' = '%2$s',
@@ -125,10 +158,6 @@ class UpgradeRescaleTest {
         KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq %3$s
         COLUMNS * EXCEPT (op, seq, sys) STORED AS %4$s;
         """
-                .formatted(
-                        type,
-                        bootstrap,
-                        bt ? "SYSTEM SEQUENCE BY sys" : "",
-                        bt ? "BITEMPORAL" : "SCD TYPE 2");
+                .formatted(name, bootstrap, bt ? "SYSTEM SEQUENCE BY sys" : "", storedAs);
     }
 }

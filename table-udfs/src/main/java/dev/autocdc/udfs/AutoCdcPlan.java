@@ -8,6 +8,7 @@ import dev.autocdc.operators.flink.OutputMode;
 import dev.autocdc.operators.flink.StateLayout;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -257,11 +258,33 @@ final class AutoCdcPlan implements Serializable {
      * their types.
      */
     String stateLayout() {
+        return stateLayout(spec.flow().columnCount());
+    }
+
+    /** The layout of this call with only its first {@code columns} columns. */
+    private String stateLayout(int columns) {
         return StateLayout.describe(spec.flow().targetType())
                 + ", columns "
-                + spec.flow().columnNames()
+                + spec.flow().columnNames().subList(0, columns)
                 + " "
-                + spec.flow().columnTypes();
+                + spec.flow().columnTypes().subList(0, columns);
+    }
+
+    /**
+     * The fingerprints of this call's layouts before its last columns were added, each with its
+     * number of columns: stored values with one of them are read with null in the added columns.
+     * Only nullable columns may have been added (as the job's restore allows: {@code FlowShape}).
+     */
+    Map<Integer, Integer> earlierLayouts() {
+        Map<Integer, Integer> earlier = new HashMap<>();
+        RowType target = spec.targetType(); // the flow's columns first, in order
+        for (int k = spec.flow().columnCount() - 1; k >= 1; k--) {
+            if (!target.getTypeAt(k).isNullable()) {
+                break;
+            }
+            earlier.put(stateLayout(k).hashCode(), k);
+        }
+        return earlier;
     }
 
     /**

@@ -161,7 +161,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                         mode);
         inputConverter = DataStructureConverters.getConverter(input.dataType());
         inputConverter.open(classLoader);
-        states = new ViewStates(metrics, plan.stateLayout());
+        states = new ViewStates(metrics, plan.stateLayout(), plan.earlierLayouts());
         processor = new AutoCdcProcessor(plan.spec());
         processor.open(states);
         output =

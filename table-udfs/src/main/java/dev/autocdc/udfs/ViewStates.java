@@ -1,6 +1,7 @@
 package dev.autocdc.udfs;
 
 import dev.autocdc.operators.flink.KeyedStateAccess;
+import dev.autocdc.operators.flink.StateValueSerializer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
@@ -43,6 +44,10 @@ final class ViewStates implements KeyedStateAccess {
     private final MetricGroup metrics;
     private final int fingerprint;
     private final String layout;
+
+    /** The fingerprints of this call before its last columns were added, with their columns. */
+    private final Map<Integer, Integer> earlier;
+
     private MapView<String, byte[]> values;
     private MapView<String, byte[]> maps;
 
@@ -51,9 +56,18 @@ final class ViewStates implements KeyedStateAccess {
      *     types), as text for the error message; its hash is the fingerprint
      */
     ViewStates(MetricGroup metrics, String layout) {
+        this(metrics, layout, Map.of());
+    }
+
+    /**
+     * @param earlier the fingerprints of the layouts with only the first columns, and how many:
+     *     values stored before the last columns were added are read with nulls in them
+     */
+    ViewStates(MetricGroup metrics, String layout, Map<Integer, Integer> earlier) {
         this.metrics = metrics;
         this.layout = layout;
         this.fingerprint = layout.hashCode();
+        this.earlier = Map.copyOf(earlier);
     }
 
     void bind(MapView<String, byte[]> values, MapView<String, byte[]> maps) {
@@ -250,6 +264,10 @@ final class ViewStates implements KeyedStateAccess {
     private <T> T read(TypeSerializer<T> serializer, byte[] bytes) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         int written = in.readInt();
+        Integer columns = earlier.get(written);
+        if (columns != null && serializer instanceof StateValueSerializer<T> stored) {
+            return stored.readWithFirstColumns(columns, in);
+        }
         if (written != fingerprint) {
             throw new IllegalStateException(
                     "The state restored for this AUTO_CDC call was written by another flow"
@@ -260,7 +278,8 @@ final class ViewStates implements KeyedStateAccess {
                             + " (fingerprint "
                             + Integer.toHexString(fingerprint)
                             + "). Restore with the arguments and input columns that wrote the"
-                            + " state, or start this call under a new uid.");
+                            + " state (nullable columns may be added after the last one), or start"
+                            + " this call under a new uid.");
         }
         return serializer.deserialize(in);
     }

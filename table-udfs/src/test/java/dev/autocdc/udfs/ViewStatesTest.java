@@ -3,7 +3,11 @@ package dev.autocdc.udfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.autocdc.operators.flink.AutoCdcProcessor;
+import dev.autocdc.operators.flink.OutputMode;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -14,6 +18,14 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -93,5 +105,85 @@ class ViewStatesTest {
                         "The state restored for this AUTO_CDC call was written by another flow"
                                 + " definition")
                 .hasStackTraceContaining("SCD2, columns [id, v, w] [INT, STRING, INT]");
+    }
+
+    /**
+     * A call whose input gained a nullable column after the last one reads the values stored before
+     * with null in it (the job's restore rule, {@code SchemaChangeTest}): here a late event splits
+     * a version stored before the column existed.
+     */
+    @Test
+    void valuesStoredBeforeAColumnWasAddedReadItAsNull() throws Exception {
+        AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
+        args.sequenceBy = "seq";
+        args.storedAs = "SCD TYPE 2";
+        LogicalType string = VarCharType.STRING_TYPE;
+        AutoCdcPlan narrow =
+                AutoCdcPlan.of(
+                        "AUTO_CDC",
+                        RowType.of(
+                                new LogicalType[] {new IntType(), string, new IntType()},
+                                new String[] {"id", "v", "seq"}),
+                        new int[] {0},
+                        args,
+                        OutputMode.RETRACT);
+        AutoCdcPlan wide =
+                AutoCdcPlan.of(
+                        "AUTO_CDC",
+                        RowType.of(
+                                new LogicalType[] {new IntType(), string, new IntType(), string},
+                                new String[] {"id", "v", "seq", "w"}),
+                        new int[] {0},
+                        args,
+                        OutputMode.RETRACT);
+        assertThat(wide.earlierLayouts())
+                .containsEntry(narrow.stateLayout().hashCode(), 3)
+                .hasSize(3);
+        MapView<String, byte[]> values = new MapView<>();
+        MapView<String, byte[]> maps = new MapView<>();
+        ViewStates before = new ViewStates(new UnregisteredMetricsGroup(), narrow.stateLayout());
+        before.bind(values, maps);
+        AutoCdcProcessor first = new AutoCdcProcessor(narrow.spec());
+        first.open(before);
+        List<String> out = new ArrayList<>();
+        first.process(
+                narrow.engineInput(GenericRowData.of(1, StringData.fromString("a"), 1)),
+                collector(narrow, out),
+                d -> out.add("dead letter " + d.reason));
+        first.process(
+                narrow.engineInput(GenericRowData.of(1, StringData.fromString("b"), 3)),
+                collector(narrow, out),
+                d -> out.add("dead letter " + d.reason));
+        assertThat(out)
+                .containsExactly(
+                        "+I(a,1,1,null)", "-U(a,1,1,null)", "+U(a,1,1,3)", "+I(b,3,3,null)");
+        out.clear();
+
+        ViewStates after =
+                new ViewStates(
+                        new UnregisteredMetricsGroup(), wide.stateLayout(), wide.earlierLayouts());
+        after.bind(values, maps);
+        AutoCdcProcessor second = new AutoCdcProcessor(wide.spec());
+        second.open(after);
+        second.process(
+                wide.engineInput(
+                        GenericRowData.of(
+                                1, StringData.fromString("c"), 2, StringData.fromString("W"))),
+                collector(wide, out),
+                d -> out.add("dead letter " + d.reason));
+        assertThat(out)
+                .containsExactlyInAnyOrder("-U(a,1,null,1,3)", "+U(a,1,null,1,2)", "+I(c,2,W,2,3)");
+    }
+
+    private static Collector<RowData> collector(AutoCdcPlan plan, List<String> out) {
+        return new Collector<>() {
+            @Override
+            public void collect(RowData target) {
+                out.add(plan.output(target).toString());
+            }
+
+            @Override
+            public void close() {}
+        };
     }
 }

@@ -52,7 +52,12 @@ import java.util.Map;
  *       per believed row: start, end, row, system start, system end.
  * </ul>
  *
- * Format 1 (fixed-width, pre-release builds only) has no reader: its savepoints cannot be restored.
+ * A row, or a COLUMNS TO UPDATE bitmap, shorter than the columns is written as if null (false)
+ * after its end: the restore of a flow that added columns after its last one migrates stored values
+ * so, read by the previous columns' codec and written by this one.
+ *
+ * <p>Format 1 (fixed-width, pre-release builds only) has no reader: its savepoints cannot be
+ * restored.
  */
 public final class StateCodec {
     public static final int FORMAT_VERSION = 2;
@@ -61,6 +66,11 @@ public final class StateCodec {
 
     public StateCodec(List<ColumnType> types) {
         this.types = List.copyOf(types);
+    }
+
+    /** Whether {@code other} reads and writes the same columns as this codec. */
+    public boolean sameColumns(StateCodec other) {
+        return types.equals(other.types);
     }
 
     // ---- events and entries
@@ -86,7 +96,7 @@ public final class StateCodec {
         }
         writeRow(e.row(), out);
         if (written != null) {
-            writeBitmap(written, out);
+            writeBitmap(written, types.size(), out);
         }
     }
 
@@ -222,18 +232,22 @@ public final class StateCodec {
 
     // ---- rows and values
 
+    /**
+     * Writes a row of this codec's columns; a shorter row (stored before columns were added, and
+     * read by the previous columns' codec) is written with nulls after its end.
+     */
     public void writeRow(Object[] row, DataOutput out) throws IOException {
         int n = types.size();
         for (int from = 0; from < n; from += 8) {
             int bits = 0;
             for (int i = from; i < Math.min(n, from + 8); i++) {
-                if (row[i] == null) {
+                if (i >= row.length || row[i] == null) {
                     bits |= 1 << (i - from);
                 }
             }
             out.writeByte(bits);
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < Math.min(n, row.length); i++) {
             if (row[i] != null) {
                 writePresent(types.get(i), row[i], out);
             }
@@ -252,11 +266,12 @@ public final class StateCodec {
         return row;
     }
 
-    private static void writeBitmap(boolean[] bits, DataOutput out) throws IOException {
-        for (int from = 0; from < bits.length; from += 8) {
+    /** Writes {@code n} bits, false after the end of a shorter {@code bits}. */
+    private static void writeBitmap(boolean[] bits, int n, DataOutput out) throws IOException {
+        for (int from = 0; from < n; from += 8) {
             int b = 0;
-            for (int i = from; i < Math.min(bits.length, from + 8); i++) {
-                if (bits[i]) {
+            for (int i = from; i < Math.min(n, from + 8); i++) {
+                if (i < bits.length && bits[i]) {
                     b |= 1 << (i - from);
                 }
             }

@@ -212,6 +212,39 @@ class StateCodecTest {
         assertThat(size).isEqualTo(9 + 1 + 1 + 1 + 3 + 1 + 17 + 5 + 1 + 1);
     }
 
+    /**
+     * A restore that added columns writes stored values read with the previous columns: a shorter
+     * row and COLUMNS TO UPDATE bitmap are written as the padded ones, nulls and false after their
+     * end, across a bitmap byte (8 columns to 10).
+     */
+    @Test
+    void aShorterRowIsWrittenWithNullsAfterItsEnd() throws IOException {
+        List<ColumnType> types = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            types.add(ColumnType.of(i % 2 == 0 ? ColumnType.Kind.INT : ColumnType.Kind.STRING));
+        }
+        StateCodec wide = new StateCodec(types);
+        StateCodec narrow = new StateCodec(types.subList(0, 8));
+        assertThat(wide.sameColumns(narrow)).isFalse();
+        assertThat(wide.sameColumns(new StateCodec(types))).isTrue();
+        Object[] shortRow = {1, "a", null, "b", 5, null, 7, "c"};
+        boolean[] shortBits = {true, false, false, true, false, false, false, true};
+        byte[] seq = new SequenceCodec(ColumnType.of(ColumnType.Kind.INT)).encode(3);
+        ChangeEvent stored = new ChangeEvent(Op.UPSERT, shortRow, seq, null, shortBits);
+        Object[] padded = Arrays.copyOf(shortRow, 10);
+        boolean[] paddedBits = Arrays.copyOf(shortBits, 10);
+        ChangeEvent expected = new ChangeEvent(Op.UPSERT, padded, seq, null, paddedBits);
+        ByteArrayOutputStream a = new ByteArrayOutputStream();
+        wide.writeEvent(stored, new DataOutputStream(a));
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        wide.writeEvent(expected, new DataOutputStream(b));
+        assertThat(a.toByteArray()).isEqualTo(b.toByteArray());
+        ChangeEvent read =
+                wide.readEvent(new DataInputStream(new ByteArrayInputStream(a.toByteArray())));
+        assertThat(read.row()).containsExactly(padded);
+        assertThat(read.columnsToUpdate()).containsExactly(paddedBits);
+    }
+
     /** The row with every DOUBLE 0.0 as -0.0: equal for the engine, but it must be stored apart. */
     private static Object[] sameButNegativeZero(Object[] row) {
         Object[] copy = row.clone();

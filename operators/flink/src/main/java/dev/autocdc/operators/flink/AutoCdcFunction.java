@@ -2,7 +2,10 @@ package dev.autocdc.operators.flink;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.Collector;
@@ -43,7 +46,8 @@ import org.apache.flink.util.OutputTag;
  * AutoCdcTruncateFunction} ({@link AutoCdc#apply} chooses); a truncate reaching this function is
  * dead-lettered ({@link DeadLetter#UNSUPPORTED_TRUNCATE}).
  */
-public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowData> {
+public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowData>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
     public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";
@@ -66,6 +70,13 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";
     public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
+
+    /**
+     * Operator state (union list): the flow's {@link FlowShape} when the state was written, checked
+     * on restore.
+     */
+    public static final String FLOW_SHAPE = "auto-cdc-flow-shape";
+
     public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
     public static final String HISTORY_PRUNE_AT = "auto-cdc-history-prune-at";
 
@@ -106,6 +117,16 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     /** The flow's metrics (for tests). */
     EngineMetrics metrics() {
         return runtime.metrics();
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        runtime.initializeShape(context);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // the shape's operator state is written once, in initializeState
     }
 
     @Override

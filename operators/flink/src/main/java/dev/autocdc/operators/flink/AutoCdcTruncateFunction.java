@@ -11,7 +11,10 @@ import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.Collector;
@@ -31,7 +34,8 @@ import org.apache.flink.util.OutputTag;
  * (SPEC §7).
  */
 public class AutoCdcTruncateFunction
-        extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData> {
+        extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
     public static final String TRUNCATE_FLOOR = "auto-cdc-truncate-floor";
@@ -62,6 +66,16 @@ public class AutoCdcTruncateFunction
     /** The flow's metrics (for tests). */
     EngineMetrics metrics() {
         return runtime.metrics();
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        runtime.initializeShape(context);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // the shape's operator state is written once, in initializeState
     }
 
     @Override
@@ -129,7 +143,10 @@ public class AutoCdcTruncateFunction
             ReadOnlyBroadcastState<String, Long> arrivals,
             long now)
             throws Exception {
-        List<ChangeEvent> floor = floors.get(FLOOR_EVENTS);
+        List<ChangeEvent> floor =
+                runtime.widened(
+                        floorDescriptor(runtime.spec()).getValueSerializer(),
+                        floors.get(FLOOR_EVENTS));
         if (floor == null || floor.isEmpty()) {
             return null;
         }

@@ -7,7 +7,12 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
@@ -39,6 +44,12 @@ final class FlowRuntime implements Serializable {
     private transient KeyedTarget target;
     private transient ChangelogEmitter emitter;
 
+    /** The columns of the restored state's rows ({@link #initializeShape}); -1: as the flow's. */
+    private transient int storedColumns = -1;
+
+    /** Reads state values stored before columns were added; null when none were. */
+    private transient WideningStateAccess widening;
+
     FlowRuntime(EngineSpec spec) {
         this(spec, false);
     }
@@ -62,8 +73,46 @@ final class FlowRuntime implements Serializable {
         return metrics;
     }
 
+    /**
+     * Refuses to restore state stored for another shape of the flow ({@link FlowShape}), and keeps
+     * this flow's shape in the operator state {@link AutoCdcFunction#FLOW_SHAPE}; call from the
+     * host's initializeState(). Savepoints of builds before the shape was kept have none, and are
+     * checked by the state serializers only.
+     */
+    void initializeShape(FunctionInitializationContext context) throws Exception {
+        ListState<String> shape =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        AutoCdcFunction.FLOW_SHAPE, StringSerializer.INSTANCE));
+        String current = FlowShape.of(spec);
+        if (context.isRestored()) {
+            for (String stored : shape.get()) {
+                FlowShape.Verdict verdict = FlowShape.compare(spec.flow().name(), stored, current);
+                if (verdict.refused()) {
+                    throw new IllegalStateException(verdict.refusal());
+                }
+                storedColumns = verdict.storedColumns();
+            }
+        }
+        shape.update(List.of(current));
+    }
+
+    /**
+     * {@code value}, stored by {@code serializer} in state that this runtime did not open (the
+     * broadcast state of truncates), read with the flow's current columns.
+     */
+    <T> T widened(TypeSerializer<T> serializer, T value) {
+        return widening == null ? value : widening.widen(serializer, value);
+    }
+
     /** Creates the states and metrics; call from the host's open(). */
-    void open(KeyedStateAccess states) {
+    void open(KeyedStateAccess keyedStates) {
+        KeyedStateAccess states = keyedStates;
+        if (storedColumns >= 0 && storedColumns < spec.flow().columnCount()) {
+            widening = new WideningStateAccess(keyedStates);
+            states = widening;
+        }
         counter = new StateAccessCounter();
         metrics = new EngineMetrics(states.getMetricGroup(), spec.flow().name(), spec.clock());
         decoder = new EventDecoder(spec, metrics);
@@ -183,8 +232,15 @@ final class FlowRuntime implements Serializable {
             ChangeEvent truncate,
             Collector<RowData> out) {
         List<TargetChange> changes = new ArrayList<>(1);
+        ValueState<List<ChangeEvent>> events =
+                widening == null
+                        ? state
+                        : widening.widened(
+                                state,
+                                Scd1Target.eventsDescriptor(spec.flow().columnTypes())
+                                        .getSerializer());
         try {
-            ((Scd1Target) target).applyTruncate(state, truncate, changes);
+            ((Scd1Target) target).applyTruncate(events, truncate, changes);
         } catch (Exception e) {
             throw failure(keyOf(key), e);
         }

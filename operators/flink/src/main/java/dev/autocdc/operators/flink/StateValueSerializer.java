@@ -10,7 +10,9 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
@@ -20,11 +22,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * restore reads once to migrate it ({@link Snapshot#restoreSerializer()}).
  *
  * <p>The snapshot records the column types, and its version is the layout's: Flink hands it back on
- * restore as {@code readVersion}. A restore with other column types is incompatible (the flow's
- * columns changed); an older layout that a subclass still reads is migrated (Flink reads each value
- * with the old version and writes it with the current one); any other is incompatible. Savepoints
- * of builds that had one serializer class for all stored types carry {@link
- * StateSerializer.Snapshot}, which each subclass maps to a version of its own.
+ * restore as {@code readVersion}. A restore with columns added after the old ones is migrated
+ * (Flink reads each value with the old columns and writes it with the current ones, nulls in the
+ * added columns: {@link StateCodec}); with other column types it is incompatible (the flow's
+ * columns changed; {@link FlowShape} refuses it first, naming the change, in savepoints that keep
+ * the shape); an older layout that a subclass still reads is migrated (Flink reads each value with
+ * the old version and writes it with the current one); any other is incompatible. Savepoints of
+ * builds that had one serializer class for all stored types carry {@link StateSerializer.Snapshot},
+ * which each subclass maps to a version of its own.
  *
  * <p>A layout change: bump the subclass's current version, keep reading the previous one, and keep
  * the committed savepoints of {@code SavepointCompatibilityTest} restoring.
@@ -60,6 +65,21 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     abstract void write(T value, DataOutputView out) throws IOException;
 
     abstract T read(DataInputView in) throws IOException;
+
+    /**
+     * Reads a value stored when the flow had only its first {@code columns} columns (with this
+     * serializer's layout version), and returns it with all of them, null in the added ones: for
+     * hosts that check stored bytes themselves (the SQL functions' fingerprints).
+     */
+    @SuppressWarnings("unchecked")
+    public final T readWithFirstColumns(int columns, DataInputView in) throws IOException {
+        StateValueSerializer<T> narrow =
+                ((Snapshot<T>) snapshotConfiguration())
+                        .factory.create(types.subList(0, columns), version);
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        write(narrow.read(in), out); // a shorter row is written with nulls after its end
+        return read(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
+    }
 
     @Override
     public final boolean isImmutableType() {
@@ -224,12 +244,16 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
             } else {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            if (!oldTypes.equals(types)
+            boolean same = oldTypes.equals(types);
+            boolean added =
+                    oldTypes.size() < types.size()
+                            && types.subList(0, oldTypes.size()).equals(oldTypes);
+            if (!(same || added)
                     || oldVersion < oldestReadableVersion
                     || oldVersion > currentVersion) {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            return oldVersion == currentVersion
+            return same && oldVersion == currentVersion
                     ? TypeSerializerSchemaCompatibility.compatibleAsIs()
                     : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }

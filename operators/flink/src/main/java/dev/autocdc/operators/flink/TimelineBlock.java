@@ -235,10 +235,12 @@ final class TimelineBlock {
     }
 
     /**
-     * The stored bytes of entry {@code i}; null when it was made by this build and not yet written.
+     * The stored bytes of entry {@code i}, when {@code writer} writes them the same; null when the
+     * entry was made by this build and not yet written, or was read with other columns (a restore
+     * that added columns: the entry is written again with the current ones).
      */
-    byte[] storedBytes(int i) {
-        return slots[i].bytes;
+    byte[] storedBytes(int i, StateCodec writer) {
+        return codec == writer || codec.sameColumns(writer) ? slots[i].bytes : null;
     }
 
     /** The further chain keys (the recent entries only; see {@link #chainKeys()}). */

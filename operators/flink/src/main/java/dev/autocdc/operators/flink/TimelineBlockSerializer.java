@@ -48,7 +48,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
         StateCodec.writeVarInt(block.size(), out);
         DataOutputSerializer one = null;
         for (int i = 0; i < block.size(); i++) {
-            byte[] stored = block.storedBytes(i);
+            byte[] stored = block.storedBytes(i, codec);
             if (stored != null) {
                 StateCodec.writeVarInt(stored.length, out);
                 out.write(stored);
