@@ -134,6 +134,60 @@ class BadInputTest {
                                                     + " \\\"ts\\\": 2}\""));
     }
 
+    /**
+     * A dead letter's payload is the record as the source's JSON format writes it (ROW fields as
+     * objects, SQL timestamps): fixed, it goes back into the source as it is.
+     */
+    @Test
+    void aFixedPayloadReplaysIntoTheSourceUnchanged() throws Exception {
+        String script =
+                """
+                CREATE TABLE feed (id INT, addr ROW<city STRING, zip INT>, seen TIMESTAMP(3),
+                                   tags ARRAY<STRING>, price DECIMAL(10, 2), ts INT)
+                WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE t;
+                CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(feed) KEYS (id)
+                SEQUENCE BY ts COLUMNS * EXCEPT (ts);
+                """;
+        Path flow =
+                flow(
+                        script,
+                        "{\"id\": null, \"addr\": {\"city\": \"Oaxaca\", \"zip\": 68000},"
+                                + " \"seen\": \"2026-11-30 10:15:30.25\", \"tags\": [\"a\", \"b\"],"
+                                + " \"price\": 12.50, \"ts\": 1}");
+        Path letters = dir.resolve("letters.jsonl");
+        assertThat(cli("run", "--flow", flow.toString(), "--dead-letters", letters.toString()))
+                .as(err.toString())
+                .isZero();
+        String payload =
+                new org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(Files.readAllLines(letters).get(0))
+                        .path("payload")
+                        .asText();
+        assertThat(payload)
+                .isEqualTo(
+                        "{\"id\": null, \"addr\": {\"city\": \"Oaxaca\", \"zip\": 68000}, \"seen\":"
+                            + " \"2026-11-30 10:15:30.25\", \"tags\": [\"a\", \"b\"], \"price\":"
+                            + " 12.50, \"ts\": 1}");
+        // fixed, and replayed as the feed
+        Path replay =
+                write(
+                        "replay.sql",
+                        script.formatted(
+                                write(
+                                        "fixed.json",
+                                        payload.replace("\"id\": null", "\"id\": 7") + "\n")));
+        Path result = dir.resolve("t.jsonl");
+        assertThat(cli("run", "--flow", replay.toString(), "--materialize", result.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"id\": 7, \"addr\": {\"city\": \"Oaxaca\", \"zip\": 68000},"
+                                + " \"seen\": \"2026-11-30 10:15:30.25\", \"tags\": [\"a\", \"b\"],"
+                                + " \"price\": 12.50}");
+    }
+
     @Test
     void withoutAFileTheConsoleSaysTheLettersWereOnlyLogged() throws Exception {
         Path flow =

@@ -241,22 +241,28 @@ final class EventDecoder {
      */
     private String describe(RowData input) {
         if (record < 0) {
-            return JsonText.object(spec.inputType().getFieldNames(), read(input, allFields()));
+            return JsonText.object(
+                    spec.inputType().getFieldNames(),
+                    Arrays.asList(inputTypes),
+                    read(input, allFields()));
         }
         int[] base = spec.baseFields();
         List<String> names = new ArrayList<>();
+        List<LogicalType> types = new ArrayList<>();
         for (int b : base) {
             names.add(spec.inputType().getFieldNames().get(b));
+            types.add(inputTypes[b]);
         }
         Object[] values = read(input, base);
         RowType left = (RowType) inputTypes[record];
         names.addAll(left.getFieldNames());
+        types.addAll(left.getChildren());
         Object[] all = Arrays.copyOf(values, names.size());
         Object rest = readOrNull(input, record);
         if (rest instanceof Object[] r) {
             System.arraycopy(r, 0, all, values.length, r.length);
         }
-        return JsonText.object(names, all);
+        return JsonText.object(names, types, all);
     }
 
     private int[] allFields() {
