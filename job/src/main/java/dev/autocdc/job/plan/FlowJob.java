@@ -5,6 +5,7 @@ import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.AutoCdcFunction;
 import dev.autocdc.operators.flink.DeadLetter;
 import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.InputCheck;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,10 +13,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
@@ -33,6 +34,8 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,9 +125,15 @@ public final class FlowJob {
         for (PlannedFlow flow : flows) {
             EngineSpec spec = flow.spec();
             DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();
-            DataStream<RowData> events =
+            OutputTag<DeadLetter> refused =
+                    new OutputTag<>("refused input of " + flow.flow().name()) {};
+            SingleOutputStreamOperator<RowData> events =
                     tEnv.toChangelogStream(flow.input())
-                            .map(new ToInternal(inputType))
+                            .process(
+                                    new EngineInput(
+                                            inputType,
+                                            flow.carriesBytes() ? new InputCheck(spec) : null,
+                                            refused))
                             .returns(InternalTypeInfo.of(spec.inputType()))
                             .name("engine input of " + flow.flow().name())
                             .uid("auto-cdc-input-" + flow.flow().name());
@@ -136,14 +145,16 @@ public final class FlowJob {
                             InternalTypeInfo.of(spec.targetType()),
                             "auto-cdc-" + flow.flow().name());
             changelogs.put(flow.flow().target(), changelog);
+            DataStream<DeadLetter> deadLetters =
+                    changelog
+                            .getSideOutput(AutoCdcFunction.DEAD_LETTERS)
+                            .union(events.getSideOutput(refused));
             anySink |=
                     route(
                             flow,
                             flow.sourceLetters() == null
-                                    ? changelog.getSideOutput(AutoCdcFunction.DEAD_LETTERS)
-                                    : changelog
-                                            .getSideOutput(AutoCdcFunction.DEAD_LETTERS)
-                                            .union(flow.sourceLetters()),
+                                    ? deadLetters
+                                    : deadLetters.union(flow.sourceLetters()),
                             flow.deadLetterTable(),
                             FlowOptions.DEAD_LETTER_TABLE.key(),
                             LetterCounts.DEAD);
@@ -267,14 +278,24 @@ public final class FlowJob {
     }
 
     /**
-     * Between Flink SQL rows ({@link Row}) and the engine's {@link RowData}, keeping the row kind.
+     * Row (from the SQL source) to RowData (for the engine), keeping the row kind. When the input's
+     * last column holds the record's bytes, it refuses here what the engine would refuse by the row
+     * alone ({@link InputCheck}), so that the dead letter carries the bytes, and drops the column:
+     * the bytes never cross the keyed exchange.
      */
-    abstract static class Conversion<I, O> extends RichMapFunction<I, O> {
+    static final class EngineInput extends ProcessFunction<Row, RowData> {
         private final DataType type;
-        transient DataStructureConverter<Object, Object> converter;
+        private final InputCheck check;
+        private final OutputTag<DeadLetter> refused;
+        private transient DataStructureConverter<Object, Object> converter;
 
-        Conversion(DataType type) {
+        /**
+         * @param check null when the input has no bytes column
+         */
+        EngineInput(DataType type, InputCheck check, OutputTag<DeadLetter> refused) {
             this.type = type;
+            this.check = check;
+            this.refused = refused;
         }
 
         @Override
@@ -282,19 +303,27 @@ public final class FlowJob {
             converter = DataStructureConverters.getConverter(type);
             converter.open(getClass().getClassLoader());
         }
-    }
-
-    /** Row (from the SQL source) to RowData (for the engine). */
-    static final class ToInternal extends Conversion<Row, RowData> {
-        ToInternal(DataType type) {
-            super(type);
-        }
 
         @Override
-        public RowData map(Row row) {
+        public void processElement(Row row, Context ctx, Collector<RowData> out) {
             GenericRowData data = (GenericRowData) converter.toInternal(row);
             data.setRowKind(row.getKind());
-            return data;
+            if (check == null) {
+                out.collect(data);
+                return;
+            }
+            int n = data.getArity() - 1;
+            GenericRowData engine = new GenericRowData(row.getKind(), n);
+            for (int i = 0; i < n; i++) {
+                engine.setField(i, data.getField(i));
+            }
+            DeadLetter letter = check.check(engine);
+            if (letter == null) {
+                out.collect(engine);
+            } else {
+                letter.raw = (byte[]) data.getField(n);
+                ctx.output(refused, letter);
+            }
         }
     }
 

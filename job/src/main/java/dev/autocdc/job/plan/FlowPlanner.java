@@ -182,7 +182,8 @@ public final class FlowPlanner {
                             p.input(),
                             whole.deadLetterTable(name),
                             whole.lateEventsTable(name),
-                            p.sourceLetters()));
+                            p.sourceLetters(),
+                            p.carriesBytes()));
         }
         if (planned.isEmpty()) {
             throw new FlowSyntaxException(
@@ -348,6 +349,9 @@ public final class FlowPlanner {
                     .append(" AS ")
                     .append(quote(EngineSpec.controlName(prefix, EngineSpec.RECORD)));
         }
+        if (decoded != null) { // last: the record's bytes, checked and dropped by FlowJob
+            select.append(", ").append(quote(decoded.raw()));
+        }
         select.append(" FROM ")
                 .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
         String sql = select.toString();
@@ -358,8 +362,13 @@ public final class FlowPlanner {
             throw new FlowSyntaxException(
                     line, "AUTO CDC", "Flink could not plan the flow's input: " + rootMessage(e));
         }
-        RowType input =
+        RowType projected =
                 (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        RowType input =
+                decoded == null
+                        ? projected
+                        : new RowType(
+                                projected.getFields().subList(0, projected.getFieldCount() - 1));
 
         EngineSpec spec = spec(flow, mapping, input, prefix, options, OutputMode.RETRACT);
         List<String> key = new ArrayList<>();
@@ -380,7 +389,8 @@ public final class FlowPlanner {
                 projection,
                 options.deadLetterTable(flow.name()),
                 options.lateEventsTable(flow.name()),
-                decoded == null ? null : decoded.letters());
+                decoded == null ? null : decoded.letters(),
+                decoded != null);
     }
 
     private static EngineSpec spec(
@@ -542,6 +552,9 @@ public final class FlowPlanner {
     /**
      * A flow ready to wire: its definition, target, engine spec, input projection, and the tables
      * its dead letters and late events go to (null: logged).
+     *
+     * @param carriesBytes whether the input's last column is each record's bytes (a decoded
+     *     source), which the engine's input ({@link EngineSpec#inputType()}) does not have
      */
     public record PlannedFlow(
             AutoCdcFlow flow,
@@ -551,7 +564,8 @@ public final class FlowPlanner {
             Table input,
             String deadLetterTable,
             String lateEventsTable,
-            DataStream<DeadLetter> sourceLetters) {
+            DataStream<DeadLetter> sourceLetters,
+            boolean carriesBytes) {
         public TargetType type() {
             return flow.storedAs();
         }

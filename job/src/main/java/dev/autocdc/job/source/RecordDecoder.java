@@ -162,7 +162,8 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                     row.setField(i, ((GenericRowData) value).getField(v));
                 } else {
                     int f = layout.fromRow()[i];
-                    row.setField(i, getters[f].getFieldOrNull(in));
+                    row.setField(
+                            i, f == layout.bytesField() ? bytes : getters[f].getFieldOrNull(in));
                 }
             }
             out.collect(row);

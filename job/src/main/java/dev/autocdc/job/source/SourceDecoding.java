@@ -69,8 +69,17 @@ public final class SourceDecoding {
      * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
      *     and offset, named as the engine's control columns under {@link
      *     EngineSpec#controlPrefixAvoiding} of the source's columns; else empty
+     * @param raw the view's last column, each record's bytes, named as {@link #RAW} under that
+     *     prefix
      */
-    public record Decoded(String view, DataStream<DeadLetter> letters, List<String> coordinates) {}
+    public record Decoded(
+            String view, DataStream<DeadLetter> letters, List<String> coordinates, String raw) {}
+
+    /**
+     * The control column of the view that holds each record's bytes, for the dead letters of rows
+     * the job refuses before the keyed exchange (it never reaches the engine).
+     */
+    public static final String RAW = "__raw";
 
     private SourceDecoding() {}
 
@@ -278,10 +287,10 @@ public final class SourceDecoding {
         // Kafka's coordinates, for the dead letters the engine writes, under the names of the
         // engine's control columns (a prefix no source column uses)
         List<String> coordinateColumns = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        columns.forEach(c -> names.add(c.getName()));
+        String prefix = EngineSpec.controlPrefixAvoiding(names);
         if (kafka) {
-            List<String> names = new ArrayList<>();
-            columns.forEach(c -> names.add(c.getName()));
-            String prefix = EngineSpec.controlPrefixAvoiding(names);
             String[] roles = {EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET};
             for (int i = 0; i < roles.length; i++) {
                 String name = EngineSpec.controlName(prefix, roles[i]);
@@ -292,6 +301,10 @@ public final class SourceDecoding {
                 fromRow.add(coordinates[i]);
             }
         }
+        String raw = EngineSpec.controlName(prefix, RAW);
+        outFields.add(DataTypes.FIELD(raw, DataTypes.BYTES()));
+        fromValue.add(-1);
+        fromRow.add(bytesField); // the record's bytes as read, not a copy
 
         String base = "__autocdc_" + flow;
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
@@ -363,8 +376,9 @@ public final class SourceDecoding {
         for (String c : coordinateColumns) {
             select.append(", ").append(quote(c));
         }
+        select.append(", ").append(quote(raw));
         select.append(" FROM ").append(quote(base + "_decoded"));
         tEnv.executeSql("CREATE TEMPORARY VIEW " + quote(base) + " AS " + select);
-        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns);
+        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns, raw);
     }
 }

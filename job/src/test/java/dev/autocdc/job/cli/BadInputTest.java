@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,7 +123,13 @@ class BadInputTest {
                                 + ", 0 late events");
         List<String> written = Files.readAllLines(letters);
         assertThat(written).hasSize(3);
-        // the payload is the whole record, with the columns the target leaves out
+        // the payload is the whole record, with the columns the target leaves out; the engine's
+        // refusals keep the record's bytes too
+        String raw =
+                Base64.getEncoder()
+                        .encodeToString(
+                                "{\"id\": null, \"name\": \"b\", \"note\": \"no key\", \"ts\": 2}"
+                                        .getBytes(StandardCharsets.UTF_8));
         assertThat(written)
                 .anySatisfy(
                         l ->
@@ -131,7 +138,8 @@ class BadInputTest {
                                         .contains(
                                                 "\"payload\": \"{\\\"id\\\": null, \\\"name\\\":"
                                                     + " \\\"b\\\", \\\"note\\\": \\\"no key\\\","
-                                                    + " \\\"ts\\\": 2}\""));
+                                                    + " \\\"ts\\\": 2}\"")
+                                        .contains("\"raw\": \"" + raw + "\""));
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.autocdc.operators.flink;
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.Flow;
 import dev.autocdc.operators.core.Op;
-import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,14 +71,11 @@ final class EventDecoder {
      *     with truncates); elsewhere it is a dead letter
      */
     ChangeEvent decode(RowData input, boolean truncateAllowed, Letters letters) {
-        if (castFailed >= 0 && !input.isNullAt(castFailed)) {
-            return reject(
-                    input,
-                    letters,
-                    DeadLetter.BAD_CAST,
-                    "a CAST in "
-                            + input.getString(castFailed)
-                            + " could not convert the record's value");
+        DeadLetter refused = refusal(input, truncateAllowed);
+        if (refused != null) {
+            metrics.deadLettered.inc();
+            letters.deadLetter(refused);
+            return null;
         }
         Object[] row = new Object[baseGetters.length];
         Object sequence;
@@ -99,79 +95,104 @@ final class EventDecoder {
                     DeadLetter.BAD_VALUE,
                     "a value does not convert: " + e.getMessage());
         }
-        boolean truncate = flag(input, spec.truncateField());
         Op op =
-                truncate
+                flag(input, spec.truncateField())
                         ? Op.TRUNCATE
                         : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE
                                 ? Op.DELETE
                                 : Op.UPSERT;
-        if (op == Op.TRUNCATE && !truncateAllowed) {
-            return reject(
+        byte[] systemBytes =
+                flow.targetType() == TargetType.BITEMPORAL
+                        ? flow.systemSequenceCodec().encode(system)
+                        : null;
+        boolean[] written = null;
+        Object list = columnsToUpdate(input);
+        if (list != null) {
+            written = new boolean[row.length];
+            for (String name : columnNames(list)) {
+                if (!name.isEmpty()) {
+                    written[flow.indexOf(name)] = true; // a value column: refusal() checked it
+                }
+            }
+        }
+        return new ChangeEvent(
+                op, row, flow.sequenceCodec().encode(sequence), systemBytes, written);
+    }
+
+    /**
+     * The dead letter of a row that the row alone refuses, uncounted; null when it passes. The
+     * reasons, in this order: a CAST in a clause that failed, a truncate where none may be, a null
+     * key (but for a truncate), a null or incomplete sequence (and system sequence), a COLUMNS TO
+     * UPDATE list naming a column that is not a value column. A row it passes may still be refused
+     * by {@link #decode}: a value that does not convert.
+     */
+    DeadLetter refusal(RowData input, boolean truncateAllowed) {
+        if (castFailed >= 0 && !input.isNullAt(castFailed)) {
+            return letter(
                     input,
-                    letters,
+                    DeadLetter.BAD_CAST,
+                    "a CAST in "
+                            + input.getString(castFailed)
+                            + " could not convert the record's value");
+        }
+        boolean truncate = flag(input, spec.truncateField());
+        if (truncate && !truncateAllowed) {
+            return letter(
+                    input,
                     DeadLetter.UNSUPPORTED_TRUNCATE,
                     "a truncate reached the keyed input: route truncates through the broadcast"
                             + " input (AutoCdc.apply does), since they apply to every key");
         }
-        if (op != Op.TRUNCATE) { // a truncate needs no key
+        if (!truncate) { // a truncate needs no key
             for (int k : flow.keyIndexes()) {
-                if (row[k] == null) {
-                    return reject(
+                if (baseGetters[k].getFieldOrNull(input) == null) {
+                    return letter(
                             input,
-                            letters,
                             DeadLetter.NULL_KEY,
                             "key column " + flow.columnNames().get(k) + " is null");
                 }
             }
         }
-        SequenceCodec seqCodec = flow.sequenceCodec();
-        if (!seqCodec.isComplete(sequence)) {
-            return reject(
-                    input,
-                    letters,
-                    DeadLetter.NULL_SEQUENCE,
-                    "the SEQUENCE BY value is null or has a null field");
-        }
-        byte[] systemBytes = null;
-        if (flow.targetType() == TargetType.BITEMPORAL) {
-            if (!flow.systemSequenceCodec().isComplete(system)) {
-                return reject(
+        try {
+            if (!flow.sequenceCodec().isComplete(field(input, spec.sequenceField()))) {
+                return letter(
                         input,
-                        letters,
+                        DeadLetter.NULL_SEQUENCE,
+                        "the SEQUENCE BY value is null or has a null field");
+            }
+            if (flow.targetType() == TargetType.BITEMPORAL
+                    && !flow.systemSequenceCodec()
+                            .isComplete(field(input, spec.systemSequenceField()))) {
+                return letter(
+                        input,
                         DeadLetter.NULL_SYSTEM_SEQUENCE,
                         "the SYSTEM SEQUENCE BY value is null or has a null field");
             }
-            systemBytes = flow.systemSequenceCodec().encode(system);
+        } catch (RuntimeException e) {
+            return null; // a value that does not convert: decode() says so
         }
-        boolean[] written = null;
-        if (flow.hasColumnsToUpdate()) {
-            Object list =
-                    spec.columnsToUpdateField() < 0
-                            ? null
-                            : inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input);
-            if (list != null) {
-                written = new boolean[row.length];
-                for (String name : columnNames(list)) {
-                    if (name.isEmpty()) {
-                        continue;
-                    }
-                    int i = flow.indexOf(name);
-                    if (!flow.isValueColumn(i)) {
-                        return reject(
-                                input,
-                                letters,
-                                DeadLetter.BAD_COLUMNS_TO_UPDATE,
-                                "COLUMNS TO UPDATE names "
-                                        + name
-                                        + ", which is not a value column of the target "
-                                        + flow.columnNames());
-                    }
-                    written[i] = true;
+        Object list = columnsToUpdate(input);
+        if (list != null) {
+            for (String name : columnNames(list)) {
+                if (!name.isEmpty() && !flow.isValueColumn(flow.indexOf(name))) {
+                    return letter(
+                            input,
+                            DeadLetter.BAD_COLUMNS_TO_UPDATE,
+                            "COLUMNS TO UPDATE names "
+                                    + name
+                                    + ", which is not a value column of the target "
+                                    + flow.columnNames());
                 }
             }
         }
-        return new ChangeEvent(op, row, seqCodec.encode(sequence), systemBytes, written);
+        return null;
+    }
+
+    /** The row's COLUMNS TO UPDATE list as the input holds it; null when none. */
+    private Object columnsToUpdate(RowData input) {
+        return flow.hasColumnsToUpdate() && spec.columnsToUpdateField() >= 0
+                ? inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input)
+                : null;
     }
 
     /**
@@ -192,9 +213,12 @@ final class EventDecoder {
 
     private ChangeEvent reject(RowData input, Letters letters, String reason, String message) {
         metrics.deadLettered.inc();
-        letters.deadLetter(
-                located(new DeadLetter(flow.name(), reason, message, describe(input)), input));
+        letters.deadLetter(letter(input, reason, message));
         return null;
+    }
+
+    private DeadLetter letter(RowData input, String reason, String message) {
+        return located(new DeadLetter(flow.name(), reason, message, describe(input)), input);
     }
 
     private Object field(RowData input, int pos) {
