@@ -60,6 +60,12 @@ java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" "$out/chart.svg" | tee "$out
 java -Xmx1g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
     -cp "$cp" dev.autocdc.benchmarks.MaterializeBenchmark --events $((2000000 / scale)) --keys $((100000 / scale)) \
     2>/dev/null | grep '^figure ' | tee -a "$out/report.md"
+# state under churn (docs/reliability.md): every key inserted and deleted once per cycle, retentions
+# far shorter than a cycle; the state's mean in the last quarter over its mean in the second quarter
+if $quick; then churn=(--keys 20000 --cycles 4 --retention-ms 200 --sample-ms 250); else churn=(); fi
+java -Xmx2g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+    -cp "$cp" dev.autocdc.benchmarks.ChurnBenchmark "${churn[@]}" \
+    2>/dev/null | grep '^figure ' | tee -a "$out/report.md"
 if ! $quick; then
   # the full run is what docs/performance.md shows
   mkdir -p docs/performance

@@ -218,13 +218,13 @@ public final class BenchmarkJob {
         return new RowDataSerializer(target).toBinaryRow(row).getSizeInBytes();
     }
 
-    private static long sizeOf(Path dir) throws IOException {
+    static long sizeOf(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
@@ -299,7 +299,7 @@ public final class BenchmarkJob {
         return -1;
     }
 
-    private static String arg(String[] args, String name, String fallback) {
+    static String arg(String[] args, String name, String fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return args[i + 1];
