@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -U}/{@code -D} of a row that is not there, no {@code +I}/{@code +U} of a key that is.
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 2,000), {@code -Dautocdc.kill.events-per-key}
- * (20), {@code -Dautocdc.kill.kills} (5); docs/reliability.md has a full-size run.
+ * (20), {@code -Dautocdc.kill.kills} (5); {@code -Dautocdc.kill.converge-minutes} (5) bounds the
+ * wait for each target after the last event; docs/reliability.md has the full-size runs.
  */
 class TaskManagerKillTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -105,7 +106,8 @@ class TaskManagerKillTest {
                                     .formatted(k, (System.nanoTime() - killedAt) / 1e9));
                 }
                 producing.get(5, TimeUnit.MINUTES);
-                Duration converge = Duration.ofMinutes(5);
+                Duration converge =
+                        Duration.ofMinutes(Integer.getInteger("autocdc.kill.converge-minutes", 5));
                 Topics.awaitTable(
                         kafka,
                         "scd1_upsert",
