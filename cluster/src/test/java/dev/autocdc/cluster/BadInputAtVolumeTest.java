@@ -21,16 +21,12 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.Future;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -245,29 +241,11 @@ class BadInputAtVolumeTest {
     /** Writes the records round robin over 4 partitions; each by "partition/offset". */
     private static Map<String, Written> produce(EmbeddedKafka kafka, List<Written> records)
             throws Exception {
+        List<RecordMetadata> landed =
+                Topics.send(kafka, "src", records.stream().map(Written::bytes).toList(), 4);
         Map<String, Written> byOffset = new HashMap<>();
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(
-                        Map.of(
-                                "bootstrap.servers",
-                                kafka.bootstrapServers(),
-                                "linger.ms",
-                                5,
-                                "max.request.size",
-                                2 * 1024 * 1024),
-                        new ByteArraySerializer(),
-                        new ByteArraySerializer())) {
-            List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (int i = 0; i < records.size(); i++) {
-                sent.add(
-                        producer.send(
-                                new ProducerRecord<>("src", i % 4, null, records.get(i).bytes())));
-            }
-            producer.flush();
-            for (int i = 0; i < sent.size(); i++) {
-                RecordMetadata m = sent.get(i).get();
-                byOffset.put(m.partition() + "/" + m.offset(), records.get(i));
-            }
+        for (int i = 0; i < landed.size(); i++) {
+            byOffset.put(landed.get(i).partition() + "/" + landed.get(i).offset(), records.get(i));
         }
         return byOffset;
     }

@@ -88,31 +88,7 @@ class JobSavepointCompatibilityTest {
                                 build.resolve("savepoint").toAbsolutePath().toUri().toString());
                 awaitTasksRunning(cluster, job);
                 Topics.append(kafka, "events", w.lines.subList(half, w.lines.size()), 4);
-                Duration converge = Duration.ofMinutes(3);
-                Topics.awaitTable(
-                        kafka,
-                        "scd1_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.SCD1_COLUMNS,
-                        w.expectedScd1(half),
-                        w.expectedScd1(),
-                        converge);
-                Topics.awaitTable(
-                        kafka,
-                        "scd2_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.SCD2_COLUMNS,
-                        w.expectedScd2(half),
-                        w.expectedScd2(),
-                        converge);
-                Topics.awaitTable(
-                        kafka,
-                        "bt_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.BITEMPORAL_COLUMNS,
-                        w.expectedBitemporal(half),
-                        w.expectedBitemporal(),
-                        converge);
+                awaitTargets(kafka, w, half, w.lines.size());
                 int rest = w.lines.size() - half;
                 for (String t : TARGETS) {
                     assertThat(cluster.awaitRead(job, "AUTO CDC " + t + "_flow", rest))
@@ -140,28 +116,7 @@ class JobSavepointCompatibilityTest {
             try {
                 cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run-write.log"), flow, 2, null);
-                Duration converge = Duration.ofMinutes(3);
-                Topics.awaitTable(
-                        kafka,
-                        "scd1_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.SCD1_COLUMNS,
-                        w.expectedScd1(half),
-                        converge);
-                Topics.awaitTable(
-                        kafka,
-                        "scd2_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.SCD2_COLUMNS,
-                        w.expectedScd2(half),
-                        converge);
-                Topics.awaitTable(
-                        kafka,
-                        "bt_target",
-                        Topics.Read.UPSERT,
-                        HistoryWorkload.BITEMPORAL_COLUMNS,
-                        w.expectedBitemporal(half),
-                        converge);
+                awaitTargets(kafka, w, 0, half);
                 Path savepoint =
                         Path.of(
                                 URI.create(
@@ -171,6 +126,39 @@ class JobSavepointCompatibilityTest {
                 cluster.stop();
             }
         }
+    }
+
+    /**
+     * Waits until each target topic, applied to the reference table of the first {@code from}
+     * events, equals the reference table of the first {@code to}.
+     */
+    private static void awaitTargets(EmbeddedKafka kafka, HistoryWorkload w, int from, int to)
+            throws Exception {
+        Duration converge = Duration.ofMinutes(3);
+        Topics.awaitTable(
+                kafka,
+                "scd1_target",
+                Topics.Read.UPSERT,
+                HistoryWorkload.SCD1_COLUMNS,
+                w.expectedScd1(from),
+                w.expectedScd1(to),
+                converge);
+        Topics.awaitTable(
+                kafka,
+                "scd2_target",
+                Topics.Read.UPSERT,
+                HistoryWorkload.SCD2_COLUMNS,
+                w.expectedScd2(from),
+                w.expectedScd2(to),
+                converge);
+        Topics.awaitTable(
+                kafka,
+                "bt_target",
+                Topics.Read.UPSERT,
+                HistoryWorkload.BITEMPORAL_COLUMNS,
+                w.expectedBitemporal(from),
+                w.expectedBitemporal(to),
+                converge);
     }
 
     /** A restore fails the tasks, not the submission: the job must run with every task. */

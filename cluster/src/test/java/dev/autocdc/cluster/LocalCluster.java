@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -176,6 +177,56 @@ final class LocalCluster {
             Thread.sleep(1_000);
         }
         return false;
+    }
+
+    /**
+     * One line on how the job fares, for a test's progress log: its state, restarts ({@code
+     * numRestarts}), checkpoints completed and failed with the last one's duration, and the records
+     * each vertex received in the current attempt ({@code read-records}).
+     */
+    String progress(String job) throws Exception {
+        JsonNode j = JSON.readTree(get("/jobs/" + job));
+        JsonNode c = JSON.readTree(get("/jobs/" + job + "/checkpoints"));
+        StringBuilder line =
+                new StringBuilder(
+                        "%s restarts=%d checkpoints=%d/%d failed, last %d ms, read"
+                                .formatted(
+                                        j.path("state").asText(),
+                                        restarts(job),
+                                        c.path("counts").path("completed").asLong(),
+                                        c.path("counts").path("failed").asLong(),
+                                        c.path("latest")
+                                                .path("completed")
+                                                .path("end_to_end_duration")
+                                                .asLong(-1)));
+        for (JsonNode v : j.path("vertices")) {
+            String name = v.path("name").asText();
+            line.append(' ')
+                    .append(name, 0, Math.min(name.length(), 24))
+                    .append('=')
+                    .append(v.path("metrics").path("read-records").asLong());
+        }
+        return line.toString();
+    }
+
+    /**
+     * The job's {@code numRestarts}, Flink's count of its restarts (of one or more regions each).
+     */
+    long restarts(String job) throws Exception {
+        return JSON.readTree(get("/jobs/" + job + "/metrics?get=numRestarts"))
+                .path(0)
+                .path("value")
+                .asLong();
+    }
+
+    /** Copies the cluster's logs into {@code to}, so that they outlive a temporary directory. */
+    void keepLogs(Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(home.resolve("log"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
     }
 
     /** The pids of the cluster's processes, from the pid files the script wrote. */

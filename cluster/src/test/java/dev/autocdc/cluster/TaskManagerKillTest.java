@@ -3,20 +3,24 @@ package dev.autocdc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.embedded.EmbeddedKafka;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 2,000), {@code -Dautocdc.kill.events-per-key}
  * (20), {@code -Dautocdc.kill.kills} (5); {@code -Dautocdc.kill.converge-minutes} (5) bounds the
- * wait for each target after the last event; docs/reliability.md has the full-size runs.
+ * wait for each target after the last event; docs/reliability.md has the full-size runs. The job's
+ * progress every 15 s goes to {@code target/kill-progress.txt}, the cluster's logs to {@code
+ * target/kill-logs}.
  */
 class TaskManagerKillTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,6 +71,9 @@ class TaskManagerKillTest {
             Files.writeString(flow, flow(kafka.bootstrapServers()));
             LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
             List<String> figures = new ArrayList<>();
+            Path progress = Path.of("target", "kill-progress.txt");
+            Files.deleteIfExists(progress);
+            ScheduledExecutorService monitor = Executors.newSingleThreadScheduledExecutor();
             try {
                 cluster.start("--taskmanagers", "1", "--slots", "2");
                 Process client =
@@ -83,7 +92,26 @@ class TaskManagerKillTest {
                         .as(Files.readString(dir.resolve("client.log")))
                         .isZero();
                 String job = cluster.onlyJobId(Duration.ofMinutes(1));
-                awaitRunning(cluster, job, Duration.ofMinutes(2));
+                awaitRunning(cluster, job, null, Duration.ofMinutes(2));
+                long started = System.nanoTime();
+                monitor.scheduleWithFixedDelay(
+                        () -> {
+                            String line;
+                            try {
+                                line = cluster.progress(job);
+                            } catch (Exception e) {
+                                line = e.toString();
+                            }
+                            append(
+                                    progress,
+                                    "%4d s %s"
+                                            .formatted(
+                                                    (System.nanoTime() - started) / 1_000_000_000,
+                                                    line));
+                        },
+                        0,
+                        15,
+                        TimeUnit.SECONDS);
                 // the events arrive while the TaskManager is killed, in 40 batches
                 CompletableFuture<Void> producing =
                         CompletableFuture.runAsync(() -> produce(kafka, w.lines, 40));
@@ -93,6 +121,7 @@ class TaskManagerKillTest {
                             Long.parseLong(
                                     Files.readString(cluster.home.resolve("taskmanager-1.pid"))
                                             .strip());
+                    String killed = taskManagers(cluster, job).iterator().next();
                     long killedAt = System.nanoTime();
                     new ProcessBuilder("kill", "-9", "" + pid).start().waitFor();
                     while (LocalCluster.alive(pid)) {
@@ -100,12 +129,16 @@ class TaskManagerKillTest {
                     }
                     LocalCluster.Result added = cluster.addTaskManager(1);
                     assertThat(added.code()).as(added.output()).isZero();
-                    awaitRunning(cluster, job, Duration.ofMinutes(3));
+                    // until the JobManager notices the loss, the job still looks running there
+                    awaitRunning(cluster, job, killed, Duration.ofMinutes(3));
                     figures.add(
                             "kill %d: running again after %.1f s"
                                     .formatted(k, (System.nanoTime() - killedAt) / 1e9));
                 }
                 producing.get(5, TimeUnit.MINUTES);
+                long produced = System.nanoTime();
+                Set<List<Object>> scd2 = w.expectedScd2();
+                Set<List<Object>> bitemporal = w.expectedBitemporal();
                 Duration converge =
                         Duration.ofMinutes(Integer.getInteger("autocdc.kill.converge-minutes", 5));
                 Topics.awaitTable(
@@ -120,45 +153,52 @@ class TaskManagerKillTest {
                         "scd2_upsert",
                         Topics.Read.UPSERT,
                         HistoryWorkload.SCD2_COLUMNS,
-                        w.expectedScd2(),
+                        scd2,
                         converge);
                 Topics.awaitTable(
                         kafka,
                         "bt_upsert",
                         Topics.Read.UPSERT,
                         HistoryWorkload.BITEMPORAL_COLUMNS,
-                        w.expectedBitemporal(),
+                        bitemporal,
                         converge);
                 Topics.awaitTable(
                         kafka,
                         "scd2_eo",
                         Topics.Read.CHANGELOG,
                         HistoryWorkload.SCD2_COLUMNS,
-                        w.expectedScd2(),
+                        scd2,
                         converge);
                 Topics.awaitTable(
                         kafka,
                         "bt_eo",
                         Topics.Read.CHANGELOG,
                         HistoryWorkload.BITEMPORAL_COLUMNS,
-                        w.expectedBitemporal(),
+                        bitemporal,
                         converge);
                 assertThat(cluster.get("/jobs/" + job + "/exceptions"))
                         .contains("exceptionHistory");
+                figures.add(
+                        "every target equal to the reference %.0f s after the last event was written;"
+                                        .formatted((System.nanoTime() - produced) / 1e9)
+                                + " then "
+                                + cluster.progress(job));
                 figures.add(
                         "%d events over %d keys, %d kills; SCD2 %d rows, bitemporal %d rows; 0 lost,"
                                         .formatted(
                                                 w.lines.size(),
                                                 keys,
                                                 kills,
-                                                w.expectedScd2().size(),
-                                                w.expectedBitemporal().size())
+                                                scd2.size(),
+                                                bitemporal.size())
                                 + " 0 malformed changelog rows");
             } finally {
+                monitor.shutdownNow();
                 cluster.stop();
                 System.out.println("TaskManagerKillTest: " + String.join("; ", figures));
                 Files.writeString(
                         Path.of("target", "kill-figures.txt"), String.join("\n", figures) + "\n");
+                cluster.keepLogs(Path.of("target", "kill-logs"));
             }
         }
     }
@@ -220,43 +260,71 @@ class TaskManagerKillTest {
         return sql.toString();
     }
 
+    /** Writes the lines to the source topic in {@code batches} batches, 0.5 s apart. */
     private static void produce(EmbeddedKafka kafka, List<String> lines, int batches) {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", 5),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            int size = (lines.size() + batches - 1) / batches;
-            for (int b = 0; b * size < lines.size(); b++) {
-                for (int i = b * size; i < Math.min(lines.size(), (b + 1) * size); i++) {
-                    producer.send(new ProducerRecord<>("events", i % 4, null, lines.get(i)));
-                }
-                producer.flush();
+        int size = (lines.size() + batches - 1) / batches;
+        try {
+            for (int from = 0; from < lines.size(); from += size) {
+                Topics.append(
+                        kafka,
+                        "events",
+                        lines.subList(from, Math.min(lines.size(), from + size)),
+                        4);
                 Thread.sleep(500);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** Waits until the job and every one of its tasks run. */
-    private static void awaitRunning(LocalCluster cluster, String job, Duration timeout)
-            throws Exception {
+    private static void append(Path file, String line) {
+        try {
+            Files.writeString(
+                    file, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Waits until the job and every one of its tasks run, none of them on the TaskManager {@code
+     * notOn} (null: anywhere).
+     */
+    private static void awaitRunning(
+            LocalCluster cluster, String job, String notOn, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         String seen = "";
         while (System.nanoTime() < deadline) {
             seen = cluster.get("/jobs/" + job);
             JsonNode n = JSON.readTree(seen);
-            boolean all = "RUNNING".equals(n.path("state").asText());
-            for (JsonNode v : n.path("vertices")) {
-                all &= "RUNNING".equals(v.path("status").asText());
+            if ("RUNNING".equals(n.path("state").asText()) && n.path("vertices").size() > 0) {
+                Set<String> on = taskManagers(cluster, job);
+                if (!on.contains("") && !on.contains(notOn)) {
+                    return;
+                }
             }
-            if (all && n.path("vertices").size() > 0) {
-                return;
-            }
-            Thread.sleep(200);
+            Thread.sleep(500);
         }
         throw new AssertionError("job " + job + " not running after " + timeout + ": " + seen);
+    }
+
+    /**
+     * The TaskManagers that the job's tasks run on, from each vertex's subtasks; "" stands for a
+     * task that is not running.
+     */
+    private static Set<String> taskManagers(LocalCluster cluster, String job) throws Exception {
+        Set<String> on = new HashSet<>();
+        for (JsonNode v : JSON.readTree(cluster.get("/jobs/" + job)).path("vertices")) {
+            JsonNode vertex =
+                    JSON.readTree(
+                            cluster.get("/jobs/" + job + "/vertices/" + v.path("id").asText()));
+            for (JsonNode t : vertex.path("subtasks")) {
+                on.add(
+                        "RUNNING".equals(t.path("status").asText())
+                                ? t.path("taskmanager-id").asText()
+                                : "");
+            }
+        }
+        return on;
     }
 }

@@ -13,7 +13,6 @@ import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,15 +24,14 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources,
  * views, SET), resolves each flow against its source's schema, checks every clause, and builds the
- * engine's input projection and {@link EngineSpec}. Any mistake fails here, before a job starts,
- * with a {@link FlowSyntaxException} naming the line, the clause and the fix.
+ * engine's input projection ({@link InputProjection}) and {@link EngineSpec}. Any mistake fails
+ * here, before a job starts, with a {@link FlowSyntaxException} naming the line, the clause and the
+ * fix.
  *
  * <p>Per-flow settings are read from the table configuration (set them with {@code SET} in the
  * script or {@code -D} on the command line) through {@link FlowOptions}, when the flow is planned;
@@ -244,29 +242,6 @@ public final class FlowPlanner {
                                 + ".bad-records' = 'fail' reads it as declared)");
             }
         }
-        // Kafka's coordinates of each record, for its dead letters: the decoded view's own columns,
-        // else the source's metadata columns if it declares them (which stay data of the target)
-        Map<String, String> coordinates = new LinkedHashMap<>(); // column -> control column
-        if (decoded != null) {
-            for (String c : decoded.coordinates()) {
-                coordinates.put(c, c);
-            }
-        } else {
-            for (Column c : source.getColumns()) {
-                if (c instanceof Column.MetadataColumn m) {
-                    String as =
-                            switch (m.getMetadataKey().orElse(c.getName())) {
-                                case "topic" -> EngineSpec.TOPIC;
-                                case "partition" -> EngineSpec.PARTITION;
-                                case "offset" -> EngineSpec.OFFSET;
-                                default -> null;
-                            };
-                    if (as != null) {
-                        coordinates.put(c.getName(), EngineSpec.controlName(prefix, as));
-                    }
-                }
-            }
-        }
         FlowMapping mapping;
         try {
             mapping =
@@ -282,79 +257,7 @@ public final class FlowPlanner {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
         }
 
-        StringBuilder select = new StringBuilder("SELECT ");
-        for (String c : mapping.kept()) {
-            select.append(quote(c)).append(", ");
-        }
-        select.append(sequenceExpression(flow, mapping, source))
-                .append(" AS ")
-                .append(quote(EngineSpec.controlName(prefix, EngineSpec.SEQUENCE)));
-        if (mapping.systemSequence() != null) {
-            select.append(", ")
-                    .append(quote(mapping.systemSequence()))
-                    .append(" AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.SYSTEM_SEQUENCE)));
-        }
-        // each CAST in a condition becomes TRY_CAST; a record whose CAST failed is a dead letter
-        // naming the clause (CastGuard)
-        StringBuilder castFailed = new StringBuilder();
-        if (flow.applyAsDeletes() != null) {
-            CastGuard.Guarded delete =
-                    condition(flow, flow.applyAsDeletes(), "APPLY AS DELETE WHEN");
-            select.append(", (")
-                    .append(delete.condition())
-                    .append(") AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.DELETE)));
-            whenFailed(castFailed, delete, "APPLY AS DELETE WHEN");
-        }
-        if (flow.applyAsTruncates() != null) {
-            CastGuard.Guarded truncate =
-                    condition(flow, flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN");
-            select.append(", (")
-                    .append(truncate.condition())
-                    .append(") AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.TRUNCATE)));
-            whenFailed(castFailed, truncate, "APPLY AS TRUNCATE WHEN");
-        }
-        if (castFailed.length() > 0) {
-            select.append(", CASE")
-                    .append(castFailed)
-                    .append(" END AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.CAST_FAILED)));
-        }
-        if (mapping.columnsToUpdate() != null) {
-            select.append(", ")
-                    .append(quote(mapping.columnsToUpdate()))
-                    .append(" AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.COLUMNS_TO_UPDATE)));
-        }
-        // in the control columns' own types, whatever type the source declared (a BIGINT partition)
-        Map<String, String> coordinateTypes =
-                Map.of(
-                        EngineSpec.controlName(prefix, EngineSpec.TOPIC), "STRING",
-                        EngineSpec.controlName(prefix, EngineSpec.PARTITION), "INT",
-                        EngineSpec.controlName(prefix, EngineSpec.OFFSET), "BIGINT");
-        for (Map.Entry<String, String> c : coordinates.entrySet()) {
-            select.append(", CAST(")
-                    .append(quote(c.getKey()))
-                    .append(" AS ")
-                    .append(coordinateTypes.get(c.getValue()))
-                    .append(") AS ")
-                    .append(quote(c.getValue()));
-        }
-        String record = recordExpression(mapping, source);
-        if (record != null) {
-            select.append(", ")
-                    .append(record)
-                    .append(" AS ")
-                    .append(quote(EngineSpec.controlName(prefix, EngineSpec.RECORD)));
-        }
-        if (decoded != null) { // last: the record's bytes, checked and dropped by FlowJob
-            select.append(", ").append(quote(decoded.raw()));
-        }
-        select.append(" FROM ")
-                .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
-        String sql = select.toString();
+        String sql = InputProjection.select(tEnv, flow, mapping, source, prefix, decoded);
         Table projection;
         try {
             projection = tEnv.sqlQuery(sql);
@@ -429,92 +332,6 @@ public final class FlowPlanner {
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(flow.line(), "COLUMNS", e.getMessage());
         }
-    }
-
-    /**
-     * The source columns the target leaves out, as one ROW, so that a dead letter's payload is the
-     * whole record (SPEC §11); null when the target keeps them all.
-     */
-    private static String recordExpression(FlowMapping mapping, ResolvedSchema source) {
-        List<String> left = new ArrayList<>();
-        for (Column c : source.getColumns()) {
-            if (!mapping.kept().contains(c.getName())) {
-                left.add(c.getName());
-            }
-        }
-        return left.isEmpty() ? null : rowExpression(left, source);
-    }
-
-    /** {@code CAST(ROW(a, b) AS ROW<a T, b T>)}: a ROW of source columns that keeps their names. */
-    private static String rowExpression(List<String> columns, ResolvedSchema source) {
-        StringBuilder row = new StringBuilder("CAST(ROW(");
-        StringBuilder type = new StringBuilder("ROW<");
-        for (int i = 0; i < columns.size(); i++) {
-            String name = columns.get(i);
-            LogicalType t = source.getColumn(name).orElseThrow().getDataType().getLogicalType();
-            if (i > 0) {
-                row.append(", ");
-                type.append(", ");
-            }
-            row.append(quote(name));
-            type.append(quote(name)).append(' ').append(t.copy(true).asSerializableString());
-        }
-        return row.append(") AS ").append(type).append(">)").toString();
-    }
-
-    private static String sequenceExpression(
-            AutoCdcFlow flow, FlowMapping mapping, ResolvedSchema source) {
-        if (!flow.sequenceIsStruct()) {
-            return quote(mapping.sequence().get(0));
-        }
-        return rowExpression(mapping.sequence(), source);
-    }
-
-    private static void whenFailed(StringBuilder cases, CastGuard.Guarded g, String clause) {
-        if (g.anyFailed() != null) {
-            // only when the condition came out null: a CAST in a branch that CASE, AND or OR never
-            // evaluated (kind = 'n' AND CAST(v AS INT) = 0) cannot have failed the record
-            cases.append(" WHEN (")
-                    .append(g.condition())
-                    .append(") IS NULL AND ")
-                    .append(g.anyFailed())
-                    .append(" THEN '")
-                    .append(clause)
-                    .append("'");
-        }
-    }
-
-    /**
-     * Checks that a condition is a boolean expression over the source, and guards its CASTs ({@link
-     * CastGuard}).
-     */
-    private CastGuard.Guarded condition(AutoCdcFlow flow, String expression, String clause) {
-        Table t;
-        try {
-            t = tEnv.sqlQuery("SELECT (" + expression + ") FROM " + quoteName(flow.source()));
-        } catch (RuntimeException e) {
-            throw new FlowSyntaxException(
-                    flow.line(),
-                    clause,
-                    "the condition "
-                            + expression
-                            + " is not valid Flink SQL over "
-                            + flow.source()
-                            + ": "
-                            + rootMessage(e));
-        }
-        LogicalType type = t.getResolvedSchema().getColumns().get(0).getDataType().getLogicalType();
-        if (type.getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-            throw new FlowSyntaxException(
-                    flow.line(),
-                    clause,
-                    "the condition "
-                            + expression
-                            + " is "
-                            + type
-                            + ", not BOOLEAN; write a comparison such as operation = 'DELETE'");
-        }
-        return CastGuard.guard(expression);
     }
 
     static String quote(String identifier) {
