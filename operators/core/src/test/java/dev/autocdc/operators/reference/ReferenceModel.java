@@ -406,9 +406,9 @@ public final class ReferenceModel {
 
     /**
      * Nulls first; Integers numerically; Strings by unsigned UTF-8 bytes; (never needed) Integers
-     * before Strings.
+     * before Strings. Also the canonical order of {@link SnapshotReference}'s output.
      */
-    private static int compareValues(Object a, Object b) {
+    static int compareValues(Object a, Object b) {
         if (a == null || b == null) {
             return a == null ? (b == null ? 0 : -1) : 1;
         }

@@ -3,7 +3,6 @@ package dev.autocdc.operators.reference;
 import dev.autocdc.operators.reference.ReferenceModel.Event;
 import dev.autocdc.operators.reference.ReferenceModel.Kind;
 import dev.autocdc.operators.reference.ReferenceModel.Options;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -188,10 +187,10 @@ public final class SnapshotReference {
             (a, b) -> {
                 int c = Integer.compare(a.seq(), b.seq());
                 if (c == 0) {
-                    c = compareValues(a.sys(), b.sys());
+                    c = ReferenceModel.compareValues(a.sys(), b.sys());
                 }
                 if (c == 0) {
-                    c = compareValues(a.key(), b.key());
+                    c = ReferenceModel.compareValues(a.key(), b.key());
                 }
                 if (c == 0) {
                     c = a.kind().compareTo(b.kind());
@@ -203,38 +202,16 @@ public final class SnapshotReference {
             (a, b) -> {
                 int c = Integer.compare(a.version(), b.version());
                 if (c == 0) {
-                    c = compareValues(a.sys(), b.sys());
+                    c = ReferenceModel.compareValues(a.sys(), b.sys());
                 }
                 if (c == 0) {
-                    c = compareValues(a.key(), b.key());
+                    c = ReferenceModel.compareValues(a.key(), b.key());
                 }
                 for (int i = 0; c == 0 && i < a.values().size(); i++) {
-                    c = compareValues(a.values().get(i), b.values().get(i));
+                    c = ReferenceModel.compareValues(a.values().get(i), b.values().get(i));
                 }
                 return c;
             };
-
-    /** Nulls first; Integers numerically; Strings by unsigned UTF-8 bytes; Integers first. */
-    private static int compareValues(Object a, Object b) {
-        if (a == null || b == null) {
-            return a == null ? (b == null ? 0 : -1) : 1;
-        }
-        if (a instanceof Integer x && b instanceof Integer y) {
-            return Integer.compare(x, y);
-        }
-        if (a instanceof String x && b instanceof String y) {
-            byte[] bx = x.getBytes(StandardCharsets.UTF_8);
-            byte[] by = y.getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < Math.min(bx.length, by.length); i++) {
-                int c = Integer.compare(Byte.toUnsignedInt(bx[i]), Byte.toUnsignedInt(by[i]));
-                if (c != 0) {
-                    return c;
-                }
-            }
-            return Integer.compare(bx.length, by.length);
-        }
-        return a instanceof Integer ? -1 : 1;
-    }
 
     // ---------------------------------------------------------------------------------------------
     // Guard rails
