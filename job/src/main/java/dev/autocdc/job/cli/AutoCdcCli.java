@@ -221,10 +221,23 @@ public final class AutoCdcCli {
                             + f.flow().name()
                             + ": AUTO CDC INTO "
                             + f.flow().target()
-                            + " FROM "
-                            + f.flow().source()
+                            + (f.flow().fromSnapshot()
+                                    ? " FROM SNAPSHOT(" + f.flow().source() + ")"
+                                    : " FROM " + f.flow().source())
                             + " STORED AS "
                             + f.type());
+            if (f.flow().fromSnapshot()) {
+                out.println(
+                        "  snapshots: one per "
+                                + (f.flow().systemSequenceBy() == null
+                                        ? "SEQUENCE BY value"
+                                        : "SEQUENCE BY and SYSTEM SEQUENCE BY pair")
+                                + "; complete at the end of a bounded source, or once every split's"
+                                + " watermark has passed them"
+                                + (f.flow().applyAsSnapshotEnd() == null
+                                        ? ""
+                                        : " (end rows: " + f.flow().applyAsSnapshotEnd() + ")"));
+            }
             out.println("  source schema:");
             for (Column c : tEnvSchema(tEnv, f.flow().source())) {
                 out.println("    " + c.getName() + " " + c.getDataType());

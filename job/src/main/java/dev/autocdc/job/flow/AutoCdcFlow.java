@@ -23,6 +23,8 @@ public final class AutoCdcFlow {
     private final String systemSequenceBy;
     private final String applyAsDeletes;
     private final String applyAsTruncates;
+    private final boolean fromSnapshot;
+    private final String applyAsSnapshotEnd;
     private final List<String> columnList;
     private final List<String> exceptColumnList;
     private final TargetType storedAs;
@@ -44,6 +46,8 @@ public final class AutoCdcFlow {
         this.systemSequenceBy = b.systemSequenceBy;
         this.applyAsDeletes = b.applyAsDeletes;
         this.applyAsTruncates = b.applyAsTruncates;
+        this.fromSnapshot = b.fromSnapshot;
+        this.applyAsSnapshotEnd = b.applyAsSnapshotEnd;
         this.columnList = copy(b.columnList);
         this.exceptColumnList = copy(b.exceptColumnList);
         this.storedAs = b.storedAs;
@@ -62,7 +66,20 @@ public final class AutoCdcFlow {
 
     /** Starts a definition, as {@code create_auto_cdc_flow(target=..., source=...)}. */
     public static Builder builder(String target, String source) {
-        return new Builder(target, source);
+        return new Builder(target, source, false);
+    }
+
+    /**
+     * Starts a flow from snapshots ({@code FROM SNAPSHOT(source)}, SPEC §10), as Databricks' {@code
+     * create_auto_cdc_from_snapshot_flow(target=..., source=...)}. The source is a table whose rows
+     * are whole copies of the data, each copy's rows sharing a version (SEQUENCE BY); Databricks'
+     * form may take a function that returns the next snapshot, ours takes a table only (a file, a
+     * directory, a Kafka topic). The clauses that make no sense for whole snapshots (APPLY AS
+     * DELETE WHEN, APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES, COLUMNS TO UPDATE) are refused by
+     * {@link Builder#build()}.
+     */
+    public static Builder fromSnapshot(String target, String source) {
+        return new Builder(target, source, true);
     }
 
     public String name() {
@@ -100,6 +117,16 @@ public final class AutoCdcFlow {
 
     public String applyAsTruncates() {
         return applyAsTruncates;
+    }
+
+    /** Whether the source delivers whole snapshots ({@code FROM SNAPSHOT}) instead of changes. */
+    public boolean fromSnapshot() {
+        return fromSnapshot;
+    }
+
+    /** APPLY AS SNAPSHOT END WHEN: a Flink SQL condition marking end rows; null when absent. */
+    public String applyAsSnapshotEnd() {
+        return applyAsSnapshotEnd;
     }
 
     /** COLUMNS (list); null for all columns. */
@@ -160,6 +187,8 @@ public final class AutoCdcFlow {
                 && Objects.equals(systemSequenceBy, f.systemSequenceBy)
                 && Objects.equals(applyAsDeletes, f.applyAsDeletes)
                 && Objects.equals(applyAsTruncates, f.applyAsTruncates)
+                && fromSnapshot == f.fromSnapshot
+                && Objects.equals(applyAsSnapshotEnd, f.applyAsSnapshotEnd)
                 && Objects.equals(columnList, f.columnList)
                 && Objects.equals(exceptColumnList, f.exceptColumnList)
                 && storedAs == f.storedAs
@@ -183,7 +212,7 @@ public final class AutoCdcFlow {
                 + name
                 + " INTO "
                 + target
-                + " FROM "
+                + (fromSnapshot ? " FROM SNAPSHOT " : " FROM ")
                 + source
                 + " KEYS "
                 + keys
@@ -199,7 +228,8 @@ public final class AutoCdcFlow {
      * apply_as_deletes, apply_as_truncates, column_list, except_column_list, stored_as_scd_type (1,
      * 2 or "bitemporal", as int or string), track_history_column_list,
      * track_history_except_column_list, ignore_null_updates (and its column-list forms),
-     * columns_to_update, name.
+     * columns_to_update, name; for a flow from snapshots ({@link AutoCdcFlow#fromSnapshot}) also
+     * {@link #applyAsSnapshotEnd}.
      */
     public static final class Builder {
         private String name;
@@ -211,6 +241,8 @@ public final class AutoCdcFlow {
         private String systemSequenceBy;
         private String applyAsDeletes;
         private String applyAsTruncates;
+        private final boolean fromSnapshot;
+        private String applyAsSnapshotEnd;
         private List<String> columnList;
         private List<String> exceptColumnList;
         private TargetType storedAs = TargetType.SCD1;
@@ -222,9 +254,10 @@ public final class AutoCdcFlow {
         private String columnsToUpdate;
         private int line;
 
-        private Builder(String target, String source) {
+        private Builder(String target, String source, boolean fromSnapshot) {
             this.target = target;
             this.source = source;
+            this.fromSnapshot = fromSnapshot;
             this.name = target;
         }
 
@@ -270,6 +303,16 @@ public final class AutoCdcFlow {
 
         public Builder applyAsTruncates(String expression) {
             this.applyAsTruncates = expression;
+            return this;
+        }
+
+        /**
+         * APPLY AS SNAPSHOT END WHEN (flows from snapshots only): a Flink SQL boolean expression
+         * over the source's columns; a row where it holds is not data but ends, on its split, the
+         * snapshot of its version (and system sequence).
+         */
+        public Builder applyAsSnapshotEnd(String expression) {
+            this.applyAsSnapshotEnd = expression;
             return this;
         }
 
@@ -352,7 +395,45 @@ public final class AutoCdcFlow {
                 throw new FlowSyntaxException(
                         line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
             }
+            if (fromSnapshot) {
+                refuseInSnapshotFlow("APPLY AS DELETE WHEN", applyAsDeletes != null);
+                refuseInSnapshotFlow("APPLY AS TRUNCATE WHEN", applyAsTruncates != null);
+                refuseInSnapshotFlow(
+                        "IGNORE NULL UPDATES",
+                        ignoreNullUpdates
+                                || ignoreNullUpdatesColumnList != null
+                                || ignoreNullUpdatesExceptColumnList != null);
+                refuseInSnapshotFlow("COLUMNS TO UPDATE", columnsToUpdate != null);
+            } else if (applyAsSnapshotEnd != null) {
+                throw new FlowSyntaxException(
+                        line,
+                        "APPLY AS SNAPSHOT END WHEN",
+                        "flow "
+                                + name
+                                + " reads changes (FROM STREAM); end rows belong to a flow from"
+                                + " snapshots: write FROM SNAPSHOT("
+                                + source
+                                + ") or remove the clause");
+            }
             return new AutoCdcFlow(this);
+        }
+
+        /** SPEC §10: these clauses make no sense for whole snapshots. */
+        private void refuseInSnapshotFlow(String clause, boolean given) {
+            if (given) {
+                throw new FlowSyntaxException(
+                        line,
+                        clause,
+                        "flow "
+                                + name
+                                + " reads whole snapshots (FROM SNAPSHOT), where "
+                                + clause
+                                + " has no meaning: a key missing from a snapshot is deleted, and"
+                                + " each snapshot row is the whole row; remove the clause, or read"
+                                + " a change feed with FROM STREAM("
+                                + source
+                                + ")");
+            }
         }
     }
 }

@@ -229,14 +229,27 @@ public final class FlowScript {
             }
             expect("FROM", "FROM");
             String source;
+            boolean snapshot = false;
             if (at("STREAM") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
                 pos += 2;
                 source = name("FROM STREAM(source)");
                 expectSymbol("FROM STREAM(source)", ")");
+            } else if (at("SNAPSHOT")
+                    && pos + 1 < tokens.size()
+                    && tokens.get(pos + 1).isSymbol("(")) {
+                pos += 2;
+                source = name("FROM SNAPSHOT(source)");
+                expectSymbol("FROM SNAPSHOT(source)", ")");
+                snapshot = true;
             } else {
                 source = name("FROM");
             }
-            AutoCdcFlow.Builder b = AutoCdcFlow.builder(target, source).name(name).line(line);
+            AutoCdcFlow.Builder b =
+                    (snapshot
+                                    ? AutoCdcFlow.fromSnapshot(target, source)
+                                    : AutoCdcFlow.builder(target, source))
+                            .name(name)
+                            .line(line);
             boolean storedAsSeen = false;
             while (pos < tokens.size()) {
                 Token t = tokens.get(pos);
@@ -248,6 +261,10 @@ public final class FlowScript {
                     clause("APPLY AS DELETE WHEN");
                     pos += 4;
                     b.applyAsDeletes(expression("APPLY AS DELETE WHEN"));
+                } else if (at("APPLY", "AS", "SNAPSHOT", "END", "WHEN")) {
+                    clause("APPLY AS SNAPSHOT END WHEN");
+                    pos += 5;
+                    b.applyAsSnapshotEnd(expression("APPLY AS SNAPSHOT END WHEN"));
                 } else if (at("APPLY", "AS", "TRUNCATE", "WHEN")) {
                     clause("APPLY AS TRUNCATE WHEN");
                     pos += 4;
@@ -340,7 +357,8 @@ public final class FlowScript {
                             "unexpected '"
                                     + t.text()
                                     + "'; the clauses are KEYS, APPLY AS DELETE WHEN, APPLY AS"
-                                    + " TRUNCATE WHEN, SEQUENCE BY, SYSTEM SEQUENCE BY, COLUMNS,"
+                                    + " TRUNCATE WHEN, APPLY AS SNAPSHOT END WHEN, SEQUENCE BY,"
+                                    + " SYSTEM SEQUENCE BY, COLUMNS,"
                                     + " IGNORE NULL UPDATES, COLUMNS TO UPDATE, STORED AS, TRACK"
                                     + " HISTORY ON");
                 }

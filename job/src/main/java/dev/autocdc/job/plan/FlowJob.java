@@ -132,7 +132,13 @@ public final class FlowJob {
                             .process(
                                     new EngineInput(
                                             inputType,
-                                            flow.carriesBytes() ? new InputCheck(spec) : null,
+                                            flow.carriesBytes(),
+                                            // a snapshot flow's refused row whose key can be read
+                                            // holds its key at its snapshot: the keyed step
+                                            // refuses it (SPEC §10)
+                                            flow.carriesBytes() && !spec.snapshot()
+                                                    ? new InputCheck(spec)
+                                                    : null,
                                             refused))
                             .returns(InternalTypeInfo.of(spec.inputType()))
                             .name("engine input of " + flow.flow().name())
@@ -279,21 +285,28 @@ public final class FlowJob {
 
     /**
      * Row (from the SQL source) to RowData (for the engine), keeping the row kind. When the input's
-     * last column holds the record's bytes, it refuses here what the engine would refuse by the row
-     * alone ({@link InputCheck}), so that the dead letter carries the bytes, and drops the column:
-     * the bytes never cross the keyed exchange.
+     * last column holds the record's bytes, it drops the column, so that the bytes never cross the
+     * keyed exchange, and (given a check) refuses here what the engine would refuse by the row
+     * alone ({@link InputCheck}), so that the dead letter carries the bytes.
      */
     static final class EngineInput extends ProcessFunction<Row, RowData> {
         private final DataType type;
+        private final boolean carriesBytes;
         private final InputCheck check;
         private final OutputTag<DeadLetter> refused;
         private transient DataStructureConverter<Object, Object> converter;
 
         /**
-         * @param check null when the input has no bytes column
+         * @param carriesBytes whether the last column holds the record's bytes
+         * @param check null: the engine refuses bad rows itself (no bytes in their letters)
          */
-        EngineInput(DataType type, InputCheck check, OutputTag<DeadLetter> refused) {
+        EngineInput(
+                DataType type,
+                boolean carriesBytes,
+                InputCheck check,
+                OutputTag<DeadLetter> refused) {
             this.type = type;
+            this.carriesBytes = carriesBytes;
             this.check = check;
             this.refused = refused;
         }
@@ -308,7 +321,7 @@ public final class FlowJob {
         public void processElement(Row row, Context ctx, Collector<RowData> out) {
             GenericRowData data = (GenericRowData) converter.toInternal(row);
             data.setRowKind(row.getKind());
-            if (check == null) {
+            if (!carriesBytes) {
                 out.collect(data);
                 return;
             }
@@ -317,7 +330,7 @@ public final class FlowJob {
             for (int i = 0; i < n; i++) {
                 engine.setField(i, data.getField(i));
             }
-            DeadLetter letter = check.check(engine);
+            DeadLetter letter = check == null ? null : check.check(engine);
             if (letter == null) {
                 out.collect(engine);
             } else {

@@ -252,6 +252,7 @@ public final class FlowPlanner {
                             .columnsToUpdate(flow.columnsToUpdate())
                             .columns(flow.columnList())
                             .columnsExcept(flow.exceptColumnList())
+                            .snapshot(flow.fromSnapshot())
                             .build();
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
@@ -306,6 +307,9 @@ public final class FlowPlanner {
         EngineSpec.Builder b =
                 mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input))
                         .controlPrefix(prefix);
+        if (flow.fromSnapshot()) {
+            b.fromSnapshot();
+        }
         if (flow.ignoreNullUpdates()) {
             b.ignoreNullUpdates();
         }

@@ -91,7 +91,8 @@ final class InputProjection {
         StringBuilder castFailed = new StringBuilder();
         String[][] conditions = {
             {flow.applyAsDeletes(), "APPLY AS DELETE WHEN", EngineSpec.DELETE},
-            {flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN", EngineSpec.TRUNCATE}
+            {flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN", EngineSpec.TRUNCATE},
+            {flow.applyAsSnapshotEnd(), "APPLY AS SNAPSHOT END WHEN", EngineSpec.SNAPSHOT_END}
         };
         for (String[] c : conditions) {
             if (c[0] != null) {

@@ -165,6 +165,79 @@ class FlowScriptTest {
     }
 
     @Test
+    void readsAFlowFromSnapshots() {
+        AutoCdcFlow flow =
+                FlowScript.parse(
+                                """
+                                CREATE OR REFRESH STREAMING TABLE employees;
+                                CREATE FLOW nightly AS AUTO CDC INTO employees
+                                FROM SNAPSHOT(employee_exports)
+                                KEYS (employeeId)
+                                SEQUENCE BY snapshotDate
+                                SYSTEM SEQUENCE BY takenAt
+                                APPLY AS SNAPSHOT END WHEN kind = 'END'
+                                COLUMNS * EXCEPT (kind)
+                                STORED AS BITEMPORAL;
+                                """)
+                        .flows()
+                        .get(0);
+        assertThat(flow)
+                .isEqualTo(
+                        AutoCdcFlow.fromSnapshot("employees", "employee_exports")
+                                .name("nightly")
+                                .keys("employeeId")
+                                .sequenceBy("snapshotDate")
+                                .systemSequenceBy("takenAt")
+                                .applyAsSnapshotEnd("kind = 'END'")
+                                .exceptColumnList(List.of("kind"))
+                                .storedAs(TargetType.BITEMPORAL)
+                                .build());
+        assertThat(flow.fromSnapshot()).isTrue();
+        assertThat(flow)
+                .isNotEqualTo(
+                        AutoCdcFlow.builder("employees", "employee_exports")
+                                .name("nightly")
+                                .keys("employeeId")
+                                .sequenceBy("snapshotDate")
+                                .systemSequenceBy("takenAt")
+                                .exceptColumnList(List.of("kind"))
+                                .storedAs(TargetType.BITEMPORAL)
+                                .build());
+    }
+
+    @Test
+    void aFlowFromSnapshotsRefusesTheClausesOfChangesNamingThem() {
+        String head =
+                "CREATE OR REFRESH STREAMING TABLE t;\n"
+                        + "CREATE FLOW f AS AUTO CDC INTO t FROM SNAPSHOT(s) KEYS (id)"
+                        + " SEQUENCE BY day\n";
+        for (String clause :
+                List.of(
+                        "APPLY AS DELETE WHEN op = 'D'",
+                        "APPLY AS TRUNCATE WHEN op = 'T'",
+                        "IGNORE NULL UPDATES",
+                        "COLUMNS TO UPDATE cols")) {
+            String name = clause.replaceAll(" (WHEN|cols).*", " $1").replace(" cols", "").trim();
+            assertThatThrownBy(() -> FlowScript.parse(head + clause + ";"))
+                    .isInstanceOf(FlowSyntaxException.class)
+                    .hasMessageContaining("line 2")
+                    .hasMessageContaining(name)
+                    .hasMessageContaining(
+                            "remove the clause, or read a change feed with FROM" + " STREAM(s)");
+        }
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE OR REFRESH STREAMING TABLE t;\nCREATE FLOW f AS"
+                                                + " AUTO CDC INTO t FROM STREAM(s) KEYS (id)"
+                                                + " SEQUENCE BY day APPLY AS SNAPSHOT END WHEN"
+                                                + " e;"))
+                .isInstanceOf(FlowSyntaxException.class)
+                .hasMessageContaining("APPLY AS SNAPSHOT END WHEN")
+                .hasMessageContaining("write FROM SNAPSHOT(s)");
+    }
+
+    @Test
     void theJavaBuilderTakesStoredAsScdTypeAsIntOrString() {
         assertThat(
                         AutoCdcFlow.builder("t", "s")

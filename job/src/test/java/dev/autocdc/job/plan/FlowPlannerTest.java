@@ -80,6 +80,43 @@ class FlowPlannerTest {
     }
 
     @Test
+    void aFlowFromSnapshotsLeavesItsVersionColumnsOutUnlessListed() {
+        environment();
+        List<PlannedFlow> f =
+                new FlowPlanner(tEnv)
+                        .plan(
+                                FlowScript.parse(
+                                        SOURCE
+                                                + "CREATE FLOW f AS AUTO CDC INTO t FROM"
+                                                + " SNAPSHOT(src) KEYS (id) SEQUENCE BY seq SYSTEM"
+                                                + " SEQUENCE BY recorded COLUMNS * EXCEPT (op,"
+                                                + " cols, seq) STORED AS BITEMPORAL;"));
+        assertThat(f.get(0).spec().snapshot()).isTrue();
+        assertThat(f.get(0).spec().targetType().getFieldNames())
+                .containsExactly(
+                        "id",
+                        "name",
+                        "city",
+                        "score",
+                        "__START_AT",
+                        "__END_AT",
+                        "__SYSTEM_START_AT",
+                        "__SYSTEM_END_AT");
+        environment();
+        List<PlannedFlow> kept =
+                new FlowPlanner(tEnv)
+                        .plan(
+                                FlowScript.parse(
+                                        SOURCE
+                                                + "CREATE FLOW f AS AUTO CDC INTO t FROM"
+                                                + " SNAPSHOT(src) KEYS (id) SEQUENCE BY seq"
+                                                + " COLUMNS (id, name, seq) STORED AS SCD TYPE"
+                                                + " 2;"));
+        assertThat(kept.get(0).spec().targetType().getFieldNames())
+                .containsExactly("id", "name", "seq", "__START_AT", "__END_AT");
+    }
+
+    @Test
     void theJavaBuilderPlansLikeTheSqlForm() {
         PlannedFlow sql =
                 plan("KEYS (id) APPLY AS DELETE WHEN op = \"D\" SEQUENCE BY seq SYSTEM SEQUENCE BY"

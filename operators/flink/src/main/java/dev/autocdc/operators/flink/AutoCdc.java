@@ -6,6 +6,7 @@ import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 /**
  * Wires a flow into a DataStream job: keyBy the flow's keys, then the AUTO CDC function; for an SCD
@@ -29,6 +30,9 @@ public final class AutoCdc {
             TypeInformation<RowData> outputType,
             String uid) {
         FlowKeySelector keys = new FlowKeySelector(spec);
+        if (spec.snapshot()) {
+            return fromSnapshots(events, spec, outputType, uid, keys);
+        }
         if (spec.truncateField() < 0) {
             return events.keyBy(keys)
                     .process(new AutoCdcFunction(spec))
@@ -58,6 +62,40 @@ public final class AutoCdc {
                 .returns(outputType)
                 .uid(uid)
                 .name("AUTO CDC " + spec.flow().name());
+    }
+
+    /**
+     * A flow from snapshots (SPEC §10): each source subtask announces the snapshots it sees ({@link
+     * SnapshotMarks}), one instance decides when each is complete ({@link SnapshotCompletion}), and
+     * the keyed {@link AutoCdcSnapshotFunction} applies complete snapshots key by key.
+     */
+    private static SingleOutputStreamOperator<RowData> fromSnapshots(
+            DataStream<RowData> events,
+            EngineSpec spec,
+            TypeInformation<RowData> outputType,
+            String uid,
+            FlowKeySelector keys) {
+        String name = spec.flow().name();
+        SingleOutputStreamOperator<RowData> rows =
+                events.process(new SnapshotMarks(spec))
+                        .returns(events.getType())
+                        .uid(uid + "-snapshot-marks")
+                        .name("snapshots of " + name);
+        DataStream<RowData> complete =
+                rows.getSideOutput(SnapshotMarks.marks(spec))
+                        .transform(
+                                "complete snapshots of " + name,
+                                InternalTypeInfo.of(SnapshotMarks.markType(spec)),
+                                new SnapshotCompletion(SnapshotMarks.markType(spec)))
+                        .setParallelism(1)
+                        .setMaxParallelism(1)
+                        .uid(uid + "-snapshot-completion");
+        return rows.keyBy(keys)
+                .connect(complete.broadcast(AutoCdcSnapshotFunction.completeDescriptor(spec)))
+                .process(new AutoCdcSnapshotFunction(spec))
+                .returns(outputType)
+                .uid(uid)
+                .name("AUTO CDC " + name);
     }
 
     private static boolean isTruncate(RowData row, int field) {

@@ -32,6 +32,18 @@ public class DeadLetter {
     /** Late-events output: the event would change history dropped by the history retention. */
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
+    /**
+     * Late events (SPEC §10): a row of a snapshot at or below one already complete, on a source
+     * that broke the per-split order; nothing else changes.
+     */
+    public static final String SNAPSHOT_OUT_OF_ORDER = "snapshot_out_of_order";
+
+    /** SPEC §10: a key with different rows in one snapshot; every such row is a dead letter. */
+    public static final String DUPLICATE_KEY_IN_SNAPSHOT = "duplicate_key_in_snapshot";
+
+    /** A row of kind DELETE or an unreadable end row in a flow from snapshots. */
+    public static final String NOT_A_SNAPSHOT_ROW = "NOT_A_SNAPSHOT_ROW";
+
     /** The flow's name. */
     public String flow;
 

@@ -37,6 +37,8 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;
  *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names,
  *       required with COLUMNS TO UPDATE);
+ *   <li>{@value #SNAPSHOT_END} (optional BOOLEAN, a flow from snapshots only, {@link
+ *       Builder#fromSnapshot}): APPLY AS SNAPSHOT END WHEN;
  *   <li>{@value #CAST_FAILED} (optional STRING): the clause whose CAST could not convert the
  *       record, which goes to the dead letters; {@value #TOPIC}, {@value #PARTITION}, {@value
  *       #OFFSET} (optional): where a dead letter came from;
@@ -55,6 +57,13 @@ public final class EngineSpec implements Serializable {
     public static final String DELETE = "__delete";
     public static final String TRUNCATE = "__truncate";
     public static final String COLUMNS_TO_UPDATE = "__columns_to_update";
+
+    /**
+     * Optional BOOLEAN, flows from snapshots only: APPLY AS SNAPSHOT END WHEN; a row where it holds
+     * is no data but ends the snapshot of its sequences on its split (SPEC §10). Null counts as
+     * false.
+     */
+    public static final String SNAPSHOT_END = "__snapshot_end";
 
     /**
      * Optional STRING: the clause whose CAST could not convert the record's value (the row is a
@@ -85,6 +94,7 @@ public final class EngineSpec implements Serializable {
                     DELETE,
                     TRUNCATE,
                     COLUMNS_TO_UPDATE,
+                    SNAPSHOT_END,
                     CAST_FAILED,
                     TOPIC,
                     PARTITION,
@@ -120,6 +130,8 @@ public final class EngineSpec implements Serializable {
     private final int deleteField;
     private final int truncateField;
     private final int columnsToUpdateField;
+    private final boolean snapshot;
+    private final int snapshotEndField;
     private final String controlPrefix;
     private final OutputMode outputMode;
     private final Duration tombstoneRetention;
@@ -136,6 +148,9 @@ public final class EngineSpec implements Serializable {
         this.deleteField = del;
         this.truncateField = trunc;
         this.columnsToUpdateField = ctu;
+        this.snapshot = b.snapshot;
+        this.snapshotEndField =
+                b.input.getFieldNames().indexOf(controlName(b.controlPrefix, SNAPSHOT_END));
         this.controlPrefix = b.controlPrefix;
         this.outputMode = b.outputMode;
         this.tombstoneRetention = b.tombstoneRetention;
@@ -220,6 +235,19 @@ public final class EngineSpec implements Serializable {
 
     int columnsToUpdateField() {
         return columnsToUpdateField;
+    }
+
+    /**
+     * Whether the input rows are whole snapshots (SPEC §10) rather than changes: {@link
+     * AutoCdc#apply} then turns each complete snapshot into the changes it stands for.
+     */
+    public boolean snapshot() {
+        return snapshot;
+    }
+
+    /** The {@value #SNAPSHOT_END} column, or -1. */
+    int snapshotEndField() {
+        return snapshotEndField;
     }
 
     private transient Map<String, Integer> controlFields;
@@ -320,6 +348,7 @@ public final class EngineSpec implements Serializable {
         private Duration historyRetention;
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private String controlPrefix = DEFAULT_CONTROL_PREFIX;
+        private boolean snapshot;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -388,6 +417,17 @@ public final class EngineSpec implements Serializable {
          */
         public Builder controlPrefix(String prefix) {
             this.controlPrefix = prefix;
+            return this;
+        }
+
+        /**
+         * The input rows are whole snapshots (FROM SNAPSHOT, SPEC §10): the rows sharing a sequence
+         * (bitemporal: and a system sequence) are one snapshot, and a key a complete snapshot lacks
+         * is deleted at its sequence. Refuses the delete, truncate and COLUMNS TO UPDATE columns
+         * and IGNORE NULL UPDATES.
+         */
+        public Builder fromSnapshot() {
+            this.snapshot = true;
             return this;
         }
 
@@ -463,6 +503,17 @@ public final class EngineSpec implements Serializable {
             if (trunc >= 0) {
                 flow.applyAsTruncate();
             }
+            int end = names.indexOf(controlName(controlPrefix, SNAPSHOT_END));
+            if (snapshot) {
+                refuseInSnapshot(del, "APPLY AS DELETE WHEN");
+                refuseInSnapshot(trunc, "APPLY AS TRUNCATE WHEN");
+                refuseInSnapshot(ctu, "COLUMNS TO UPDATE");
+            } else if (end >= 0) {
+                throw new FlowDefinitionException(
+                        "APPLY AS SNAPSHOT END WHEN",
+                        "end rows belong to a flow from snapshots (FROM SNAPSHOT)");
+            }
+            checkBoolean(end, "APPLY AS SNAPSHOT END WHEN");
             checkBoolean(del, "APPLY AS DELETE WHEN");
             checkBoolean(trunc, "APPLY AS TRUNCATE WHEN");
             if (ctu >= 0) {
@@ -494,6 +545,9 @@ public final class EngineSpec implements Serializable {
                 }
             }
             Flow built = flow.build();
+            if (snapshot && !built.isFullRow()) { // columns to update were refused above
+                refuseInSnapshot(0, "IGNORE NULL UPDATES");
+            }
             for (int k : built.keyIndexes()) {
                 try {
                     TypeMapping.keyTypeInfo(input.getTypeAt(base.get(k)));
@@ -542,6 +596,18 @@ public final class EngineSpec implements Serializable {
                             RESERVED_COLUMN,
                             column);
                 }
+            }
+        }
+
+        /** SPEC §10: clauses that make no sense for whole snapshots. */
+        private void refuseInSnapshot(int field, String clause) {
+            if (field >= 0) {
+                throw new FlowDefinitionException(
+                        clause,
+                        "a flow from snapshots cannot have "
+                                + clause
+                                + ": a key missing from a complete snapshot is deleted, and each"
+                                + " snapshot row is the whole row");
             }
         }
 

@@ -3,6 +3,7 @@ package dev.autocdc.operators.flink;
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.Flow;
 import dev.autocdc.operators.core.Op;
+import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -209,6 +210,35 @@ final class EventDecoder {
                             + " or the key's tombstone expired)",
                         describe(input)),
                 input);
+    }
+
+    /**
+     * The id ({@link SnapshotId}) of the snapshot a row of a flow from snapshots belongs to, or
+     * null when its sequences cannot be read (null, or a value that does not convert).
+     */
+    byte[] snapshotId(RowData input) {
+        try {
+            Object sequence = field(input, spec.sequenceField());
+            if (!flow.sequenceCodec().isComplete(sequence)) {
+                return null;
+            }
+            byte[] system = null;
+            if (flow.targetType() == TargetType.BITEMPORAL) {
+                Object sys = field(input, spec.systemSequenceField());
+                if (!flow.systemSequenceCodec().isComplete(sys)) {
+                    return null;
+                }
+                system = flow.systemSequenceCodec().encode(sys);
+            }
+            return SnapshotId.of(flow.sequenceCodec().encode(sequence), system);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A dead letter or late event of the row, with its reason and message, uncounted. */
+    DeadLetter letterOf(RowData input, String reason, String message) {
+        return letter(input, reason, message);
     }
 
     private ChangeEvent reject(RowData input, Letters letters, String reason, String message) {

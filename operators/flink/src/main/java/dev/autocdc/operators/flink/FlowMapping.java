@@ -18,6 +18,8 @@ import java.util.Set;
  *       EXCEPT (list), in source order; the keys always (naming a key in EXCEPT is an error); never
  *       the COLUMNS TO UPDATE column (even a key). Every source column is data, whatever its name
  *       or kind (a metadata column too).
+ *   <li>A flow from snapshots leaves the SEQUENCE BY and SYSTEM SEQUENCE BY columns out unless
+ *       COLUMNS (list) names them ({@link Builder#snapshot}).
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
  *       event's value and is never tracked (SPEC §4).
  *   <li>A name refers to the source column of the same name, or else of the same name ignoring
@@ -71,6 +73,14 @@ public final class FlowMapping {
                         ? null
                         : new LinkedHashSet<>(resolveAll(source, b.columns, "COLUMNS"));
         Set<String> excepted = new LinkedHashSet<>();
+        if (b.snapshot && listed == null) {
+            // a kept version column would rewrite every row at every snapshot (SPEC §10)
+            excepted.addAll(sequence);
+            if (systemSequence != null) {
+                excepted.add(systemSequence);
+            }
+            excepted.removeAll(keys);
+        }
         if (b.columnsExcept != null) {
             for (String name : resolveAll(source, b.columnsExcept, "COLUMNS * EXCEPT")) {
                 if (keys.contains(name)) {
@@ -190,6 +200,7 @@ public final class FlowMapping {
         private String columnsToUpdate;
         private List<String> columns;
         private List<String> columnsExcept;
+        private boolean snapshot;
 
         private Builder(List<String> source) {
             this.source = List.copyOf(source);
@@ -218,6 +229,16 @@ public final class FlowMapping {
         /** COLUMNS (list); null: all columns. */
         public Builder columns(List<String> names) {
             this.columns = names == null ? null : List.copyOf(names);
+            return this;
+        }
+
+        /**
+         * A flow from snapshots (SPEC §10): unless COLUMNS (list) names them, the SEQUENCE BY and
+         * SYSTEM SEQUENCE BY columns are left out of the target (naming them in COLUMNS * EXCEPT is
+         * accepted too).
+         */
+        public Builder snapshot(boolean fromSnapshot) {
+            this.snapshot = fromSnapshot;
             return this;
         }
 

@@ -211,6 +211,24 @@ final class FlowRuntime implements Serializable {
         }
     }
 
+    /** The dead letter of a row that the row alone refuses, uncounted; null when it passes. */
+    DeadLetter refusal(RowData input) {
+        return decoder.refusal(input, false);
+    }
+
+    /**
+     * The row's event, or null after sending its dead letter (counted): for a flow from snapshots,
+     * which checks its rows when they arrive and applies them once their snapshot is complete.
+     */
+    ChangeEvent decode(RowData input, Effects fx) {
+        return decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+    }
+
+    /** The decoder of the flow's rows (for a flow from snapshots). */
+    EventDecoder decoder() {
+        return decoder;
+    }
+
     /**
      * A truncate from the broadcast input, as an event (any row of that input is one), or null
      * after sending it to the dead letters.

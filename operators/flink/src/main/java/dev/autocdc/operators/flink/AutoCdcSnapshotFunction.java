@@ -1,0 +1,474 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.SnapshotId;
+import dev.autocdc.operators.core.TargetType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.TimeDomain;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * AUTO CDC from snapshots (SPEC §10) as a keyed Flink function: holds each key's rows until their
+ * snapshot is complete, then applies the snapshot to the key as the changes it stands for, through
+ * the same {@link FlowRuntime} as change flows (targets, state layout and changelog are theirs).
+ * Keyed input: the rows ({@link SnapshotMarks} has taken the end rows out); broadcast input: the
+ * complete snapshots ({@link SnapshotCompletion}).
+ *
+ * <p>Per key, when the watermark reaches a snapshot the key waits for (an event-time timer), every
+ * complete snapshot after the last one the key applied is applied in order: the key's row is an
+ * upsert at the snapshot's sequences; a key without a row is deleted at them, where that changes
+ * something: SCD types 1 and 2 only when the key is present, so that absent keys cost nothing;
+ * bitemporal at every snapshot, since an older version restated later may need those deletes.
+ * Different rows of one key in one snapshot all go to the dead letters ({@value
+ * DeadLetter#DUPLICATE_KEY_IN_SNAPSHOT}) and, like a row dead-lettered when it arrived whose key
+ * and sequences could be read, leave the key as it was. A row of a snapshot at or below one already
+ * complete goes to the late events ({@value DeadLetter#SNAPSHOT_OUT_OF_ORDER}).
+ *
+ * <p>A present key (SCD) re-arms its timer just after the watermark, so that it is visited once per
+ * snapshot that completes and finds out it vanished without a scan; an absent key has no timer
+ * until a row of it arrives. Bitemporal keys all re-arm.
+ *
+ * <p>State (besides the target's, {@link AutoCdcFunction}):
+ *
+ * <ul>
+ *   <li>{@value #PENDING} (keyed map): snapshot id ({@link SnapshotId}, as an ISO-8859-1 string) to
+ *       the key's rows in it, as they arrived; a row that was dead-lettered when it arrived but
+ *       whose key and sequences could be read is kept with row kind UPDATE_BEFORE, which no
+ *       snapshot row has, and only holds the key's state at that snapshot;
+ *   <li>{@value #APPLIED} (keyed value): the last snapshot the key applied (BYTES), whether the key
+ *       is present after it (BOOLEAN), and the key's columns, to write its deletes;
+ *   <li>{@value #COMPLETE} (broadcast map): every complete snapshot's mark ({@link SnapshotMarks}),
+ *       by its id as an ISO-8859-1 string.
+ * </ul>
+ */
+public class AutoCdcSnapshotFunction
+        extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData>
+        implements CheckpointedFunction {
+    private static final long serialVersionUID = 1L;
+
+    public static final String PENDING = "auto-cdc-snapshot-pending";
+    public static final String APPLIED = "auto-cdc-snapshot-applied";
+    public static final String COMPLETE = "auto-cdc-snapshots-complete";
+
+    private static final int APPLIED_ID = 0;
+    private static final int APPLIED_PRESENT = 1;
+
+    private final FlowRuntime runtime;
+    private final EngineSpec spec;
+
+    private transient MapState<String, List<RowData>> pending;
+    private transient ValueState<RowData> applied;
+    private transient RowDataSerializer rows;
+    private transient SequenceClock clock;
+    private transient int[] keyFields;
+    private transient RowData.FieldGetter[] keyGetters;
+
+    /** The complete snapshots in order (a copy of the broadcast state); null until read. */
+    private transient TreeMap<byte[], RowData> complete;
+
+    public AutoCdcSnapshotFunction(EngineSpec spec) {
+        this.spec = spec;
+        this.runtime = new FlowRuntime(spec);
+    }
+
+    /** The broadcast state of complete snapshots. */
+    public static MapStateDescriptor<String, RowData> completeDescriptor(EngineSpec spec) {
+        return new MapStateDescriptor<>(
+                COMPLETE,
+                StringSerializer.INSTANCE,
+                new RowDataSerializer(SnapshotMarks.markType(spec)));
+    }
+
+    /** State accesses of the target so far (for tests and benchmarks). */
+    public StateAccessCounter stateAccesses() {
+        return runtime.stateAccesses();
+    }
+
+    /** The flow's metrics (for tests). */
+    EngineMetrics metrics() {
+        return runtime.metrics();
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        runtime.initializeShape(context);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // the shape's operator state is written once, in initializeState
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        runtime.open(KeyedStateAccess.of(getRuntimeContext()));
+        rows = new RowDataSerializer(spec.inputType());
+        pending =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        PENDING,
+                                        StringSerializer.INSTANCE,
+                                        new ListSerializer<>(rows)));
+        applied =
+                getRuntimeContext()
+                        .getState(
+                                new ValueStateDescriptor<>(
+                                        APPLIED, new RowDataSerializer(appliedType())));
+        clock = SnapshotMarks.clock(spec);
+        int[] keys = spec.flow().keyIndexes();
+        keyFields = new int[keys.length];
+        keyGetters = new RowData.FieldGetter[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            keyFields[i] = spec.baseFields()[keys[i]];
+            keyGetters[i] =
+                    RowData.createFieldGetter(
+                            spec.inputType().getTypeAt(keyFields[i]), keyFields[i]);
+        }
+    }
+
+    /** last applied snapshot id, present, then the key columns. */
+    private RowType appliedType() {
+        List<LogicalType> types = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        types.add(new VarBinaryType(VarBinaryType.MAX_LENGTH));
+        names.add("snapshot");
+        types.add(new BooleanType());
+        names.add("present");
+        for (int k : spec.flow().keyIndexes()) {
+            int f = spec.baseFields()[k];
+            types.add(spec.inputType().getTypeAt(f));
+            names.add(spec.inputType().getFieldNames().get(f));
+        }
+        return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
+    }
+
+    @Override
+    public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out)
+            throws Exception {
+        FlowRuntime.Effects fx = effects(ctx.timerService(), ctx);
+        EngineMetrics metrics = runtime.metrics();
+        if (row.getRowKind() == RowKind.UPDATE_BEFORE) {
+            metrics.skippedUpdateBefore.inc();
+            return;
+        }
+        EventDecoder decoder = runtime.decoder();
+        if (row.getRowKind() == RowKind.DELETE || SnapshotMarks.isEnd(spec, row)) {
+            metrics.deadLettered.inc();
+            fx.output(
+                    AutoCdcFunction.DEAD_LETTERS,
+                    decoder.letterOf(
+                            row,
+                            DeadLetter.NOT_A_SNAPSHOT_ROW,
+                            row.getRowKind() == RowKind.DELETE
+                                    ? "a snapshot's rows are inserts; the source retracted a row"
+                                    : "an end row whose sequences cannot be read"));
+            return;
+        }
+        byte[] id;
+        boolean held = false;
+        DeadLetter refused = runtime.refusal(row);
+        if (refused != null) {
+            metrics.deadLettered.inc();
+            fx.output(AutoCdcFunction.DEAD_LETTERS, refused);
+            id = DeadLetter.NULL_KEY.equals(refused.reason) ? null : decoder.snapshotId(row);
+            if (id == null) {
+                return; // no key or no snapshot to hold
+            }
+            held = true;
+        } else {
+            ChangeEvent event = runtime.decode(row, fx);
+            if (event == null) {
+                return; // a value that does not convert: dead-lettered
+            }
+            id = SnapshotId.of(event);
+        }
+        // Late by this instance's watermark alone: a snapshot's complete mark comes on another
+        // channel and may overtake rows of it sent earlier, but never the watermark that passes it.
+        long time = SnapshotMarks.time(clock, row);
+        if (time <= ctx.timerService().currentWatermark()) {
+            if (!held) {
+                late(row, fx);
+            }
+            return;
+        }
+        List<RowData> waiting = pending.get(text(id));
+        if (waiting == null) {
+            waiting = new ArrayList<>(1);
+            ctx.timerService().registerEventTimeTimer(time);
+        }
+        RowData copy = rows.copy(row);
+        if (held) {
+            copy.setRowKind(RowKind.UPDATE_BEFORE);
+        }
+        waiting.add(copy);
+        pending.put(text(id), waiting);
+    }
+
+    private void late(RowData row, FlowRuntime.Effects fx) {
+        runtime.metrics().droppedLate.inc();
+        fx.output(
+                AutoCdcFunction.LATE_EVENTS,
+                runtime.decoder()
+                        .letterOf(
+                                row,
+                                DeadLetter.SNAPSHOT_OUT_OF_ORDER,
+                                "the row's snapshot is at or below one already complete: its"
+                                        + " split delivered it after a later snapshot's row or end"
+                                        + " row; nothing else changes"));
+    }
+
+    @Override
+    public void processBroadcastElement(RowData mark, Context ctx, Collector<RowData> out)
+            throws Exception {
+        completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
+        byte[] id = mark.getBinary(SnapshotMarks.ID);
+        ctx.getBroadcastState(completeDescriptor(spec)).put(text(id), mark);
+        complete.put(id, mark);
+    }
+
+    private void completeSnapshots(ReadOnlyBroadcastState<String, RowData> state) throws Exception {
+        if (complete == null) {
+            complete = new TreeMap<>(SnapshotId::compare);
+            for (Map.Entry<String, RowData> e : state.immutableEntries()) {
+                complete.put(e.getValue().getBinary(SnapshotMarks.ID), e.getValue());
+            }
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
+            throws Exception {
+        FlowRuntime.Effects fx = effects(ctx.timerService(), ctx);
+        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
+            runtime.onTimer(timestamp, ctx.getCurrentKey(), fx);
+            return;
+        }
+        completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
+        catchUp(ctx.timerService(), fx, out);
+    }
+
+    /** Applies every complete snapshot after the key's last, in order; then re-arms. */
+    private void catchUp(TimerService timers, FlowRuntime.Effects fx, Collector<RowData> out)
+            throws Exception {
+        boolean everySnapshot = spec.flow().targetType() == TargetType.BITEMPORAL;
+        RowData state = applied.value();
+        byte[] cursor = state == null ? null : state.getBinary(APPLIED_ID);
+        boolean present = state != null && state.getBoolean(APPLIED_PRESENT);
+        TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
+        for (Map.Entry<String, List<RowData>> e : pending.entries()) {
+            waiting.put(id(e.getKey()), e.getValue());
+        }
+        Object[] key = state != null ? keyOf(state, 2) : keyOfRows(waiting);
+        if (key == null) {
+            return; // nothing of this key is left
+        }
+        byte[] last = cursor;
+        byte[] next = cursor == null ? first(complete) : complete.higherKey(cursor);
+        while (next != null) {
+            if (!present && !everySnapshot) {
+                // an absent key changes only at its next row
+                byte[] row = waiting.isEmpty() ? null : waiting.firstKey();
+                next = row == null ? null : complete.ceilingKey(row);
+                if (next == null) {
+                    break;
+                }
+            }
+            List<RowData> rowsOfKey = waiting.remove(next);
+            if (rowsOfKey == null) {
+                if (present || everySnapshot) {
+                    runtime.process(delete(key, complete.get(next)), fx, out, null);
+                }
+                present = false;
+            } else {
+                pending.remove(text(next));
+                present = applyRows(rowsOfKey, present, fx, out);
+            }
+            last = next;
+            next = complete.higherKey(next);
+        }
+        long watermark = timers.currentWatermark();
+        Long earliest = null;
+        for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
+            long time = SnapshotMarks.time(clock, e.getValue().get(0));
+            if (time <= watermark && !complete.containsKey(e.getKey())) {
+                pending.remove(text(e.getKey())); // its snapshot was never announced in time
+                for (RowData r : e.getValue()) {
+                    if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
+                        late(r, fx);
+                    }
+                }
+            } else if (time > watermark) {
+                earliest = earliest == null ? time : Math.min(earliest, time);
+            }
+        }
+        if (last != null && (present || everySnapshot || earliest != null)) {
+            applied.update(appliedRow(last, present, key));
+        } else if (last != null) {
+            applied.clear(); // an absent key without rows: nothing to remember (SCD)
+        }
+        if (earliest != null) {
+            timers.registerEventTimeTimer(earliest);
+        } else if ((present || everySnapshot) && watermark < Long.MAX_VALUE) {
+            timers.registerEventTimeTimer(watermark + 1);
+        }
+    }
+
+    /**
+     * Applies a key's rows of one snapshot; returns whether the key is present after it. Rows equal
+     * on the target's columns are one; different rows, and rows only held (dead-lettered on
+     * arrival), leave the key as it was.
+     */
+    private boolean applyRows(
+            List<RowData> rowsOfKey,
+            boolean present,
+            FlowRuntime.Effects fx,
+            Collector<RowData> out)
+            throws Exception {
+        List<RowData> valid = new ArrayList<>(rowsOfKey.size());
+        for (RowData r : rowsOfKey) {
+            if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
+                valid.add(r);
+            }
+        }
+        if (valid.isEmpty()) {
+            return present;
+        }
+        if (valid.size() > 1) {
+            Object[] first = runtime.decode(valid.get(0), fx).row();
+            boolean conflict = false;
+            for (RowData r : valid.subList(1, valid.size())) {
+                conflict |= !Arrays.deepEquals(first, runtime.decode(r, fx).row());
+            }
+            if (conflict) {
+                for (RowData r : valid) {
+                    runtime.metrics().deadLettered.inc();
+                    fx.output(
+                            AutoCdcFunction.DEAD_LETTERS,
+                            runtime.decoder()
+                                    .letterOf(
+                                            r,
+                                            DeadLetter.DUPLICATE_KEY_IN_SNAPSHOT,
+                                            "the key has "
+                                                    + valid.size()
+                                                    + " different rows in one snapshot; all are"
+                                                    + " dead letters and the key stays as it was"));
+                }
+                return present;
+            }
+        }
+        runtime.process(valid.get(0), fx, out, null);
+        return true;
+    }
+
+    /**
+     * A snapshot id as a map key: its bytes as ISO-8859-1 characters, one per byte (a heap map
+     * compares byte arrays by identity).
+     */
+    private static String text(byte[] id) {
+        return new String(id, StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] id(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] first(TreeMap<byte[], RowData> map) {
+        return map.isEmpty() ? null : map.firstKey();
+    }
+
+    /** A delete of the key at a complete snapshot's sequences, as an input row. */
+    private RowData delete(Object[] key, RowData mark) {
+        GenericRowData row = new GenericRowData(RowKind.DELETE, spec.inputType().getFieldCount());
+        for (int i = 0; i < keyFields.length; i++) {
+            row.setField(keyFields[i], key[i]);
+        }
+        row.setField(
+                spec.sequenceField(),
+                markField(mark, SnapshotMarks.SEQUENCE, spec.sequenceField()));
+        if (spec.systemSequenceField() >= 0) {
+            row.setField(
+                    spec.systemSequenceField(),
+                    markField(mark, SnapshotMarks.SYSTEM_SEQUENCE, spec.systemSequenceField()));
+        }
+        return row;
+    }
+
+    private Object markField(RowData mark, int pos, int inputField) {
+        return RowData.createFieldGetter(spec.inputType().getTypeAt(inputField), pos)
+                .getFieldOrNull(mark);
+    }
+
+    private Object[] keyOf(RowData row, int offset) {
+        Object[] key = new Object[keyFields.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] =
+                    RowData.createFieldGetter(spec.inputType().getTypeAt(keyFields[i]), offset + i)
+                            .getFieldOrNull(row);
+        }
+        return key;
+    }
+
+    private Object[] keyOfRows(TreeMap<byte[], List<RowData>> waiting) {
+        if (waiting.isEmpty()) {
+            return null;
+        }
+        RowData row = waiting.firstEntry().getValue().get(0);
+        Object[] key = new Object[keyFields.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = keyGetters[i].getFieldOrNull(row);
+        }
+        return key;
+    }
+
+    private RowData appliedRow(byte[] id, boolean present, Object[] key) {
+        GenericRowData row = new GenericRowData(2 + key.length);
+        row.setField(APPLIED_ID, id);
+        row.setField(APPLIED_PRESENT, present);
+        for (int i = 0; i < key.length; i++) {
+            row.setField(2 + i, key[i]);
+        }
+        return row;
+    }
+
+    private static FlowRuntime.Effects effects(TimerService timers, ReadOnlyContext ctx) {
+        return new FlowRuntime.Effects() {
+            @Override
+            public TimerService timerService() {
+                return timers;
+            }
+
+            @Override
+            public <X> void output(OutputTag<X> tag, X value) {
+                ctx.output(tag, value);
+            }
+        };
+    }
+}

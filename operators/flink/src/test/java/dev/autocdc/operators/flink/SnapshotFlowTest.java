@@ -1,0 +1,350 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.reference.ReferenceModel;
+import dev.autocdc.operators.reference.SnapshotReference;
+import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * AUTO CDC FROM SNAPSHOT (SPEC §10) against {@link SnapshotReference}, the model written from the
+ * SPEC alone: random snapshot sequences for the three target types, fed to the keyed function in a
+ * harness either as a bounded input (every row in a random order, then every snapshot complete) or
+ * as a stream (snapshots in order, each completed by the watermark before the next), on both
+ * backends.
+ */
+class SnapshotFlowTest {
+
+    private static final ReferenceModel.Options OPTIONS =
+            new ReferenceModel.Options(List.of("v1", "v2"), Set.of(), false, null, null, null);
+
+    static EngineSpec spec(TargetType type) {
+        List<LogicalType> types =
+                new ArrayList<>(
+                        List.of(
+                                new IntType(),
+                                VarCharType.STRING_TYPE,
+                                VarCharType.STRING_TYPE,
+                                new IntType(false)));
+        List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
+        if (type == TargetType.BITEMPORAL) {
+            types.add(new IntType(false));
+            names.add("__sys");
+        }
+        return EngineSpec.builder(
+                        "snapshots",
+                        type,
+                        RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0])))
+                .keys("id")
+                .fromSnapshot()
+                .build();
+    }
+
+    /** The keyed function in a harness with one instance. */
+    private static final class Run implements AutoCloseable {
+        final EngineSpec spec;
+        final KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness;
+        final ChangelogTable table;
+        private int drained;
+
+        Run(EngineSpec spec, Backend backend) throws Exception {
+            this.spec = spec;
+            FlowKeySelector keys = new FlowKeySelector(spec);
+            harness =
+                    new KeyedBroadcastOperatorTestHarness<>(
+                            new CoBroadcastWithKeyedOperator<>(
+                                    new AutoCdcSnapshotFunction(spec),
+                                    List.of(AutoCdcSnapshotFunction.completeDescriptor(spec))),
+                            keys,
+                            keys.getProducedType(),
+                            1,
+                            1,
+                            0);
+            harness.setStateBackend(backend.create());
+            harness.open();
+            table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+        }
+
+        RowData row(SnapshotRow r) {
+            List<Object> values = new ArrayList<>();
+            values.add(r.key());
+            values.addAll(r.values());
+            values.add(r.version());
+            if (r.sys() != null) {
+                values.add(r.sys());
+            }
+            return TruncateTest.OperatorRunRows.of(spec.inputType(), values.toArray());
+        }
+
+        /** The mark SnapshotMarks would announce for the row's snapshot. */
+        RowData mark(SnapshotRow r) {
+            RowData row = row(r);
+            GenericRowData mark = new GenericRowData(4);
+            mark.setField(SnapshotMarks.ID, new EventDecoder(spec, null).snapshotId(row));
+            mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(spec.clock(), row));
+            mark.setField(SnapshotMarks.SEQUENCE, r.version());
+            mark.setField(SnapshotMarks.SYSTEM_SEQUENCE, r.sys());
+            return mark;
+        }
+
+        void rows(List<SnapshotRow> rows) throws Exception {
+            for (SnapshotRow r : rows) {
+                harness.processElement(new StreamRecord<>(row(r)));
+            }
+        }
+
+        void complete(RowData mark) throws Exception {
+            harness.processBroadcastElement(new StreamRecord<>(mark));
+        }
+
+        void watermark(long time) throws Exception {
+            harness.processBroadcastWatermark(time);
+            harness.processWatermark(time);
+        }
+
+        /** Applies the output since the last call to the table, which checks every change. */
+        void drain() {
+            List<RowData> out = harness.extractOutputValues();
+            List<Change> changes = new ArrayList<>();
+            RowType target = spec.targetType();
+            for (RowData r : out.subList(drained, out.size())) {
+                Object[] values = new Object[target.getFieldCount()];
+                for (int f = 0; f < values.length; f++) {
+                    LogicalType t = target.getTypeAt(f);
+                    values[f] =
+                            TypeMapping.toJava(
+                                    t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+                }
+                changes.add(new Change(r.getRowKind(), values));
+            }
+            drained = out.size();
+            table.apply(changes);
+        }
+
+        int deadLetters() {
+            var letters = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
+            return letters == null ? 0 : letters.size();
+        }
+
+        int lateEvents() {
+            var late = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
+            return late == null ? 0 : late.size();
+        }
+
+        @Override
+        public void close() throws Exception {
+            harness.close();
+        }
+    }
+
+    private static Set<List<Object>> expected(TargetType type, List<SnapshotRow> rows) {
+        SnapshotReference.Result r =
+                switch (type) {
+                    case SCD1 -> SnapshotReference.scd1(rows, OPTIONS);
+                    case SCD2 -> SnapshotReference.scd2(rows, OPTIONS);
+                    default -> SnapshotReference.bitemporal(rows, OPTIONS);
+                };
+        return r.table().stream().map(ArrayList::new).collect(Collectors.toSet());
+    }
+
+    private static int expectedDeadLetters(TargetType type, List<SnapshotRow> rows) {
+        return SnapshotReference.deadLetters(rows, OPTIONS, type == TargetType.BITEMPORAL).size();
+    }
+
+    /**
+     * Random snapshots: up to 6 of them over 4 keys, versions 1-8 (bitemporal: restated versions
+     * and shared system sequences), each key in a snapshot with probability 0.6 (so keys leave and
+     * return), values from a small domain, sometimes a copy of a row or a different second row.
+     */
+    static List<SnapshotRow> randomSnapshots(Random random, TargetType type) {
+        String[] domain = {"a", "b", null};
+        int count = 1 + random.nextInt(6);
+        Set<List<Integer>> ids = new HashSet<>();
+        List<SnapshotRow> rows = new ArrayList<>();
+        for (int s = 0; s < count; s++) {
+            int version = 1 + random.nextInt(8);
+            Integer sys = type == TargetType.BITEMPORAL ? 10 + random.nextInt(5) : null;
+            if (!ids.add(Arrays.asList(version, sys))) {
+                continue;
+            }
+            boolean any = false;
+            for (int key = 1; key <= 4; key++) {
+                if (random.nextDouble() >= 0.6 && (any || key < 4)) {
+                    continue;
+                }
+                any = true;
+                List<Object> values =
+                        Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]);
+                rows.add(new SnapshotRow(key, version, sys, values));
+                int extra = random.nextInt(12);
+                if (extra == 0) {
+                    rows.add(new SnapshotRow(key, version, sys, values)); // an equal copy
+                } else if (extra == 1) {
+                    rows.add(
+                            new SnapshotRow(
+                                    key,
+                                    version,
+                                    sys,
+                                    Arrays.asList("other", domain[random.nextInt(3)])));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** Cases per test: a RocksDB harness takes about 100 ms to open. */
+    private static int rounds(Backend backend) {
+        return backend == Backend.ROCKSDB ? 40 : 200;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void boundedInputInAnyRowOrderEqualsTheReference(Backend backend) throws Exception {
+        Random random = new Random(1610);
+        Map<TargetType, Integer> cases = new EnumMap<>(TargetType.class);
+        int withDeadLetters = 0;
+        int withVanishedKeys = 0;
+        for (int round = 0; round < rounds(backend); round++) {
+            for (TargetType type : TargetType.values()) {
+                List<SnapshotRow> rows = randomSnapshots(random, type);
+                List<SnapshotRow> shuffled = new ArrayList<>(rows);
+                Collections.shuffle(shuffled, random);
+                try (Run run = new Run(spec(type), backend)) {
+                    run.rows(shuffled);
+                    Map<List<Object>, RowData> marks = new LinkedHashMap<>();
+                    for (SnapshotRow r : shuffled) {
+                        marks.putIfAbsent(Arrays.asList(r.version(), r.sys()), run.mark(r));
+                    }
+                    for (RowData m : marks.values()) {
+                        run.complete(m);
+                    }
+                    run.watermark(Long.MAX_VALUE);
+                    run.drain();
+                    assertThat(run.table.rows())
+                            .as(type + " " + rows)
+                            .isEqualTo(expected(type, rows));
+                    int letters = expectedDeadLetters(type, rows);
+                    assertThat(run.deadLetters()).as(type + " " + rows).isEqualTo(letters);
+                    withDeadLetters += letters > 0 ? 1 : 0;
+                    withVanishedKeys +=
+                            SnapshotReference.events(rows, OPTIONS, type == TargetType.BITEMPORAL)
+                                            .stream()
+                                            .anyMatch(e -> e.kind() == ReferenceModel.Kind.DELETE)
+                                    ? 1
+                                    : 0;
+                    cases.merge(type, 1, Integer::sum);
+                }
+            }
+        }
+        System.out.println(
+                "snapshot property test (bounded, "
+                        + backend
+                        + "): "
+                        + cases
+                        + ", "
+                        + withDeadLetters
+                        + " with duplicate keys, "
+                        + withVanishedKeys
+                        + " with keys missing from a snapshot");
+        assertThat(withDeadLetters).isGreaterThan(rounds(backend) / 5);
+        assertThat(withVanishedKeys).isGreaterThan(rounds(backend) * 2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void snapshotsInOrderCompletedOneByOneEqualTheReference(Backend backend) throws Exception {
+        Random random = new Random(2611);
+        for (int round = 0; round < rounds(backend); round++) {
+            for (TargetType type : TargetType.values()) {
+                List<SnapshotRow> rows = randomSnapshots(random, type);
+                // the snapshots in the order they are applied: version; bitemporal: sys, version
+                TreeMap<List<Integer>, List<SnapshotRow>> inOrder =
+                        new TreeMap<>(
+                                (a, b) ->
+                                        type == TargetType.BITEMPORAL
+                                                ? a.get(1) != b.get(1).intValue()
+                                                        ? Integer.compare(a.get(1), b.get(1))
+                                                        : Integer.compare(a.get(0), b.get(0))
+                                                : Integer.compare(a.get(0), b.get(0)));
+                for (SnapshotRow r : rows) {
+                    inOrder.computeIfAbsent(
+                                    Arrays.asList(r.version(), r.sys() == null ? 0 : r.sys()),
+                                    k -> new ArrayList<>())
+                            .add(r);
+                }
+                try (Run run = new Run(spec(type), backend)) {
+                    Long previousTime = null;
+                    List<RowData> waiting = new ArrayList<>();
+                    for (List<SnapshotRow> snapshot : inOrder.values()) {
+                        RowData mark = run.mark(snapshot.get(0));
+                        long time = mark.getLong(SnapshotMarks.TIME);
+                        if (previousTime != null && time != previousTime) {
+                            // the rows of the next snapshot passed every split: complete the last
+                            for (RowData m : waiting) {
+                                run.complete(m);
+                            }
+                            waiting.clear();
+                            run.watermark(previousTime);
+                            run.drain();
+                        }
+                        List<SnapshotRow> shuffled = new ArrayList<>(snapshot);
+                        Collections.shuffle(shuffled, random);
+                        run.rows(shuffled);
+                        waiting.add(mark);
+                        previousTime = time;
+                    }
+                    for (RowData m : waiting) {
+                        run.complete(m);
+                    }
+                    run.watermark(Long.MAX_VALUE);
+                    run.drain();
+                    assertThat(run.table.rows())
+                            .as(type + " " + rows)
+                            .isEqualTo(expected(type, rows));
+                    assertThat(run.deadLetters())
+                            .as(type + " " + rows)
+                            .isEqualTo(expectedDeadLetters(type, rows));
+                    assertThat(run.lateEvents()).isZero();
+                    // a split that breaks the order: a row of the first snapshot, now complete
+                    SnapshotRow first = inOrder.firstEntry().getValue().get(0);
+                    run.rows(
+                            List.of(
+                                    new SnapshotRow(
+                                            first.key(),
+                                            first.version(),
+                                            first.sys(),
+                                            Arrays.asList("late", null))));
+                    run.drain();
+                    assertThat(run.lateEvents()).isOne();
+                    assertThat(run.table.rows()).isEqualTo(expected(type, rows));
+                }
+            }
+        }
+    }
+}
