@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
@@ -228,7 +229,12 @@ public final class FlowPlanner {
         SourceDecoding.Decoded decoded = null;
         if (options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER) {
             try {
-                decoded = SourceDecoding.decode(tEnv, flow.name(), flow.source());
+                decoded =
+                        SourceDecoding.decode(
+                                tEnv,
+                                flow.name(),
+                                flow.source(),
+                                snapshotWatermark(flow, sourceColumns));
             } catch (RuntimeException e) {
                 throw new FlowSyntaxException(
                         line,
@@ -295,6 +301,31 @@ public final class FlowPlanner {
                 options.lateEventsTable(flow.name()),
                 decoded == null ? null : decoded.letters(),
                 decoded != null);
+    }
+
+    /**
+     * The watermark of a flow from snapshots on an unbounded source: on the version, bitemporal the
+     * system sequence; null for a change flow or a STRUCT version (complete at the end of a bounded
+     * input only).
+     */
+    private static SnapshotWatermark snapshotWatermark(AutoCdcFlow flow, List<String> columns) {
+        if (!flow.fromSnapshot() || flow.sequenceIsStruct()) {
+            return null;
+        }
+        try {
+            String column =
+                    flow.storedAs() == TargetType.BITEMPORAL && flow.systemSequenceBy() != null
+                            ? FlowMapping.resolve(
+                                    columns, flow.systemSequenceBy(), "SYSTEM SEQUENCE BY")
+                            : FlowMapping.resolve(columns, flow.sequenceBy().get(0), "SEQUENCE BY");
+            String end =
+                    flow.applyAsSnapshotEnd() == null
+                            ? null
+                            : CastGuard.guard(flow.applyAsSnapshotEnd()).condition();
+            return new SnapshotWatermark(column, end);
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+        }
     }
 
     private static EngineSpec spec(

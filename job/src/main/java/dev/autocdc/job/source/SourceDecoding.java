@@ -62,6 +62,9 @@ public final class SourceDecoding {
 
     private static final String BYTES = "__autocdc_bytes";
 
+    /** The decoded stream's record time, declared only to carry the snapshots' watermark. */
+    private static final String ROWTIME = "__autocdc_rowtime";
+
     /**
      * The view the flow reads instead of its source, and the source's dead letters.
      *
@@ -88,6 +91,41 @@ public final class SourceDecoding {
         return "auto-cdc-decode-" + flow;
     }
 
+    /**
+     * Declares the snapshots' watermark on the table read as bytes: each value column as a computed
+     * column of the decoded record, so that the end condition reads as written, and the time column
+     * the watermark is on.
+     */
+    private static void watermark(
+            StreamTableEnvironment tEnv,
+            Schema.Builder twin,
+            String base,
+            SnapshotWatermark snapshots,
+            DeserializationSchema<RowData> decoder,
+            DataType valueType,
+            List<String> valueNames) {
+        try {
+            tEnv.createTemporarySystemFunction(
+                    SnapshotTimeFunction.NAME, SnapshotTimeFunction.class);
+        } catch (ValidationException e) {
+            // registered by another flow of the script
+        }
+        String record = base + "_snapshot_record";
+        tEnv.createTemporarySystemFunction(record, new SnapshotRecordFunction(decoder, valueType));
+        String decoded = quote(record) + "(" + quote(BYTES) + ")";
+        for (String column : valueNames) {
+            twin.columnByExpression(column, decoded + "." + quote(column));
+        }
+        String time = snapshots.timeExpression();
+        if (valueNames.contains(snapshots.column())) { // a computed column cannot read another
+            time =
+                    time.replace(
+                            quote(snapshots.column()), decoded + "." + quote(snapshots.column()));
+        }
+        twin.columnByExpression(SnapshotWatermark.TIME_COLUMN, time);
+        twin.watermark(SnapshotWatermark.TIME_COLUMN, snapshots.watermarkExpression());
+    }
+
     /** A type without its time attribute: the view's columns are plain data. */
     private static DataType plain(DataType t) {
         return DataTypeUtils.removeTimeAttribute(t);
@@ -105,6 +143,18 @@ public final class SourceDecoding {
      * @param source the source table's name as the flow names it
      */
     public static Decoded decode(StreamTableEnvironment tEnv, String flow, String source) {
+        return decode(tEnv, flow, source, null);
+    }
+
+    /**
+     * As {@link #decode(StreamTableEnvironment, String, String)}, for a flow from snapshots: when
+     * the source never ends and its snapshots are timed, the table read as bytes gets the
+     * snapshots' watermark ({@link SnapshotWatermark}).
+     *
+     * @param snapshots the flow's snapshot watermark; null for a change flow
+     */
+    public static Decoded decode(
+            StreamTableEnvironment tEnv, String flow, String source, SnapshotWatermark snapshots) {
         TableEnvironmentInternal internal = (TableEnvironmentInternal) tEnv;
         CatalogManager catalogs = internal.getCatalogManager();
         ObjectIdentifier id =
@@ -307,6 +357,16 @@ public final class SourceDecoding {
         fromRow.add(bytesField); // the record's bytes as read, not a copy
 
         String base = "__autocdc_" + flow;
+        boolean watermarked =
+                snapshots != null
+                        && SnapshotWatermark.unbounded(options)
+                        && table.getResolvedSchema()
+                                .getColumn(snapshots.column())
+                                .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
+                                .orElse(false);
+        if (watermarked) {
+            watermark(tEnv, twin, base, snapshots, decoder, valueType, valueNames);
+        }
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
         Table bytesTable = tEnv.from(quote(base + "_bytes"));
         // internal rows: no conversion to Row and back on every record
@@ -351,9 +411,13 @@ public final class SourceDecoding {
                         .uid(uid(flow));
         @SuppressWarnings({"unchecked", "rawtypes"})
         DataStream<Row> asRows = (DataStream) decoded; // RowData as it is, as FlowJob does
-        Table decodedTable =
-                tEnv.fromChangelogStream(
-                        asRows, Schema.newBuilder().fromRowDataType(outType).build(), mode);
+        Schema.Builder decodedSchema = Schema.newBuilder().fromRowDataType(outType);
+        if (watermarked) { // a table from a stream passes its watermarks on only when told to
+            decodedSchema
+                    .columnByMetadata(ROWTIME, DataTypes.TIMESTAMP_LTZ(3), "rowtime", true)
+                    .watermark(ROWTIME, "SOURCE_WATERMARK()");
+        }
+        Table decodedTable = tEnv.fromChangelogStream(asRows, decodedSchema.build(), mode);
         tEnv.createTemporaryView(quote(base + "_decoded"), decodedTable);
         StringBuilder select = new StringBuilder("SELECT ");
         for (Column c : columns) {

@@ -1,0 +1,86 @@
+package dev.autocdc.job.source;
+
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+
+/**
+ * The watermark of an unbounded source of a flow from snapshots (SPEC §10): per split (Kafka
+ * partition, file), just below the version of the last row read, or at it after an end row, so that
+ * once every split's watermark passes a snapshot, the snapshot is complete. Flink's sources keep
+ * watermarks per split and forward their least, and never advance a split by an idle timeout unless
+ * {@code table.exec.source.idle-timeout} is set (it must not be).
+ *
+ * <p>The decoding step reads the source as bytes; so the watermark is declared on the table that
+ * reads them ({@link SourceDecoding}): each value column as a computed column of the bytes decoded
+ * ({@link SnapshotRecordFunction}), a time column ({@value #TIME_COLUMN}, {@link
+ * SnapshotTimeFunction} of the version, bitemporal of the system sequence), and the watermark on
+ * it, which Flink evaluates inside the source, per split.
+ *
+ * @param column the source column that times snapshots: SEQUENCE BY, bitemporal SYSTEM SEQUENCE BY
+ * @param endCondition APPLY AS SNAPSHOT END WHEN as Flink SQL over the source's columns (its CASTs
+ *     made unable to fail), or null
+ */
+public record SnapshotWatermark(String column, String endCondition) {
+    /** The computed time column of the table read as bytes. */
+    public static final String TIME_COLUMN = "__autocdc_snapshot_time";
+
+    private static final Set<LogicalTypeRoot> TIMED =
+            Set.of(
+                    LogicalTypeRoot.DATE,
+                    LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
+                    LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
+                    LogicalTypeRoot.TINYINT,
+                    LogicalTypeRoot.SMALLINT,
+                    LogicalTypeRoot.INTEGER,
+                    LogicalTypeRoot.BIGINT);
+
+    /** Whether snapshots of a version of this type can be timed, so complete on a stream. */
+    public static boolean timed(LogicalType type) {
+        return TIMED.contains(type.getTypeRoot());
+    }
+
+    /**
+     * Whether a Kafka or filesystem table with these options never ends: a filesystem table that
+     * watches its path ({@code source.monitor-interval}), a Kafka table without a bounded mode. A
+     * bounded input completes every snapshot at its end, in any row order, and gets no watermark.
+     */
+    public static boolean unbounded(Map<String, String> options) {
+        String connector = options.get("connector");
+        if ("filesystem".equals(connector)) {
+            return options.containsKey("source.monitor-interval");
+        }
+        if ("kafka".equals(connector)) {
+            return options.getOrDefault("scan.bounded.mode", "unbounded").equals("unbounded");
+        }
+        return false;
+    }
+
+    /** The time column's expression over the column of the decoded record. */
+    String timeExpression() {
+        return SnapshotTimeFunction.NAME + "(" + quote(column) + ")";
+    }
+
+    /**
+     * The watermark: just below the row's time, so that a later snapshot's row passes the previous
+     * snapshot; at it for an end row, which passes its own snapshot.
+     */
+    String watermarkExpression() {
+        String below = quote(TIME_COLUMN) + " - INTERVAL '0.001' SECOND";
+        if (endCondition == null) {
+            return below;
+        }
+        return "CASE WHEN ("
+                + endCondition
+                + ") IS TRUE THEN "
+                + quote(TIME_COLUMN)
+                + " ELSE "
+                + below
+                + " END";
+    }
+
+    private static String quote(String identifier) {
+        return "`" + identifier.replace("`", "``") + "`";
+    }
+}
