@@ -106,7 +106,10 @@ public class AutoCdcSnapshotFunction
                 new RowDataSerializer(SnapshotMarks.markType(spec)));
     }
 
-    /** State accesses of the target so far (for tests and benchmarks). */
+    /**
+     * State accesses so far, this function's (pending rows, applied snapshot) and the target's (for
+     * tests and benchmarks).
+     */
     public StateAccessCounter stateAccesses() {
         return runtime.stateAccesses();
     }
@@ -219,6 +222,8 @@ public class AutoCdcSnapshotFunction
             }
             return;
         }
+        StateAccessCounter counter = runtime.stateAccesses();
+        counter.valueReads++;
         List<RowData> waiting = pending.get(text(id));
         if (waiting == null) {
             waiting = new ArrayList<>(1);
@@ -229,6 +234,7 @@ public class AutoCdcSnapshotFunction
             copy.setRowKind(RowKind.UPDATE_BEFORE);
         }
         waiting.add(copy);
+        counter.mapWrites++;
         pending.put(text(id), waiting);
     }
 
@@ -279,11 +285,15 @@ public class AutoCdcSnapshotFunction
     private void catchUp(TimerService timers, FlowRuntime.Effects fx, Collector<RowData> out)
             throws Exception {
         boolean everySnapshot = spec.flow().targetType() == TargetType.BITEMPORAL;
+        StateAccessCounter counter = runtime.stateAccesses();
+        counter.valueReads++;
         RowData state = applied.value();
         byte[] cursor = state == null ? null : state.getBinary(APPLIED_ID);
         boolean present = state != null && state.getBoolean(APPLIED_PRESENT);
         TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
+        counter.iteratorSteps++; // the seek
         for (Map.Entry<String, List<RowData>> e : pending.entries()) {
+            counter.iteratorSteps++;
             waiting.put(id(e.getKey()), e.getValue());
         }
         Object[] key = state != null ? keyOf(state, 2) : keyOfRows(waiting);
@@ -308,6 +318,7 @@ public class AutoCdcSnapshotFunction
                 }
                 present = false;
             } else {
+                counter.mapWrites++;
                 pending.remove(text(next));
                 present = applyRows(rowsOfKey, present, fx, out);
             }
@@ -319,6 +330,7 @@ public class AutoCdcSnapshotFunction
         for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
             long time = SnapshotMarks.time(clock, e.getValue().get(0));
             if (time <= watermark && !complete.containsKey(e.getKey())) {
+                counter.mapWrites++;
                 pending.remove(text(e.getKey())); // its snapshot was never announced in time
                 for (RowData r : e.getValue()) {
                     if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
@@ -330,8 +342,10 @@ public class AutoCdcSnapshotFunction
             }
         }
         if (last != null && (present || everySnapshot || earliest != null)) {
+            counter.valueWrites++;
             applied.update(appliedRow(last, present, key));
-        } else if (last != null) {
+        } else if (last != null && state != null) {
+            counter.valueWrites++;
             applied.clear(); // an absent key without rows: nothing to remember (SCD)
         }
         if (earliest != null) {

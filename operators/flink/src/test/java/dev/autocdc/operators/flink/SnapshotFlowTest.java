@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
-import dev.autocdc.operators.flink.OperatorRun.Change;
 import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.SnapshotReference;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -20,10 +20,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
-import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -64,103 +61,6 @@ class SnapshotFlowTest {
                 .keys("id")
                 .fromSnapshot()
                 .build();
-    }
-
-    /** The keyed function in a harness with one instance. */
-    private static final class Run implements AutoCloseable {
-        final EngineSpec spec;
-        final KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness;
-        final ChangelogTable table;
-        private int drained;
-
-        Run(EngineSpec spec, Backend backend) throws Exception {
-            this.spec = spec;
-            FlowKeySelector keys = new FlowKeySelector(spec);
-            harness =
-                    new KeyedBroadcastOperatorTestHarness<>(
-                            new CoBroadcastWithKeyedOperator<>(
-                                    new AutoCdcSnapshotFunction(spec),
-                                    List.of(AutoCdcSnapshotFunction.completeDescriptor(spec))),
-                            keys,
-                            keys.getProducedType(),
-                            1,
-                            1,
-                            0);
-            harness.setStateBackend(backend.create());
-            harness.open();
-            table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
-        }
-
-        RowData row(SnapshotRow r) {
-            List<Object> values = new ArrayList<>();
-            values.add(r.key());
-            values.addAll(r.values());
-            values.add(r.version());
-            if (r.sys() != null) {
-                values.add(r.sys());
-            }
-            return TruncateTest.OperatorRunRows.of(spec.inputType(), values.toArray());
-        }
-
-        /** The mark SnapshotMarks would announce for the row's snapshot. */
-        RowData mark(SnapshotRow r) {
-            RowData row = row(r);
-            GenericRowData mark = new GenericRowData(4);
-            mark.setField(SnapshotMarks.ID, new EventDecoder(spec, null).snapshotId(row));
-            mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(spec.clock(), row));
-            mark.setField(SnapshotMarks.SEQUENCE, r.version());
-            mark.setField(SnapshotMarks.SYSTEM_SEQUENCE, r.sys());
-            return mark;
-        }
-
-        void rows(List<SnapshotRow> rows) throws Exception {
-            for (SnapshotRow r : rows) {
-                harness.processElement(new StreamRecord<>(row(r)));
-            }
-        }
-
-        void complete(RowData mark) throws Exception {
-            harness.processBroadcastElement(new StreamRecord<>(mark));
-        }
-
-        void watermark(long time) throws Exception {
-            harness.processBroadcastWatermark(time);
-            harness.processWatermark(time);
-        }
-
-        /** Applies the output since the last call to the table, which checks every change. */
-        void drain() {
-            List<RowData> out = harness.extractOutputValues();
-            List<Change> changes = new ArrayList<>();
-            RowType target = spec.targetType();
-            for (RowData r : out.subList(drained, out.size())) {
-                Object[] values = new Object[target.getFieldCount()];
-                for (int f = 0; f < values.length; f++) {
-                    LogicalType t = target.getTypeAt(f);
-                    values[f] =
-                            TypeMapping.toJava(
-                                    t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
-                }
-                changes.add(new Change(r.getRowKind(), values));
-            }
-            drained = out.size();
-            table.apply(changes);
-        }
-
-        int deadLetters() {
-            var letters = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
-            return letters == null ? 0 : letters.size();
-        }
-
-        int lateEvents() {
-            var late = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
-            return late == null ? 0 : late.size();
-        }
-
-        @Override
-        public void close() throws Exception {
-            harness.close();
-        }
     }
 
     private static Set<List<Object>> expected(TargetType type, List<SnapshotRow> rows) {
@@ -235,7 +135,7 @@ class SnapshotFlowTest {
                 List<SnapshotRow> rows = randomSnapshots(random, type);
                 List<SnapshotRow> shuffled = new ArrayList<>(rows);
                 Collections.shuffle(shuffled, random);
-                try (Run run = new Run(spec(type), backend)) {
+                try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
                     run.rows(shuffled);
                     Map<List<Object>, RowData> marks = new LinkedHashMap<>();
                     for (SnapshotRow r : shuffled) {
@@ -298,7 +198,7 @@ class SnapshotFlowTest {
                                     k -> new ArrayList<>())
                             .add(r);
                 }
-                try (Run run = new Run(spec(type), backend)) {
+                try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
                     Long previousTime = null;
                     List<RowData> waiting = new ArrayList<>();
                     for (List<SnapshotRow> snapshot : inOrder.values()) {
@@ -345,6 +245,64 @@ class SnapshotFlowTest {
                     assertThat(run.table.rows()).isEqualTo(expected(type, rows));
                 }
             }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRestoreWhileASnapshotIsPendingLosesNothing(Backend backend) throws Exception {
+        Random random = new Random(3612);
+        int restoredWithPendingRows = 0;
+        for (int round = 0; round < rounds(backend) / 4; round++) {
+            for (TargetType type : TargetType.values()) {
+                List<SnapshotRow> rows = randomSnapshots(random, type);
+                List<SnapshotRow> shuffled = new ArrayList<>(rows);
+                Collections.shuffle(shuffled, random);
+                int cut = random.nextInt(shuffled.size() + 1);
+                Map<List<Object>, SnapshotRow> firstRows = new LinkedHashMap<>();
+                for (SnapshotRow r : shuffled) {
+                    firstRows.putIfAbsent(Arrays.asList(r.version(), r.sys()), r);
+                }
+                var state =
+                        snapshotAfter(type, backend, shuffled.subList(0, cut), firstRows.values());
+                restoredWithPendingRows += cut > 0 ? 1 : 0;
+                try (SnapshotRun run = new SnapshotRun(spec(type), backend, state)) {
+                    run.rows(shuffled.subList(cut, shuffled.size()));
+                    for (SnapshotRow first : firstRows.values()) {
+                        run.complete(run.mark(first));
+                    }
+                    run.watermark(Long.MAX_VALUE);
+                    run.drain();
+                    assertThat(run.table.rows())
+                            .as(type + " cut at " + cut + " of " + rows)
+                            .isEqualTo(expected(type, rows));
+                }
+            }
+        }
+        assertThat(restoredWithPendingRows).isGreaterThan(rounds(backend) / 2);
+    }
+
+    /**
+     * The state of a run that received {@code rows} and, complete but not yet passed by the
+     * watermark, half of the snapshots: their rows wait in state.
+     */
+    private static OperatorSubtaskState snapshotAfter(
+            TargetType type,
+            Backend backend,
+            List<SnapshotRow> rows,
+            Collection<SnapshotRow> firstRows)
+            throws Exception {
+        try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
+            run.rows(rows);
+            int i = 0;
+            for (SnapshotRow first : firstRows) {
+                if (i++ % 2 == 0) {
+                    run.complete(run.mark(first));
+                }
+            }
+            run.drain();
+            assertThat(run.table.rows()).isEmpty(); // nothing before the watermark
+            return run.harness.snapshot(1, 1);
         }
     }
 }

@@ -1,0 +1,126 @@
+package dev.autocdc.operators.flink;
+
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * {@link AutoCdcSnapshotFunction} in a harness with one instance: rows, complete snapshots (the
+ * marks {@link SnapshotMarks} would announce) and watermarks fed by hand, the changelog
+ * materialized and checked change by change. For tests.
+ */
+final class SnapshotRun implements AutoCloseable {
+
+    final EngineSpec spec;
+    final KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness;
+    final ChangelogTable table;
+    final AutoCdcSnapshotFunction function;
+    private int drained;
+
+    SnapshotRun(EngineSpec spec, Backend backend) throws Exception {
+        this(spec, backend, null);
+    }
+
+    /** A run restored from {@code state} (a snapshot of another run's harness). */
+    SnapshotRun(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
+        this.spec = spec;
+        FlowKeySelector keys = new FlowKeySelector(spec);
+        function = new AutoCdcSnapshotFunction(spec);
+        harness =
+                new KeyedBroadcastOperatorTestHarness<>(
+                        new CoBroadcastWithKeyedOperator<>(
+                                function,
+                                List.of(AutoCdcSnapshotFunction.completeDescriptor(spec))),
+                        keys,
+                        keys.getProducedType(),
+                        1,
+                        1,
+                        0);
+        harness.setStateBackend(backend.create());
+        if (state != null) {
+            harness.initializeState(state);
+        }
+        harness.open();
+        table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+    }
+
+    RowData row(SnapshotRow r) {
+        List<Object> values = new ArrayList<>();
+        values.add(r.key());
+        values.addAll(r.values());
+        values.add(r.version());
+        if (r.sys() != null) {
+            values.add(r.sys());
+        }
+        return TruncateTest.OperatorRunRows.of(spec.inputType(), values.toArray());
+    }
+
+    /** The mark SnapshotMarks would announce for the row's snapshot. */
+    RowData mark(SnapshotRow r) {
+        RowData row = row(r);
+        GenericRowData mark = new GenericRowData(4);
+        mark.setField(SnapshotMarks.ID, new EventDecoder(spec, null).snapshotId(row));
+        mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(spec.clock(), row));
+        mark.setField(SnapshotMarks.SEQUENCE, r.version());
+        mark.setField(SnapshotMarks.SYSTEM_SEQUENCE, r.sys());
+        return mark;
+    }
+
+    void rows(List<SnapshotRow> rows) throws Exception {
+        for (SnapshotRow r : rows) {
+            harness.processElement(new StreamRecord<>(row(r)));
+        }
+    }
+
+    void complete(RowData mark) throws Exception {
+        harness.processBroadcastElement(new StreamRecord<>(mark));
+    }
+
+    void watermark(long time) throws Exception {
+        harness.processBroadcastWatermark(time);
+        harness.processWatermark(time);
+    }
+
+    /** Applies the output since the last call to the table, which checks every change. */
+    void drain() {
+        List<RowData> out = harness.extractOutputValues();
+        List<Change> changes = new ArrayList<>();
+        RowType target = spec.targetType();
+        for (RowData r : out.subList(drained, out.size())) {
+            Object[] values = new Object[target.getFieldCount()];
+            for (int f = 0; f < values.length; f++) {
+                LogicalType t = target.getTypeAt(f);
+                values[f] =
+                        TypeMapping.toJava(t, RowData.createFieldGetter(t, f).getFieldOrNull(r));
+            }
+            changes.add(new Change(r.getRowKind(), values));
+        }
+        drained = out.size();
+        table.apply(changes);
+    }
+
+    int deadLetters() {
+        var letters = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
+        return letters == null ? 0 : letters.size();
+    }
+
+    int lateEvents() {
+        var late = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
+        return late == null ? 0 : late.size();
+    }
+
+    @Override
+    public void close() throws Exception {
+        harness.close();
+    }
+}
