@@ -171,4 +171,103 @@ class SnapshotFlowJobTest {
                     .containsExactlyInAnyOrderElementsOf(expected);
         }
     }
+
+    /**
+     * A directory watched for new files ({@code source.monitor-interval}), one file per nightly
+     * export, each ended by an end row: every export is applied as soon as its file is read,
+     * without waiting for the next night's.
+     */
+    @Test
+    void aWatchedDirectoryAppliesEachNightlyFileAsItArrives() throws Exception {
+        Path exports = Files.createDirectories(dir.resolve("watched"));
+        String flow =
+                """
+                CREATE TABLE user_exports (userId INT, city STRING, exportDay INT, kind STRING)
+                WITH ('connector' = 'filesystem', 'path' = '${dir}', 'format' = 'json',
+                      'source.monitor-interval' = '200ms');
+                CREATE OR REFRESH STREAMING TABLE users_history;
+                CREATE FLOW users AS AUTO CDC INTO users_history
+                FROM SNAPSHOT(user_exports)
+                KEYS (userId)
+                SEQUENCE BY exportDay
+                APPLY AS SNAPSHOT END WHEN kind = 'END'
+                COLUMNS * EXCEPT (kind)
+                STORED AS SCD TYPE 2;
+                """
+                        .replace("${dir}", exports.toString());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        List<PlannedFlow> planned = new FlowPlanner(tEnv).plan(FlowScript.parse(flow));
+        CloseableIterator<RowData> changelog =
+                new FlowJob(tEnv, planned).attach().get("users_history").collectAsync();
+        TargetTable table = new TargetTable(planned.get(0).spec());
+        var job = env.executeAsync("watched exports");
+        Thread reader =
+                new Thread(
+                        () -> {
+                            try (changelog) {
+                                while (changelog.hasNext()) {
+                                    RowData r = changelog.next();
+                                    synchronized (table) {
+                                        table.apply(r);
+                                    }
+                                }
+                            } catch (Exception e) {
+                                // the job was cancelled at the end of the test
+                            }
+                        });
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            nightly(exports, 1, List.of("1 Oaxaca", "2 Tijuana"));
+            awaitRows(
+                    table,
+                    List.of(
+                            "{\"userId\": 1, \"city\": \"Oaxaca\", \"__START_AT\": 1,"
+                                    + " \"__END_AT\": null}",
+                            "{\"userId\": 2, \"city\": \"Tijuana\", \"__START_AT\": 1,"
+                                    + " \"__END_AT\": null}"));
+            nightly(exports, 2, List.of("1 Merida"));
+            awaitRows(
+                    table,
+                    List.of(
+                            "{\"userId\": 1, \"city\": \"Oaxaca\", \"__START_AT\": 1,"
+                                    + " \"__END_AT\": 2}",
+                            "{\"userId\": 1, \"city\": \"Merida\", \"__START_AT\": 2,"
+                                    + " \"__END_AT\": null}",
+                            "{\"userId\": 2, \"city\": \"Tijuana\", \"__START_AT\": 1,"
+                                    + " \"__END_AT\": 2}"));
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    /** Writes one night's export, its end row last, as a new file (renamed in, complete). */
+    private static void nightly(Path dir, int day, List<String> users) throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (String u : users) {
+            String[] idCity = u.split(" ");
+            lines.add(
+                    "{\"userId\": %s, \"city\": \"%s\", \"exportDay\": %d}"
+                            .formatted(idCity[0], idCity[1], day));
+        }
+        lines.add("{\"kind\": \"END\", \"exportDay\": %d}".formatted(day));
+        Path hidden = dir.resolve(".export-" + day + ".json");
+        Files.write(hidden, lines);
+        Files.move(hidden, dir.resolve("export-" + day + ".json"));
+    }
+
+    private static void awaitRows(TargetTable table, List<String> expected) throws Exception {
+        List<String> sorted = expected.stream().sorted().toList();
+        long deadline = System.nanoTime() + java.time.Duration.ofMinutes(1).toNanos();
+        List<String> rows;
+        do {
+            Thread.sleep(100);
+            synchronized (table) {
+                rows = table.toJsonLines().lines().sorted().toList();
+            }
+        } while (!rows.equals(sorted) && System.nanoTime() < deadline);
+        assertThat(rows).isEqualTo(sorted);
+    }
 }
