@@ -59,6 +59,7 @@ public final class Demo {
             Demo demo = new Demo(out, kafka, Files.createTempDirectory("autocdc-demo-"));
             demo.users();
             demo.employees();
+            demo.employeeSnapshots();
             demo.companyA();
             if (demo.mismatches.isEmpty()) {
                 out.println("\nEvery table equals the reference.");
@@ -284,6 +285,74 @@ public final class Demo {
                         "2|Dana|Analyst");
             }
         }
+    }
+
+    /**
+     * SPEC §13 H: the employees as four whole snapshots instead of a change feed, with FROM
+     * SNAPSHOT: nothing says what changed; a role that differs opens a version, and a snapshot that
+     * restates an older date corrects the belief about it.
+     */
+    private void employeeSnapshots() throws Exception {
+        out.println(
+                "\n### The employees from nightly snapshots: FROM SNAPSHOT, STORED AS BITEMPORAL");
+        String source = topic("employee_snapshots");
+        String[][] snapshots = {
+            {"2025-01-01", "2025-01-02", "Owner", "Engineer"},
+            {"2025-03-01", "2025-03-01", "Manager", "Engineer"},
+            {"2025-02-01", "2025-03-15", "Team Lead", "Engineer"},
+            {"2025-01-01", "2025-04-01", "Owner", "Analyst"}
+        };
+        List<String> rows = new ArrayList<>();
+        for (String[] s : snapshots) {
+            for (int id = 1; id <= 2; id++) {
+                rows.add(
+                        "{\"employeeId\": %d, \"name\": \"%s\", \"role\": \"%s\", \"snapshotDate\": \"%s\", \"takenAt\": \"%s 00:00:00\"}"
+                                .formatted(id, id == 1 ? "Chris" : "Dana", s[1 + id], s[0], s[1]));
+            }
+        }
+        produce(source, rows);
+        String target = topic("employees_from_snapshots");
+        runFlow(
+                """
+                CREATE TABLE employee_snapshots (employeeId INT, name STRING, role STRING,
+                  snapshotDate DATE, takenAt TIMESTAMP(0))
+                WITH (%s, 'topic' = '%s', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE employees_from_snapshots
+                WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                      'key.format' = 'json', 'value.format' = 'json');
+                CREATE FLOW nightly AS AUTO CDC INTO employees_from_snapshots
+                FROM SNAPSHOT(employee_snapshots)
+                KEYS (employeeId)
+                SEQUENCE BY snapshotDate
+                SYSTEM SEQUENCE BY takenAt
+                STORED AS BITEMPORAL;
+                """
+                        .formatted(kafkaSource(), source, target, kafka.bootstrapServers()));
+        show(
+                "employees_from_snapshots after four snapshots (SPEC 13 H)",
+                read(target),
+                List.of(
+                        "employeeId",
+                        "name",
+                        "role",
+                        "__START_AT",
+                        "__END_AT",
+                        "__SYSTEM_START_AT",
+                        "__SYSTEM_END_AT"),
+                r -> true,
+                "1|Chris|Owner|2025-01-01|null|2025-01-02 00:00:00|2025-03-01 00:00:00",
+                "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 00:00:00|2025-03-15 00:00:00",
+                "1|Chris|Manager|2025-03-01|null|2025-03-01 00:00:00|null",
+                "1|Chris|Owner|2025-01-01|2025-02-01|2025-03-15 00:00:00|null",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01|2025-03-15 00:00:00|null",
+                "2|Dana|Engineer|2025-01-01|null|2025-01-02 00:00:00|2025-04-01 00:00:00",
+                "2|Dana|Analyst|2025-01-01|2025-02-01|2025-04-01 00:00:00|null",
+                "2|Dana|Engineer|2025-02-01|null|2025-04-01 00:00:00|null");
+        out.println(
+                "Chris's rows are the change feed's. Dana's differ: the snapshots of 2025-02-01"
+                        + " and 2025-03-01 say she was an Engineer then, so the correction of"
+                        + " 2025-01-01 to Analyst holds only until 2025-02-01 (the change feed"
+                        + " never said what she was on those dates).");
     }
 
     private void companyA() throws Exception {
