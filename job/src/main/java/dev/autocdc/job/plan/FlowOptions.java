@@ -98,6 +98,17 @@ public final class FlowOptions {
                                     + " (see [state](state.md)); any size restores state written"
                                     + " with any other");
 
+    public static final ConfigOption<Double> SNAPSHOT_HOLD_THRESHOLD =
+            ConfigOptions.key("snapshot-hold-threshold")
+                    .doubleType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "`FROM SNAPSHOT`: the safety valve. A snapshot with fewer rows than"
+                                    + " (1 - this share) times the last complete snapshot's is"
+                                    + " held: it and every later snapshot wait, its rows go to the"
+                                    + " late events (`snapshot_held`); raise it and restart from"
+                                    + " a savepoint to apply it ([snapshots](snapshots.md))");
+
     /** Each option with the default as the docs give it (a computed or absent default in words). */
     private record Documented(ConfigOption<?> option, String defaultText) {}
 
@@ -118,7 +129,8 @@ public final class FlowOptions {
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
                     new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"),
-                    new Documented(BAD_RECORDS, "`dead_letter`"));
+                    new Documented(BAD_RECORDS, "`dead_letter`"),
+                    new Documented(SNAPSHOT_HOLD_THRESHOLD, "off"));
 
     private final Map<String, Configuration> byFlow;
     private final Map<String, Integer> lines;
@@ -239,6 +251,11 @@ public final class FlowOptions {
         return value(flow, BAD_RECORDS);
     }
 
+    /** The share of missing rows that holds a snapshot; null: off. */
+    public Double snapshotHoldThreshold(String flow) {
+        return value(flow, SNAPSHOT_HOLD_THRESHOLD);
+    }
+
     /** A retention: a duration, or {@code forever} (also {@code none}) for no retention. */
     private Duration retention(String flow, ConfigOption<Duration> option) {
         String raw = byFlow.get(flow).toMap().get(option.key());
@@ -312,6 +329,9 @@ public final class FlowOptions {
         }
         if (option == CHANGELOG_MODE) {
             return "'retract' or 'upsert'";
+        }
+        if (option == SNAPSHOT_HOLD_THRESHOLD) {
+            return "a share between 0 and 1, such as 0.2";
         }
         return "a whole number from 1 to " + EngineSpec.MAX_BLOCK_SIZE;
     }

@@ -264,6 +264,9 @@ public final class FlowPlanner {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
         }
 
+        if (flow.fromSnapshot()) {
+            SnapshotSources.check(tEnv, flow, source, decoded);
+        }
         String sql = InputProjection.select(tEnv, flow, mapping, source, prefix, decoded);
         Table projection;
         try {
@@ -360,6 +363,7 @@ public final class FlowPlanner {
         b.tombstoneRetention(options.tombstoneRetention(flow.name()));
         b.historyRetention(options.historyRetention(flow.name()));
         b.blockSize(options.blockSize(flow.name()));
+        b.snapshotHoldThreshold(options.snapshotHoldThreshold(flow.name()));
         try {
             return b.build();
         } catch (FlowDefinitionException e) {

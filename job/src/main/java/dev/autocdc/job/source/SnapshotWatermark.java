@@ -57,9 +57,17 @@ public record SnapshotWatermark(String column, String endCondition) {
         return false;
     }
 
-    /** The time column's expression over the column of the decoded record. */
+    /**
+     * The time column's expression over the column of the decoded record; never null (a record the
+     * format cannot read gives the epoch, which moves no watermark): a null time fails the
+     * filesystem source's watermark step.
+     */
     String timeExpression() {
-        return SnapshotTimeFunction.NAME + "(" + quote(column) + ")";
+        return "COALESCE("
+                + SnapshotTimeFunction.NAME
+                + "("
+                + quote(column)
+                + "), TIMESTAMP '1970-01-01 00:00:00.000')";
     }
 
     /**

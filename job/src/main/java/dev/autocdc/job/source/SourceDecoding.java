@@ -74,9 +74,14 @@ public final class SourceDecoding {
      *     EngineSpec#controlPrefixAvoiding} of the source's columns; else empty
      * @param raw the view's last column, each record's bytes, named as {@link #RAW} under that
      *     prefix
+     * @param snapshotWatermark whether the table read as bytes declares the snapshots' watermark
      */
     public record Decoded(
-            String view, DataStream<DeadLetter> letters, List<String> coordinates, String raw) {}
+            String view,
+            DataStream<DeadLetter> letters,
+            List<String> coordinates,
+            String raw,
+            boolean snapshotWatermark) {}
 
     /**
      * The control column of the view that holds each record's bytes, for the dead letters of rows
@@ -103,7 +108,8 @@ public final class SourceDecoding {
             SnapshotWatermark snapshots,
             DeserializationSchema<RowData> decoder,
             DataType valueType,
-            List<String> valueNames) {
+            List<String> valueNames,
+            List<String> keyFields) {
         try {
             tEnv.createTemporarySystemFunction(
                     SnapshotTimeFunction.NAME, SnapshotTimeFunction.class);
@@ -114,16 +120,32 @@ public final class SourceDecoding {
         tEnv.createTemporarySystemFunction(record, new SnapshotRecordFunction(decoder, valueType));
         String decoded = quote(record) + "(" + quote(BYTES) + ")";
         for (String column : valueNames) {
-            twin.columnByExpression(column, decoded + "." + quote(column));
+            if (!keyFields.contains(column)) { // a Kafka key field is a column of the twin already
+                twin.columnByExpression(column, decoded + "." + quote(column));
+            }
         }
         String time = snapshots.timeExpression();
-        if (valueNames.contains(snapshots.column())) { // a computed column cannot read another
+        if (valueNames.contains(snapshots.column())
+                && !keyFields.contains(
+                        snapshots.column())) { // a computed column cannot read another
             time =
                     time.replace(
                             quote(snapshots.column()), decoded + "." + quote(snapshots.column()));
         }
         twin.columnByExpression(SnapshotWatermark.TIME_COLUMN, time);
         twin.watermark(SnapshotWatermark.TIME_COLUMN, snapshots.watermarkExpression());
+    }
+
+    /** A catalog table's options; null for a view or an unknown table. */
+    public static Map<String, String> options(StreamTableEnvironment tEnv, String source) {
+        TableEnvironmentInternal internal = (TableEnvironmentInternal) tEnv;
+        CatalogManager catalogs = internal.getCatalogManager();
+        ObjectIdentifier id =
+                catalogs.qualifyIdentifier(internal.getParser().parseIdentifier(source));
+        return catalogs.getTable(id)
+                .filter(t -> t.getResolvedTable() instanceof ResolvedCatalogTable)
+                .map(t -> ((ResolvedCatalogTable) t.getResolvedTable()).getOptions())
+                .orElse(null);
     }
 
     /** A type without its time attribute: the view's columns are plain data. */
@@ -365,7 +387,7 @@ public final class SourceDecoding {
                                 .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
                                 .orElse(false);
         if (watermarked) {
-            watermark(tEnv, twin, base, snapshots, decoder, valueType, valueNames);
+            watermark(tEnv, twin, base, snapshots, decoder, valueType, valueNames, keyFields);
         }
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
         Table bytesTable = tEnv.from(quote(base + "_bytes"));
@@ -443,6 +465,6 @@ public final class SourceDecoding {
         select.append(", ").append(quote(raw));
         select.append(" FROM ").append(quote(base + "_decoded"));
         tEnv.executeSql("CREATE TEMPORARY VIEW " + quote(base) + " AS " + select);
-        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns, raw);
+        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns, raw, watermarked);
     }
 }

@@ -117,6 +117,60 @@ class FlowPlannerTest {
     }
 
     @Test
+    void aFlowFromSnapshotsRefusesSourcesThatCouldNeverOrWronglyCompleteASnapshot() {
+        String files =
+                "CREATE TEMPORARY TABLE exports (id INT, name STRING, exportDay INT) WITH"
+                        + " ('connector' = 'filesystem', 'path' = '/tmp/none', 'format' = 'csv',"
+                        + " 'source.monitor-interval' = '1 min');\n"
+                        + "CREATE OR REFRESH STREAMING TABLE t;\n";
+        String flow =
+                "CREATE FLOW f AS AUTO CDC INTO t FROM SNAPSHOT(exports) KEYS (id) SEQUENCE BY"
+                        + " exportDay STORED AS SCD TYPE 2;";
+        environment();
+        assertThatThrownBy(() -> new FlowPlanner(tEnv).plan(FlowScript.parse(files + flow)))
+                .isInstanceOf(FlowSyntaxException.class)
+                .hasMessageContaining("FROM SNAPSHOT")
+                .hasMessageContaining("never ends, and its snapshots cannot be timed");
+        environment();
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "SET 'table.exec.source.idle-timeout' ="
+                                                                + " '5 s';\n"
+                                                                + files
+                                                                + flow)))
+                .hasMessageContaining("'table.exec.source.idle-timeout' is PT5S");
+        environment();
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "SET 'autocdc.f.snapshot-hold-threshold' ="
+                                                                + " '0.2';\n"
+                                                                + SOURCE
+                                                                + "CREATE FLOW f AS AUTO CDC INTO t"
+                                                                + " FROM STREAM(src) KEYS (id)"
+                                                                + " SEQUENCE BY seq;")))
+                .hasMessageContaining("only a flow FROM SNAPSHOT holds snapshots");
+        environment();
+        assertThatThrownBy(
+                        () ->
+                                new FlowPlanner(tEnv)
+                                        .plan(
+                                                FlowScript.parse(
+                                                        "SET 'autocdc.f.snapshot-hold-threshold' ="
+                                                                + " '1.5';\n"
+                                                                + SOURCE
+                                                                + "CREATE FLOW f AS AUTO CDC INTO t"
+                                                                + " FROM SNAPSHOT(src) KEYS (id)"
+                                                                + " SEQUENCE BY seq;")))
+                .hasMessageContaining("between 0 and 1");
+    }
+
+    @Test
     void theJavaBuilderPlansLikeTheSqlForm() {
         PlannedFlow sql =
                 plan("KEYS (id) APPLY AS DELETE WHEN op = \"D\" SEQUENCE BY seq SYSTEM SEQUENCE BY"

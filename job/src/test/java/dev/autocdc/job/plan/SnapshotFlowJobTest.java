@@ -173,6 +173,38 @@ class SnapshotFlowJobTest {
     }
 
     /**
+     * Bad lines in an export change nothing: a row without a key at a new version makes no snapshot
+     * (else it would delete every key), an unreadable line and a blank one are dead letters.
+     */
+    @Test
+    void rowsThatChangeNothingMakeNoSnapshot() throws Exception {
+        String flow =
+                """
+                CREATE TABLE user_exports (userId INT, city STRING, exportDay INT)
+                WITH ('connector' = 'filesystem', 'path' = '${dir}', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE users_history;
+                CREATE FLOW users AS AUTO CDC INTO users_history
+                FROM SNAPSHOT(user_exports)
+                KEYS (userId)
+                SEQUENCE BY exportDay
+                STORED AS SCD TYPE 2;
+                """;
+        List<String> lines =
+                List.of(
+                        "{\"userId\": 1, \"city\": \"Oaxaca\", \"exportDay\": 1}",
+                        "{\"userId\": 2, \"city\": \"Tijuana\", \"exportDay\": 1}",
+                        "{\"userId\": null, \"city\": \"Nowhere\", \"exportDay\": 2}",
+                        "{\"userId\": 3, \"city\": broken",
+                        "   ");
+        assertThat(run(flow, lines, 2, 7))
+                .containsExactlyInAnyOrder(
+                        "{\"userId\": 1, \"city\": \"Oaxaca\", \"__START_AT\": 1, \"__END_AT\":"
+                                + " null}",
+                        "{\"userId\": 2, \"city\": \"Tijuana\", \"__START_AT\": 1,"
+                                + " \"__END_AT\": null}");
+    }
+
+    /**
      * A directory watched for new files ({@code source.monitor-interval}), one file per nightly
      * export, each ended by an end row: every export is applied as soon as its file is read,
      * without waiting for the next night's.

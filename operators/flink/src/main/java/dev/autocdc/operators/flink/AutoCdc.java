@@ -77,8 +77,7 @@ public final class AutoCdc {
             FlowKeySelector keys) {
         String name = spec.flow().name();
         SingleOutputStreamOperator<RowData> rows =
-                events.process(new SnapshotMarks(spec))
-                        .returns(events.getType())
+                events.transform("snapshots of " + name, events.getType(), new SnapshotMarks(spec))
                         .uid(uid + "-snapshot-marks")
                         .name("snapshots of " + name);
         DataStream<RowData> complete =
@@ -86,7 +85,10 @@ public final class AutoCdc {
                         .transform(
                                 "complete snapshots of " + name,
                                 InternalTypeInfo.of(SnapshotMarks.markType(spec)),
-                                new SnapshotCompletion(SnapshotMarks.markType(spec)))
+                                new SnapshotCompletion(
+                                        SnapshotMarks.markType(spec),
+                                        name,
+                                        spec.snapshotHoldThreshold()))
                         .setParallelism(1)
                         .setMaxParallelism(1)
                         .uid(uid + "-snapshot-completion");

@@ -133,13 +133,7 @@ public class AutoCdcSnapshotFunction
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
         rows = new RowDataSerializer(spec.inputType());
-        pending =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>(
-                                        PENDING,
-                                        StringSerializer.INSTANCE,
-                                        new ListSerializer<>(rows)));
+        pending = getRuntimeContext().getMapState(pendingDescriptor());
         applied =
                 getRuntimeContext()
                         .getState(
@@ -155,6 +149,13 @@ public class AutoCdcSnapshotFunction
                     RowData.createFieldGetter(
                             spec.inputType().getTypeAt(keyFields[i]), keyFields[i]);
         }
+    }
+
+    private MapStateDescriptor<String, List<RowData>> pendingDescriptor() {
+        return new MapStateDescriptor<>(
+                PENDING,
+                StringSerializer.INSTANCE,
+                new ListSerializer<>(new RowDataSerializer(spec.inputType())));
     }
 
     /** last applied snapshot id, present, then the key columns. */
@@ -201,7 +202,7 @@ public class AutoCdcSnapshotFunction
         if (refused != null) {
             metrics.deadLettered.inc();
             fx.output(AutoCdcFunction.DEAD_LETTERS, refused);
-            id = DeadLetter.NULL_KEY.equals(refused.reason) ? null : decoder.snapshotId(row);
+            id = hasKey(row) ? decoder.snapshotId(row) : null;
             if (id == null) {
                 return; // no key or no snapshot to hold
             }
@@ -256,6 +257,39 @@ public class AutoCdcSnapshotFunction
             throws Exception {
         completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
         byte[] id = mark.getBinary(SnapshotMarks.ID);
+        if (mark.getBoolean(SnapshotMarks.HELD)) {
+            // the rows stay waiting (the watermark stays below the snapshot); copies show why
+            String key = text(id);
+            ctx.applyToKeyedState(
+                    pendingDescriptor(),
+                    (Object k, MapState<String, List<RowData>> rowsOfKey) -> {
+                        List<RowData> held = rowsOfKey.get(key);
+                        if (held == null) {
+                            return;
+                        }
+                        for (RowData r : held) {
+                            if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
+                                runtime.metrics().droppedLate.inc();
+                                ctx.output(
+                                        AutoCdcFunction.LATE_EVENTS,
+                                        runtime.decoder()
+                                                .letterOf(
+                                                        r,
+                                                        DeadLetter.SNAPSHOT_HELD,
+                                                        "the snapshot has "
+                                                                + mark.getLong(SnapshotMarks.ROWS)
+                                                                + " rows, too few against the last"
+                                                                + " complete one: it and every"
+                                                                + " later snapshot wait; raise"
+                                                                + " the flow's"
+                                                                + " snapshot-hold-threshold and"
+                                                                + " restart from a savepoint to"
+                                                                + " apply it"));
+                            }
+                        }
+                    });
+            return;
+        }
         ctx.getBroadcastState(completeDescriptor(spec)).put(text(id), mark);
         complete.put(id, mark);
     }
@@ -281,10 +315,15 @@ public class AutoCdcSnapshotFunction
         catchUp(ctx.timerService(), fx, out);
     }
 
-    /** Applies every complete snapshot after the key's last, in order; then re-arms. */
+    /**
+     * Applies, in order, every snapshot after the key's last that is complete and that this
+     * instance's watermark has passed (a complete mark may arrive before the rows of its snapshot
+     * on another channel, never after the watermark that passes it); then re-arms.
+     */
     private void catchUp(TimerService timers, FlowRuntime.Effects fx, Collector<RowData> out)
             throws Exception {
         boolean everySnapshot = spec.flow().targetType() == TargetType.BITEMPORAL;
+        long watermark = timers.currentWatermark();
         StateAccessCounter counter = runtime.stateAccesses();
         counter.valueReads++;
         RowData state = applied.value();
@@ -301,12 +340,18 @@ public class AutoCdcSnapshotFunction
             return; // nothing of this key is left
         }
         byte[] last = cursor;
-        byte[] next = cursor == null ? first(complete) : complete.higherKey(cursor);
+        byte[] next =
+                passed(cursor == null ? first(complete) : complete.higherKey(cursor), watermark);
         while (next != null) {
             if (!present && !everySnapshot) {
-                // an absent key changes only at its next row
-                byte[] row = waiting.isEmpty() ? null : waiting.firstKey();
-                next = row == null ? null : complete.ceilingKey(row);
+                // an absent key changes only at its next row of a passed, complete snapshot
+                next = null;
+                for (byte[] w : (last == null ? waiting : waiting.tailMap(last, false)).keySet()) {
+                    if (complete.containsKey(w)) {
+                        next = passed(w, watermark);
+                        break;
+                    }
+                }
                 if (next == null) {
                     break;
                 }
@@ -323,15 +368,17 @@ public class AutoCdcSnapshotFunction
                 present = applyRows(rowsOfKey, present, fx, out);
             }
             last = next;
-            next = complete.higherKey(next);
+            next = passed(complete.higherKey(next), watermark);
         }
-        long watermark = timers.currentWatermark();
         Long earliest = null;
         for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
             long time = SnapshotMarks.time(clock, e.getValue().get(0));
-            if (time <= watermark && !complete.containsKey(e.getKey())) {
+            boolean behind = last != null && SnapshotId.compare(e.getKey(), last) <= 0;
+            if (behind || (time <= watermark && !complete.containsKey(e.getKey()))) {
+                // its snapshot was applied before it came (a split broke the order, a replay
+                // after a restore), or was never announced in time: it can never apply
                 counter.mapWrites++;
-                pending.remove(text(e.getKey())); // its snapshot was never announced in time
+                pending.remove(text(e.getKey()));
                 for (RowData r : e.getValue()) {
                     if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
                         late(r, fx);
@@ -350,15 +397,22 @@ public class AutoCdcSnapshotFunction
         }
         if (earliest != null) {
             timers.registerEventTimeTimer(earliest);
-        } else if ((present || everySnapshot) && watermark < Long.MAX_VALUE) {
-            timers.registerEventTimeTimer(watermark + 1);
         }
+        if ((present || everySnapshot) && watermark < Long.MAX_VALUE) {
+            timers.registerEventTimeTimer(watermark + 1); // to find out at once if it vanishes
+        }
+    }
+
+    /** The snapshot if this instance's watermark has passed it; else null. */
+    private byte[] passed(byte[] id, long watermark) {
+        return id != null && complete.get(id).getLong(SnapshotMarks.TIME) <= watermark ? id : null;
     }
 
     /**
      * Applies a key's rows of one snapshot; returns whether the key is present after it. Rows equal
-     * on the target's columns are one; different rows, and rows only held (dead-lettered on
-     * arrival), leave the key as it was.
+     * on the target's columns are one. Different rows, or a row held because it was refused on
+     * arrival next to valid ones, leave the key as it was: every valid row then goes to the dead
+     * letters too, so that none is lost.
      */
     private boolean applyRows(
             List<RowData> rowsOfKey,
@@ -375,28 +429,28 @@ public class AutoCdcSnapshotFunction
         if (valid.isEmpty()) {
             return present;
         }
-        if (valid.size() > 1) {
+        boolean conflict = valid.size() < rowsOfKey.size();
+        if (!conflict && valid.size() > 1) {
             Object[] first = runtime.decode(valid.get(0), fx).row();
-            boolean conflict = false;
             for (RowData r : valid.subList(1, valid.size())) {
                 conflict |= !Arrays.deepEquals(first, runtime.decode(r, fx).row());
             }
-            if (conflict) {
-                for (RowData r : valid) {
-                    runtime.metrics().deadLettered.inc();
-                    fx.output(
-                            AutoCdcFunction.DEAD_LETTERS,
-                            runtime.decoder()
-                                    .letterOf(
-                                            r,
-                                            DeadLetter.DUPLICATE_KEY_IN_SNAPSHOT,
-                                            "the key has "
-                                                    + valid.size()
-                                                    + " different rows in one snapshot; all are"
-                                                    + " dead letters and the key stays as it was"));
-                }
-                return present;
+        }
+        if (conflict) {
+            for (RowData r : valid) {
+                runtime.metrics().deadLettered.inc();
+                fx.output(
+                        AutoCdcFunction.DEAD_LETTERS,
+                        runtime.decoder()
+                                .letterOf(
+                                        r,
+                                        DeadLetter.DUPLICATE_KEY_IN_SNAPSHOT,
+                                        "the key has "
+                                                + rowsOfKey.size()
+                                                + " different rows in one snapshot; all are"
+                                                + " dead letters and the key stays as it was"));
             }
+            return present;
         }
         runtime.process(valid.get(0), fx, out, null);
         return true;
@@ -438,6 +492,16 @@ public class AutoCdcSnapshotFunction
     private Object markField(RowData mark, int pos, int inputField) {
         return RowData.createFieldGetter(spec.inputType().getTypeAt(inputField), pos)
                 .getFieldOrNull(mark);
+    }
+
+    /** Whether every key column of the row is set (a null key is no key to hold). */
+    private boolean hasKey(RowData row) {
+        for (RowData.FieldGetter g : keyGetters) {
+            if (g.getFieldOrNull(row) == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Object[] keyOf(RowData row, int offset) {

@@ -38,6 +38,12 @@ public class DeadLetter {
      */
     public static final String SNAPSHOT_OUT_OF_ORDER = "snapshot_out_of_order";
 
+    /**
+     * Late events: a row of a snapshot the safety valve holds (it has too few rows against the last
+     * complete snapshot); the row also stays waiting, for a restore with a larger threshold.
+     */
+    public static final String SNAPSHOT_HELD = "snapshot_held";
+
     /** SPEC §10: a key with different rows in one snapshot; every such row is a dead letter. */
     public static final String DUPLICATE_KEY_IN_SNAPSHOT = "duplicate_key_in_snapshot";
 

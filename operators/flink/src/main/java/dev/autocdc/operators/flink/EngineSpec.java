@@ -132,6 +132,7 @@ public final class EngineSpec implements Serializable {
     private final int columnsToUpdateField;
     private final boolean snapshot;
     private final int snapshotEndField;
+    private final Double snapshotHoldThreshold;
     private final String controlPrefix;
     private final OutputMode outputMode;
     private final Duration tombstoneRetention;
@@ -149,6 +150,7 @@ public final class EngineSpec implements Serializable {
         this.truncateField = trunc;
         this.columnsToUpdateField = ctu;
         this.snapshot = b.snapshot;
+        this.snapshotHoldThreshold = b.snapshotHoldThreshold;
         this.snapshotEndField =
                 b.input.getFieldNames().indexOf(controlName(b.controlPrefix, SNAPSHOT_END));
         this.controlPrefix = b.controlPrefix;
@@ -243,6 +245,14 @@ public final class EngineSpec implements Serializable {
      */
     public boolean snapshot() {
         return snapshot;
+    }
+
+    /**
+     * A flow from snapshots: the share of the previous complete snapshot's rows a snapshot may lack
+     * before it is held (the safety valve against a truncated export); null: never held.
+     */
+    public Double snapshotHoldThreshold() {
+        return snapshotHoldThreshold;
     }
 
     /** The {@value #SNAPSHOT_END} column, or -1. */
@@ -349,6 +359,7 @@ public final class EngineSpec implements Serializable {
         private int blockSize = DEFAULT_BLOCK_SIZE;
         private String controlPrefix = DEFAULT_CONTROL_PREFIX;
         private boolean snapshot;
+        private Double snapshotHoldThreshold;
 
         private Builder(String flowName, TargetType type, RowType input) {
             this.flow = Flow.builder(flowName, type);
@@ -431,6 +442,17 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
+        /**
+         * A flow from snapshots: hold a snapshot that has fewer rows than {@code 1 - share} times
+         * the previous complete snapshot's (a truncated export must not delete half the history):
+         * it and every later snapshot wait, its rows go to the late events, until a restore with a
+         * larger share lets it through. Null (the default): never hold.
+         */
+        public Builder snapshotHoldThreshold(Double share) {
+            this.snapshotHoldThreshold = share;
+            return this;
+        }
+
         public Builder outputMode(OutputMode mode) {
             this.outputMode = mode;
             return this;
@@ -504,6 +526,17 @@ public final class EngineSpec implements Serializable {
                 flow.applyAsTruncate();
             }
             int end = names.indexOf(controlName(controlPrefix, SNAPSHOT_END));
+            if (snapshotHoldThreshold != null
+                    && (!snapshot || !(snapshotHoldThreshold > 0 && snapshotHoldThreshold < 1))) {
+                throw new FlowDefinitionException(
+                        "snapshot hold threshold",
+                        snapshot
+                                ? "the share of missing rows that holds a snapshot is between 0"
+                                        + " and 1 (0.2 holds a snapshot 20% smaller than the"
+                                        + " previous), not "
+                                        + snapshotHoldThreshold
+                                : "only a flow FROM SNAPSHOT holds snapshots; remove the setting");
+            }
             if (snapshot) {
                 refuseInSnapshot(del, "APPLY AS DELETE WHEN");
                 refuseInSnapshot(trunc, "APPLY AS TRUNCATE WHEN");

@@ -5,9 +5,15 @@ import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -16,33 +22,42 @@ import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
-import org.apache.flink.util.Collector;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.OutputTag;
 
 /**
  * The first step of a flow from snapshots (SPEC §10), on every source subtask before the keyed
- * exchange: passes the data rows on, and announces each snapshot it sees, once, as a <em>mark</em>
- * on the side output {@link #marks}, which {@link SnapshotCompletion} collects. An end row (APPLY
- * AS SNAPSHOT END WHEN) is announced and not passed on; an end row whose sequences cannot be read
- * is passed on, for the keyed step to dead-letter.
+ * exchange: passes the data rows on, counts the rows of each snapshot it sees (inserted rows with a
+ * key: a row that changes nothing makes no snapshot), and when its watermark passes a snapshot
+ * (every split of this subtask has), announces it with its count as a <em>mark</em> on the side
+ * output {@link #marks}, before forwarding that watermark; {@link SnapshotCompletion} sums them. An
+ * end row (APPLY AS SNAPSHOT END WHEN) counts no row and is not passed on; an end row whose
+ * sequences cannot be read is passed on, for the keyed step to dead-letter. A row of a snapshot the
+ * watermark has passed is passed on uncounted: the keyed step sends it to the late events. A
+ * bounded input ends with the greatest watermark, which announces every snapshot.
  *
  * <p>A mark is a row of {@link #markType}: the snapshot's {@link SnapshotId} (BYTES), its time
  * (BIGINT: the {@link SequenceClock} of its version, bitemporal of its system sequence; {@link
  * Long#MAX_VALUE} when that type has no number, so that it completes only at the end of a bounded
- * input), and its version and system sequence as the input holds them (null system sequence unless
- * bitemporal), from which a delete at the snapshot is written.
+ * input), its version and system sequence as the input holds them (null system sequence unless
+ * bitemporal), from which a delete at the snapshot is written, its rows (here: this subtask's) and
+ * whether it is held ({@link SnapshotCompletion}).
  *
- * <p>A mark leaves before the watermark that passes it, on the same channel: so that whoever sees
- * the watermark pass a snapshot's time has seen its mark. A subtask forgets the snapshots the
- * watermark has passed: a later row of one of them is late, and the keyed step says so.
+ * <p>Operator state {@value #COUNTING}: the snapshots counted and not yet announced.
  */
-final class SnapshotMarks extends ProcessFunction<RowData, RowData> {
+final class SnapshotMarks extends AbstractStreamOperator<RowData>
+        implements OneInputStreamOperator<RowData, RowData> {
     private static final long serialVersionUID = 1L;
+
+    /** Operator state: the snapshots counted and not yet announced, as marks. */
+    static final String COUNTING = "auto-cdc-snapshots-counting";
 
     static final int ID = 0;
     static final int TIME = 1;
     static final int SEQUENCE = 2;
     static final int SYSTEM_SEQUENCE = 3;
+    static final int ROWS = 4;
+    static final int HELD = 5;
 
     private final EngineSpec spec;
     private final OutputTag<RowData> marks;
@@ -50,9 +65,13 @@ final class SnapshotMarks extends ProcessFunction<RowData, RowData> {
     private transient SequenceClock clock;
     private transient RowData.FieldGetter sequence;
     private transient RowData.FieldGetter systemSequence;
+    private transient RowData.FieldGetter[] keys;
+    private transient ListState<RowData> state;
 
-    /** The snapshots announced and not yet passed by the watermark, by time. */
-    private transient TreeMap<Long, List<byte[]>> announced;
+    /** The snapshots seen and not yet passed by the watermark, by id, as marks with counts. */
+    private transient TreeMap<byte[], GenericRowData> counting;
+
+    private transient long watermark;
 
     SnapshotMarks(EngineSpec spec) {
         this.spec = spec;
@@ -66,7 +85,10 @@ final class SnapshotMarks extends ProcessFunction<RowData, RowData> {
                 InternalTypeInfo.of(markType(spec)));
     }
 
-    /** id BYTES, time BIGINT, version (the sequence's type), system sequence (or BOOLEAN). */
+    /**
+     * id BYTES, time BIGINT, version (the sequence's type), system sequence (or BOOLEAN), rows
+     * BIGINT, held BOOLEAN.
+     */
     static RowType markType(EngineSpec spec) {
         LogicalType seq = spec.inputType().getTypeAt(spec.sequenceField());
         LogicalType sys =
@@ -75,9 +97,14 @@ final class SnapshotMarks extends ProcessFunction<RowData, RowData> {
                         : new BooleanType();
         return RowType.of(
                 new LogicalType[] {
-                    new VarBinaryType(VarBinaryType.MAX_LENGTH), new BigIntType(false), seq, sys
+                    new VarBinaryType(VarBinaryType.MAX_LENGTH),
+                    new BigIntType(false),
+                    seq,
+                    sys,
+                    new BigIntType(false),
+                    new BooleanType(false)
                 },
-                new String[] {"id", "time", "version", "system_sequence"});
+                new String[] {"id", "time", "version", "system_sequence", "rows", "held"});
     }
 
     /** The time of a snapshot row ({@link SnapshotMarks}); the flow's clock, else MAX_VALUE. */
@@ -96,58 +123,119 @@ final class SnapshotMarks extends ProcessFunction<RowData, RowData> {
     }
 
     @Override
-    public void processElement(RowData row, Context ctx, Collector<RowData> out) {
-        if (decoder == null) {
-            decoder = new EventDecoder(spec, null); // snapshotId() counts nothing
-            clock = clock(spec);
-            announced = new TreeMap<>();
-            List<LogicalType> types = spec.inputType().getChildren();
-            sequence =
-                    RowData.createFieldGetter(
-                            types.get(spec.sequenceField()), spec.sequenceField());
-            systemSequence =
-                    spec.flow().targetType() == TargetType.BITEMPORAL
-                            ? RowData.createFieldGetter(
-                                    types.get(spec.systemSequenceField()),
-                                    spec.systemSequenceField())
-                            : null;
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        decoder = new EventDecoder(spec, null); // snapshotId() counts nothing
+        clock = clock(spec);
+        List<LogicalType> types = spec.inputType().getChildren();
+        sequence = RowData.createFieldGetter(types.get(spec.sequenceField()), spec.sequenceField());
+        systemSequence =
+                spec.flow().targetType() == TargetType.BITEMPORAL
+                        ? RowData.createFieldGetter(
+                                types.get(spec.systemSequenceField()), spec.systemSequenceField())
+                        : null;
+        int[] keyIndexes = spec.flow().keyIndexes();
+        keys = new RowData.FieldGetter[keyIndexes.length];
+        for (int i = 0; i < keys.length; i++) {
+            int f = spec.baseFields()[keyIndexes[i]];
+            keys[i] = RowData.createFieldGetter(types.get(f), f);
         }
-        boolean end = isEnd(spec, row);
-        byte[] id = decoder.snapshotId(row);
-        if (id != null) {
-            announce(row, id, ctx);
-        }
-        if (!end || id == null) {
-            out.collect(row);
+        state =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        COUNTING, InternalTypeInfo.of(markType(spec))));
+        counting = new TreeMap<>(SnapshotId::compare);
+        watermark = Long.MIN_VALUE;
+        for (RowData m : state.get()) { // rescaled: the counts add up wherever they land
+            byte[] id = m.getBinary(ID);
+            GenericRowData known = counting.get(id);
+            if (known == null) {
+                counting.put(id, copy(m));
+            } else {
+                known.setField(ROWS, known.getLong(ROWS) + m.getLong(ROWS));
+            }
         }
     }
 
-    private void announce(RowData row, byte[] id, Context ctx) {
-        long watermark = ctx.timerService().currentWatermark();
-        Iterator<Map.Entry<Long, List<byte[]>>> passed =
-                announced.headMap(watermark, true).entrySet().iterator();
-        while (passed.hasNext()) {
-            passed.next();
-            passed.remove();
-        }
-        long time = time(clock, row);
-        if (time <= watermark) {
-            return; // late: the keyed step sends the row to the late events
-        }
-        List<byte[]> same = announced.computeIfAbsent(time, t -> new ArrayList<>(1));
-        for (byte[] known : same) {
-            if (SnapshotId.compare(known, id) == 0) {
-                return;
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        state.update(new ArrayList<>(counting.values()));
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) {
+        RowData row = element.getValue();
+        boolean end = isEnd(spec, row);
+        byte[] id = decoder.snapshotId(row);
+        if (id != null && time(clock, row) > watermark && (end || isSnapshotRow(row))) {
+            GenericRowData mark = counting.get(id);
+            if (mark == null) {
+                mark = new GenericRowData(6);
+                mark.setField(ID, id);
+                mark.setField(TIME, time(clock, row));
+                mark.setField(SEQUENCE, sequence.getFieldOrNull(row));
+                mark.setField(
+                        SYSTEM_SEQUENCE,
+                        systemSequence == null ? null : systemSequence.getFieldOrNull(row));
+                mark.setField(ROWS, 0L);
+                mark.setField(HELD, false);
+                counting.put(id, mark);
+            }
+            if (!end) {
+                mark.setField(ROWS, mark.getLong(ROWS) + 1);
             }
         }
-        same.add(id);
-        GenericRowData mark = new GenericRowData(4);
-        mark.setField(ID, id);
-        mark.setField(TIME, time);
-        mark.setField(SEQUENCE, sequence.getFieldOrNull(row));
-        mark.setField(
+        if (!end || id == null) {
+            output.collect(element);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        watermark = Math.max(watermark, mark.getTimestamp());
+        for (Iterator<GenericRowData> it = counting.values().iterator(); it.hasNext(); ) {
+            GenericRowData m = it.next();
+            if (m.getLong(TIME) <= watermark) {
+                output.collect(marks, new StreamRecord<>(m));
+                it.remove();
+            }
+        }
+        super.processWatermark(mark);
+    }
+
+    /**
+     * Whether a data row makes its snapshot exist: an inserted row with a key. The keyed step
+     * dead-letters or skips the others, and a row that changes nothing must not create a snapshot
+     * that deletes every other key.
+     */
+    private boolean isSnapshotRow(RowData row) {
+        if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
+            return false;
+        }
+        for (RowData.FieldGetter k : keys) {
+            if (k.getFieldOrNull(row) == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private GenericRowData copy(RowData m) {
+        GenericRowData c = new GenericRowData(6);
+        c.setField(ID, m.getBinary(ID));
+        c.setField(TIME, m.getLong(TIME));
+        RowType type = markType(spec);
+        c.setField(
+                SEQUENCE,
+                RowData.createFieldGetter(type.getTypeAt(SEQUENCE), SEQUENCE).getFieldOrNull(m));
+        c.setField(
                 SYSTEM_SEQUENCE,
-                systemSequence == null ? null : systemSequence.getFieldOrNull(row));
-        ctx.output(marks, mark);
+                RowData.createFieldGetter(type.getTypeAt(SYSTEM_SEQUENCE), SYSTEM_SEQUENCE)
+                        .getFieldOrNull(m));
+        c.setField(ROWS, m.getLong(ROWS));
+        c.setField(HELD, m.getBoolean(HELD));
+        return c;
     }
 }

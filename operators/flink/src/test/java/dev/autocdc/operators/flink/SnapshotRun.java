@@ -68,7 +68,9 @@ final class SnapshotRun implements AutoCloseable {
     /** The mark SnapshotMarks would announce for the row's snapshot. */
     RowData mark(SnapshotRow r) {
         RowData row = row(r);
-        GenericRowData mark = new GenericRowData(4);
+        GenericRowData mark = new GenericRowData(6);
+        mark.setField(SnapshotMarks.ROWS, 0L);
+        mark.setField(SnapshotMarks.HELD, false);
         mark.setField(SnapshotMarks.ID, new EventDecoder(spec, null).snapshotId(row));
         mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(spec.clock(), row));
         mark.setField(SnapshotMarks.SEQUENCE, r.version());
