@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
@@ -256,6 +257,9 @@ public class AutoCdcSnapshotFunction
     public void processBroadcastElement(RowData mark, Context ctx, Collector<RowData> out)
             throws Exception {
         completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
+        if (spec.flow().targetType() != TargetType.BITEMPORAL) {
+            forgetPassed(ctx.getBroadcastState(completeDescriptor(spec)), ctx.currentWatermark());
+        }
         byte[] id = mark.getBinary(SnapshotMarks.ID);
         if (mark.getBoolean(SnapshotMarks.HELD)) {
             // the rows stay waiting (the watermark stays below the snapshot); copies show why
@@ -292,6 +296,20 @@ public class AutoCdcSnapshotFunction
         }
         ctx.getBroadcastState(completeDescriptor(spec)).put(text(id), mark);
         complete.put(id, mark);
+    }
+
+    /**
+     * SCD: forgets the complete snapshots the watermark has passed. Once it has, every key with
+     * work at them ran at that watermark (a present key re-arms just after each), so no key needs
+     * them again: a cursor need not be in the map. Bitemporal keeps them, since a key first seen
+     * later is deleted at every earlier snapshot.
+     */
+    private void forgetPassed(BroadcastState<String, RowData> state, long watermark)
+            throws Exception {
+        while (!complete.isEmpty()
+                && complete.firstEntry().getValue().getLong(SnapshotMarks.TIME) <= watermark) {
+            state.remove(text(complete.pollFirstEntry().getKey()));
+        }
     }
 
     private void completeSnapshots(ReadOnlyBroadcastState<String, RowData> state) throws Exception {
@@ -433,7 +451,7 @@ public class AutoCdcSnapshotFunction
         if (!conflict && valid.size() > 1) {
             Object[] first = runtime.decode(valid.get(0), fx).row();
             for (RowData r : valid.subList(1, valid.size())) {
-                conflict |= !Arrays.deepEquals(first, runtime.decode(r, fx).row());
+                conflict |= !sameRow(first, runtime.decode(r, fx).row());
             }
         }
         if (conflict) {
@@ -492,6 +510,24 @@ public class AutoCdcSnapshotFunction
     private Object markField(RowData mark, int pos, int inputField) {
         return RowData.createFieldGetter(spec.inputType().getTypeAt(inputField), pos)
                 .getFieldOrNull(mark);
+    }
+
+    /** Rows equal on the target's columns, as IS NOT DISTINCT FROM: -0.0 is 0.0. */
+    private static boolean sameRow(Object[] a, Object[] b) {
+        for (int i = 0; i < a.length; i++) {
+            Object x = a[i];
+            Object y = b[i];
+            boolean same =
+                    x instanceof Double dx && y instanceof Double dy
+                            ? dx.doubleValue() == dy.doubleValue() || dx.isNaN() && dy.isNaN()
+                            : x instanceof Float fx && y instanceof Float fy
+                                    ? fx.floatValue() == fy.floatValue() || fx.isNaN() && fy.isNaN()
+                                    : Arrays.deepEquals(new Object[] {x}, new Object[] {y});
+            if (!same) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether every key column of the row is set (a null key is no key to hold). */
