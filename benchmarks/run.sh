@@ -50,6 +50,8 @@ for r in $(seq 1 "$runs"); do
   run bitemporal rocksdb W4
   run sql_dedup rocksdb W5
   run scd2 rocksdb W5
+  run sql_dedup rocksdb W6
+  run snapshot_scd2 rocksdb W6
   run kafka_passthrough rocksdb W1
   run kafka_scd2 rocksdb W1
   run kafka_scd2_flink_decoding rocksdb W1

@@ -12,6 +12,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.api.common.state.ListState;
@@ -52,7 +57,9 @@ import org.apache.flink.util.Collector;
  * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and {@code
  * sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the sequence,
  * into a blackhole sink), {@code naive_scd2} (all versions in one ListState, rewritten per event),
- * and the engine: {@code scd1}, {@code scd2}, {@code bitemporal} (upsert mode, no -U rows).
+ * and the engine: {@code scd1}, {@code scd2}, {@code bitemporal} (upsert mode, no -U rows); on W6,
+ * {@code snapshot_scd2}: a flow from snapshots, whose run ends when the last snapshot's changes
+ * leave the engine.
  */
 public final class BenchmarkJob {
 
@@ -90,14 +97,20 @@ public final class BenchmarkJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         boolean bitemporal = variant.equals("bitemporal");
-        RowType inputType = inputType(bitemporal);
+        boolean snapshots = variant.equals("snapshot_scd2");
+        RowType inputType = snapshots ? snapshotInputType() : inputType(bitemporal);
         // The source does not end by itself: after the workload it idles until the driver stops the
         // job with a savepoint, whose size is the state on disk after the last event.
         DataStream<RowData> source =
                 env.fromSequence(0, Long.MAX_VALUE)
-                        .flatMap(new Generate(w, bitemporal))
+                        .flatMap(new Generate(w, bitemporal, snapshots))
                         .returns(InternalTypeInfo.of(inputType))
                         .name("generate " + w.name);
+        if (snapshots) { // per snapshot: just below it, at it after its end row
+            source =
+                    source.assignTimestampsAndWatermarks(
+                            WatermarkStrategy.forGenerator(c -> new SnapshotWatermarks()));
+        }
 
         switch (variant) {
             case "passthrough":
@@ -139,6 +152,24 @@ public final class BenchmarkJob {
                             .sinkTo(new DiscardingSink<>());
                     break;
                 }
+            case "snapshot_scd2":
+                {
+                    EngineSpec spec =
+                            EngineSpec.builder(variant, TargetType.SCD2, inputType)
+                                    .keys("k")
+                                    .fromSnapshot()
+                                    .outputMode(OutputMode.UPSERT)
+                                    .build();
+                    AutoCdc.apply(
+                                    source,
+                                    spec,
+                                    InternalTypeInfo.of(spec.targetType()),
+                                    "auto-cdc-" + variant)
+                            .map(new LastOutput())
+                            .returns(InternalTypeInfo.of(spec.targetType()))
+                            .sinkTo(new DiscardingSink<>());
+                    break;
+                }
             default:
                 throw new IllegalArgumentException("unknown variant " + variant);
         }
@@ -149,6 +180,16 @@ public final class BenchmarkJob {
                 throw new IllegalStateException("the job ended before the workload did");
             }
             Thread.sleep(20);
+        }
+        if (snapshots) {
+            // rows wait until their snapshot is complete: the run ends with the last snapshot's
+            // changes, after the source's last row
+            long seen = 0;
+            while (Progress.lastOutput != seen || System.nanoTime() - seen < 2_000_000_000L) {
+                seen = Progress.lastOutput;
+                Thread.sleep(100);
+            }
+            Progress.end = Math.max(Progress.end, seen);
         }
         String savepoint =
                 client.stopWithSavepoint(
@@ -227,6 +268,46 @@ public final class BenchmarkJob {
     static void deleteTree(Path dir) throws IOException {
         try (var files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+    }
+
+    /** W6 for the snapshot flow: k, a, b, c, __seq (the snapshot), __snapshot_end. */
+    static RowType snapshotInputType() {
+        return RowType.of(
+                new LogicalType[] {
+                    new BigIntType(false),
+                    new IntType(),
+                    VarCharType.STRING_TYPE,
+                    new BigIntType(),
+                    new BigIntType(false),
+                    new BooleanType(false)
+                },
+                new String[] {"k", "a", "b", "c", EngineSpec.SEQUENCE, EngineSpec.SNAPSHOT_END});
+    }
+
+    /** W6's watermark: just below a snapshot while its rows come, at it after its end row. */
+    static final class SnapshotWatermarks implements WatermarkGenerator<RowData> {
+        private long last = Long.MIN_VALUE;
+
+        @Override
+        public void onEvent(RowData row, long timestamp, WatermarkOutput output) {
+            long wm = row.getBoolean(5) ? row.getLong(4) : row.getLong(4) - 1;
+            if (wm > last) {
+                last = wm;
+                output.emitWatermark(new Watermark(wm));
+            }
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    /** Notes when the last output row passed (the snapshot flow's end). */
+    static final class LastOutput implements MapFunction<RowData, RowData> {
+        @Override
+        public RowData map(RowData row) {
+            Progress.lastOutput = System.nanoTime();
+            return row;
         }
     }
 
@@ -316,6 +397,7 @@ public final class BenchmarkJob {
         static volatile long fifth;
         static volatile long fourFifths;
         static volatile long end;
+        static volatile long lastOutput;
     }
 
     /**
@@ -325,10 +407,16 @@ public final class BenchmarkJob {
     static final class Generate extends RichFlatMapFunction<Long, RowData> {
         private final Workload w;
         private final boolean bitemporal;
+        private final boolean snapshotEnds;
 
-        Generate(Workload w, boolean bitemporal) {
+        /**
+         * @param snapshotEnds W6: whether the rows have the snapshot flow's end column (else end
+         *     rows are left out)
+         */
+        Generate(Workload w, boolean bitemporal, boolean snapshotEnds) {
             this.w = w;
             this.bitemporal = bitemporal;
+            this.snapshotEnds = snapshotEnds;
         }
 
         @Override
@@ -345,7 +433,14 @@ public final class BenchmarkJob {
             } else if (i == w.events - w.events / 5) {
                 Progress.fourFifths = System.nanoTime();
             }
-            out.collect(w.row(i, bitemporal));
+            if (w.name.equals("W6")) {
+                RowData row = w.snapshotRow(i, snapshotEnds);
+                if (row != null) {
+                    out.collect(row);
+                }
+            } else {
+                out.collect(w.row(i, bitemporal));
+            }
             if (i == w.events - 1) {
                 Progress.end = System.nanoTime();
             }

@@ -97,6 +97,9 @@ public final class Report {
                 ratio(runs, "kafka_scd2", "W1", "kafka_passthrough", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
         figure(
+                "snapshot_scd2_over_sqldedup_w6",
+                ratio(runs, "snapshot_scd2", "W6", "sql_dedup", "W6"));
+        figure(
                 "flow_decoding_over_flink_decoding_kafka",
                 ratio(runs, "kafka_scd2", "W1", "kafka_scd2_flink_decoding", "W1"));
         if (args.length > 1) {

@@ -18,12 +18,18 @@ import org.apache.flink.table.data.StringData;
  *       time of the key, a later system time), 1% out of order in system time (up to 100 events
  *       behind);
  *   <li>W5: like W1 with 1M keys.
+ *   <li>W6: {@value #SNAPSHOTS} whole snapshots of {@code keys} rows (1M), each followed by an end
+ *       row; between snapshots 1% of the rows change, 0.5% of the keys vanish and 0.5% are new (the
+ *       key range slides by 0.5%). The snapshot's index is the sequence.
  * </ul>
  *
  * Business sequences step by 16 per version so a late event can land between two versions.
  */
 public final class Workload implements Serializable {
     private static final long serialVersionUID = 1L;
+
+    /** W6: the number of snapshots. */
+    static final int SNAPSHOTS = 10;
 
     final String name;
     final long keys;
@@ -124,8 +130,60 @@ public final class Workload implements Serializable {
                 + "\"}";
     }
 
+    /** W6: the index's snapshot. */
+    long snapshot(long i) {
+        return i / (keys + 1);
+    }
+
+    /** W6: whether the index is the end row of its snapshot (the last of each). */
+    boolean isSnapshotEnd(long i) {
+        return i % (keys + 1) == keys;
+    }
+
+    /** W6: the key of a row; the range slides by 0.5% of the keys per snapshot. */
+    long snapshotKey(long i) {
+        return snapshot(i) * Math.max(1, keys / 200) + i % (keys + 1);
+    }
+
+    /** W6: the last snapshot, up to the index's, at which the key's row changed (1% each). */
+    long valueEpoch(long key, long snapshot) {
+        for (long s = snapshot; s > 0; s--) {
+            if (Math.floorMod(mix(key * 1_000_003L + s), 100) == 0) {
+                return s;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * W6: the row of an index: k, a, b, c, __seq, then {@code __snapshot_end} (the snapshot flow)
+     * or {@code __delete} (false, Flink SQL deduplication); null for an end row without that
+     * column.
+     */
+    RowData snapshotRow(long i, boolean endColumn) {
+        boolean end = isSnapshotEnd(i);
+        if (end && !endColumn) {
+            return null;
+        }
+        long key = snapshotKey(i);
+        long value = key * 31 + valueEpoch(key, snapshot(i));
+        GenericRowData row = new GenericRowData(6);
+        row.setField(0, key);
+        row.setField(1, intPayload(value));
+        row.setField(2, StringData.fromString(stringPayload(value)));
+        row.setField(3, longPayload(value));
+        row.setField(4, snapshot(i));
+        row.setField(5, end);
+        return row;
+    }
+
     static Workload named(String name, long scale) {
         switch (name) {
+            case "W6":
+                {
+                    long keys = Math.max(1, 1_000_000 / scale);
+                    return new Workload(name, keys, SNAPSHOTS * (keys + 1));
+                }
             case "W1":
             case "W3":
             case "W4":
