@@ -33,7 +33,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.OutputTag;
 
 /**
  * AUTO CDC from snapshots (SPEC §10) as a keyed Flink function: holds each key's rows until their
@@ -178,7 +177,7 @@ public class AutoCdcSnapshotFunction
     @Override
     public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out)
             throws Exception {
-        FlowRuntime.Effects fx = effects(ctx.timerService(), ctx);
+        FlowRuntime.Effects fx = AutoCdcTruncateFunction.effects(ctx.timerService(), ctx);
         EngineMetrics metrics = runtime.metrics();
         if (row.getRowKind() == RowKind.UPDATE_BEFORE) {
             metrics.skippedUpdateBefore.inc();
@@ -324,7 +323,7 @@ public class AutoCdcSnapshotFunction
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
             throws Exception {
-        FlowRuntime.Effects fx = effects(ctx.timerService(), ctx);
+        FlowRuntime.Effects fx = AutoCdcTruncateFunction.effects(ctx.timerService(), ctx);
         if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
             runtime.onTimer(timestamp, ctx.getCurrentKey(), fx);
             return;
@@ -570,19 +569,5 @@ public class AutoCdcSnapshotFunction
             row.setField(2 + i, key[i]);
         }
         return row;
-    }
-
-    private static FlowRuntime.Effects effects(TimerService timers, ReadOnlyContext ctx) {
-        return new FlowRuntime.Effects() {
-            @Override
-            public TimerService timerService() {
-                return timers;
-            }
-
-            @Override
-            public <X> void output(OutputTag<X> tag, X value) {
-                ctx.output(tag, value);
-            }
-        };
     }
 }

@@ -158,7 +158,8 @@ public class AutoCdcTruncateFunction
         return floor.get(0);
     }
 
-    private static FlowRuntime.Effects effects(TimerService timers, ReadOnlyContext ctx) {
+    /** A keyed-broadcast host's effects (also {@link AutoCdcSnapshotFunction}'s). */
+    static FlowRuntime.Effects effects(TimerService timers, ReadOnlyContext ctx) {
         return new FlowRuntime.Effects() {
             @Override
             public TimerService timerService() {
