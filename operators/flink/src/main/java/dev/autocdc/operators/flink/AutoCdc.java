@@ -92,10 +92,14 @@ public final class AutoCdc {
                         .setParallelism(1)
                         .setMaxParallelism(1)
                         .uid(uid + "-snapshot-completion");
+        // a keyed stream connected to a broadcast one, as Flink's keyed broadcast state pattern
+        // does, run by an operator that can also visit every key (SnapshotApplyOperator)
         return rows.keyBy(keys)
-                .connect(complete.broadcast(AutoCdcSnapshotFunction.completeDescriptor(spec)))
-                .process(new AutoCdcSnapshotFunction(spec))
-                .returns(outputType)
+                .connect(complete.broadcast())
+                .transform(
+                        "AUTO CDC " + name,
+                        outputType,
+                        new SnapshotApplyOperator(new AutoCdcSnapshotFunction(spec), spec))
                 .uid(uid)
                 .name("AUTO CDC " + name);
     }

@@ -1,13 +1,16 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.KeyPresence;
 import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
@@ -24,9 +27,12 @@ import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -39,21 +45,33 @@ import org.apache.flink.util.Collector;
  * snapshot is complete, then applies the snapshot to the key as the changes it stands for, through
  * the same {@link FlowRuntime} as change flows (targets, state layout and changelog are theirs).
  * Keyed input: the rows ({@link SnapshotMarks} has taken the end rows out); broadcast input: the
- * complete snapshots ({@link SnapshotCompletion}).
+ * complete snapshots ({@link SnapshotCompletion}). It runs in a {@link SnapshotApplyOperator}.
  *
  * <p>Per key, when the watermark reaches a snapshot the key waits for (an event-time timer), every
  * complete snapshot after the last one the key applied is applied in order: the key's row is an
- * upsert at the snapshot's sequences; a key without a row is deleted at them, where that changes
- * something: SCD types 1 and 2 only when the key is present, so that absent keys cost nothing;
- * bitemporal at every snapshot, since an older version restated later may need those deletes.
- * Different rows of one key in one snapshot all go to the dead letters ({@value
- * DeadLetter#DUPLICATE_KEY_IN_SNAPSHOT}) and, like a row dead-lettered when it arrived whose key
- * and sequences could be read, leave the key as it was. A row of a snapshot at or below one already
- * complete goes to the late events ({@value DeadLetter#SNAPSHOT_OUT_OF_ORDER}).
+ * upsert at the snapshot's sequences; a key without a row is deleted at them where that changes
+ * something, that is where the key is present. Different rows of one key in one snapshot all go to
+ * the dead letters ({@value DeadLetter#DUPLICATE_KEY_IN_SNAPSHOT}) and, like a row dead-lettered
+ * when it arrived whose key and sequences could be read, leave the key as it was (the key is
+ * <em>held</em> at that snapshot). A row of a snapshot at or below one already complete goes to the
+ * late events ({@value DeadLetter#SNAPSHOT_OUT_OF_ORDER}).
  *
- * <p>A present key (SCD) re-arms its timer just after the watermark, so that it is visited once per
- * snapshot that completes and finds out it vanished without a scan; an absent key has no timer
- * until a row of it arrives. Bitemporal keys all re-arm.
+ * <p>Which keys run. A key present at the newest version re-arms its timer just after the
+ * watermark, so that it is visited once per snapshot that completes and finds out it vanished
+ * without a scan; an absent key has no timer until a row of it arrives. That is every key that can
+ * change at a snapshot of a version newer than every applied one. A bitemporal snapshot that
+ * restates an older version can also delete keys present at that version and absent at the newest:
+ * when the watermark passes one, {@link SnapshotApplyOperator} visits every key with state first (a
+ * scan, counted), and only those present at a restated version apply anything.
+ *
+ * <p>Bitemporal deletes, exactly and lazily. SPEC §10 deletes, at every snapshot, every key it
+ * lacks. A delete where the key is absent changes no belief until a later snapshot restates an
+ * older version with the key: then the first version after it at which the key has an event (the
+ * next applied version where it is not held) must close it. The function skips those deletes and,
+ * when it upserts a key at a version, first writes the one delete that now matters, if the key is
+ * absent at that next version: the delete of the last snapshot there, at its own sequences. A
+ * skipped delete changed no belief when it was skipped, so every belief equals the one all the
+ * deletes make. For this each key keeps its {@link KeyPresence} and the snapshots it was held at.
  *
  * <p>State (besides the target's, {@link AutoCdcFunction}):
  *
@@ -63,9 +81,11 @@ import org.apache.flink.util.Collector;
  *       whose key and sequences could be read is kept with row kind UPDATE_BEFORE, which no
  *       snapshot row has, and only holds the key's state at that snapshot;
  *   <li>{@value #APPLIED} (keyed value): the last snapshot the key applied (BYTES), whether the key
- *       is present after it (BOOLEAN), and the key's columns, to write its deletes;
+ *       is present at the newest version (BOOLEAN), bitemporal only the change points of its {@link
+ *       KeyPresence} (ARRAY of BYTES) and the ids of the snapshots it was held at (ARRAY of BYTES),
+ *       else nulls; then the key's columns, to write its deletes;
  *   <li>{@value #COMPLETE} (broadcast map): every complete snapshot's mark ({@link SnapshotMarks}),
- *       by its id as an ISO-8859-1 string.
+ *       by its id as an ISO-8859-1 string; SCD flows forget those the watermark has passed.
  * </ul>
  */
 public class AutoCdcSnapshotFunction
@@ -79,6 +99,9 @@ public class AutoCdcSnapshotFunction
 
     private static final int APPLIED_ID = 0;
     private static final int APPLIED_PRESENT = 1;
+    private static final int APPLIED_PRESENCE = 2;
+    private static final int APPLIED_HELD = 3;
+    private static final int APPLIED_KEY = 4;
 
     private final FlowRuntime runtime;
     private final EngineSpec spec;
@@ -91,7 +114,15 @@ public class AutoCdcSnapshotFunction
     private transient RowData.FieldGetter[] keyGetters;
 
     /** The complete snapshots in order (a copy of the broadcast state); null until read. */
-    private transient TreeMap<byte[], RowData> complete;
+    private transient CompleteSnapshots complete;
+
+    private transient boolean bitemporal;
+
+    /** Deletes written late, when a restated version made them matter (for tests). */
+    private transient long restatedDeletes;
+
+    /** Keys a scan caught up (for tests). */
+    private transient long scanCatchUps;
 
     public AutoCdcSnapshotFunction(EngineSpec spec) {
         this.spec = spec;
@@ -114,6 +145,16 @@ public class AutoCdcSnapshotFunction
         return runtime.stateAccesses();
     }
 
+    /** Deletes written late, when a restated version made them matter (for tests). */
+    long restatedDeletes() {
+        return restatedDeletes;
+    }
+
+    /** Keys a scan caught up (for tests). */
+    long scanCatchUps() {
+        return scanCatchUps;
+    }
+
     /** The flow's metrics (for tests). */
     EngineMetrics metrics() {
         return runtime.metrics();
@@ -134,11 +175,8 @@ public class AutoCdcSnapshotFunction
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
         rows = new RowDataSerializer(spec.inputType());
         pending = getRuntimeContext().getMapState(pendingDescriptor());
-        applied =
-                getRuntimeContext()
-                        .getState(
-                                new ValueStateDescriptor<>(
-                                        APPLIED, new RowDataSerializer(appliedType())));
+        applied = getRuntimeContext().getState(appliedDescriptor());
+        bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
         int[] keys = spec.flow().keyIndexes();
         keyFields = new int[keys.length];
@@ -158,7 +196,12 @@ public class AutoCdcSnapshotFunction
                 new ListSerializer<>(new RowDataSerializer(spec.inputType())));
     }
 
-    /** last applied snapshot id, present, then the key columns. */
+    /** The state of each key's progress ({@value #APPLIED}), whose keys a scan visits. */
+    ValueStateDescriptor<RowData> appliedDescriptor() {
+        return new ValueStateDescriptor<>(APPLIED, new RowDataSerializer(appliedType()));
+    }
+
+    /** last applied snapshot id, present, presence points, held ids, then the key columns. */
     private RowType appliedType() {
         List<LogicalType> types = new ArrayList<>();
         List<String> names = new ArrayList<>();
@@ -166,6 +209,10 @@ public class AutoCdcSnapshotFunction
         names.add("snapshot");
         types.add(new BooleanType());
         names.add("present");
+        types.add(new ArrayType(new VarBinaryType(VarBinaryType.MAX_LENGTH)));
+        names.add("presence");
+        types.add(new ArrayType(new VarBinaryType(VarBinaryType.MAX_LENGTH)));
+        names.add("held");
         for (int k : spec.flow().keyIndexes()) {
             int f = spec.baseFields()[k];
             types.add(spec.inputType().getTypeAt(f));
@@ -255,9 +302,12 @@ public class AutoCdcSnapshotFunction
     @Override
     public void processBroadcastElement(RowData mark, Context ctx, Collector<RowData> out)
             throws Exception {
-        completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
-        if (spec.flow().targetType() != TargetType.BITEMPORAL) {
-            forgetPassed(ctx.getBroadcastState(completeDescriptor(spec)), ctx.currentWatermark());
+        BroadcastState<String, RowData> state = ctx.getBroadcastState(completeDescriptor(spec));
+        completeSnapshots(state);
+        if (!bitemporal) {
+            // every key with work at them ran at that watermark (a present key re-arms just after
+            // each): no key needs them again, and a cursor need not be in the map
+            complete.forgetPassed(ctx.currentWatermark(), id -> remove(state, id));
         }
         byte[] id = mark.getBinary(SnapshotMarks.ID);
         if (mark.getBoolean(SnapshotMarks.HELD)) {
@@ -293,29 +343,25 @@ public class AutoCdcSnapshotFunction
                     });
             return;
         }
-        ctx.getBroadcastState(completeDescriptor(spec)).put(text(id), mark);
-        complete.put(id, mark);
+        state.put(text(id), mark);
+        complete.add(mark);
     }
 
-    /**
-     * SCD: forgets the complete snapshots the watermark has passed. Once it has, every key with
-     * work at them ran at that watermark (a present key re-arms just after each), so no key needs
-     * them again: a cursor need not be in the map. Bitemporal keeps them, since a key first seen
-     * later is deleted at every earlier snapshot.
-     */
-    private void forgetPassed(BroadcastState<String, RowData> state, long watermark)
-            throws Exception {
-        while (!complete.isEmpty()
-                && complete.firstEntry().getValue().getLong(SnapshotMarks.TIME) <= watermark) {
-            state.remove(text(complete.pollFirstEntry().getKey()));
+    private static void remove(BroadcastState<String, RowData> state, byte[] id) {
+        try {
+            state.remove(text(id));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot forget a complete snapshot", e);
         }
     }
 
-    private void completeSnapshots(ReadOnlyBroadcastState<String, RowData> state) throws Exception {
+    /** Reads the complete snapshots from the broadcast state, once per instance. */
+    void completeSnapshots(ReadOnlyBroadcastState<String, RowData> state) throws Exception {
         if (complete == null) {
-            complete = new TreeMap<>(SnapshotId::compare);
+            complete =
+                    new CompleteSnapshots(mark -> runtime.decoder().sequence(delete(null, mark)));
             for (Map.Entry<String, RowData> e : state.immutableEntries()) {
-                complete.put(e.getValue().getBinary(SnapshotMarks.ID), e.getValue());
+                complete.add(e.getValue());
             }
         }
     }
@@ -329,43 +375,85 @@ public class AutoCdcSnapshotFunction
             return;
         }
         completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
-        catchUp(ctx.timerService(), fx, out);
+        StateAccessCounter counter = runtime.stateAccesses();
+        counter.valueReads++;
+        catchUp(applied.value(), ctx.timerService().currentWatermark(), fx, out);
     }
 
     /**
-     * Applies, in order, every snapshot after the key's last that is complete and that this
-     * instance's watermark has passed (a complete mark may arrive before the rows of its snapshot
-     * on another channel, never after the watermark that passes it); then re-arms.
+     * Whether the watermark moving from {@code after} to {@code upTo} passes a snapshot that
+     * restates an older version, so that every key must be visited first ({@link
+     * SnapshotApplyOperator}).
      */
-    private void catchUp(TimerService timers, FlowRuntime.Effects fx, Collector<RowData> out)
+    boolean needsScan(ReadOnlyBroadcastState<String, RowData> state, long after, long upTo)
             throws Exception {
-        boolean everySnapshot = spec.flow().targetType() == TargetType.BITEMPORAL;
-        long watermark = timers.currentWatermark();
+        if (!bitemporal) {
+            return false;
+        }
+        completeSnapshots(state);
+        return complete.restatingBetween(after, upTo);
+    }
+
+    /**
+     * One key of a scan, before the watermark {@code watermark} passes snapshots that restate older
+     * versions: catches the key up if it is present at the version of one of them after its last
+     * applied snapshot; else leaves it, since only such a key can change there without a row (a key
+     * with rows has its own timer, and one present at the newest version its re-armed one).
+     */
+    void scanKey(long watermark, FlowRuntime.Effects fx, Collector<RowData> out) throws Exception {
         StateAccessCounter counter = runtime.stateAccesses();
         counter.valueReads++;
         RowData state = applied.value();
+        if (state == null || state.isNullAt(APPLIED_PRESENCE)) {
+            return;
+        }
+        KeyPresence presence = presence(state);
+        for (byte[] id = complete.after(state.getBinary(APPLIED_ID));
+                complete.passed(id, watermark) != null;
+                id = complete.after(id)) {
+            if (presence.at(complete.get(id).version()) && complete.restatesOlder(id)) {
+                scanCatchUps++;
+                catchUp(state, watermark, fx, out);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Applies, in order, every snapshot after the key's last that is complete and that the
+     * watermark has passed (a complete mark may arrive before the rows of its snapshot on another
+     * channel, never after the watermark that passes it); then re-arms.
+     *
+     * @param state the key's {@value #APPLIED} row, read by the caller (null: none)
+     */
+    private void catchUp(
+            RowData state, long watermark, FlowRuntime.Effects fx, Collector<RowData> out)
+            throws Exception {
+        StateAccessCounter counter = runtime.stateAccesses();
         byte[] cursor = state == null ? null : state.getBinary(APPLIED_ID);
         boolean present = state != null && state.getBoolean(APPLIED_PRESENT);
+        KeyPresence presence = state == null ? KeyPresence.absent() : presence(state);
+        Set<String> held = state == null ? new HashSet<>() : held(state);
         TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
         counter.iteratorSteps++; // the seek
         for (Map.Entry<String, List<RowData>> e : pending.entries()) {
             counter.iteratorSteps++;
             waiting.put(id(e.getKey()), e.getValue());
         }
-        Object[] key = state != null ? keyOf(state, 2) : keyOfRows(waiting);
+        Object[] key = state != null ? keyOf(state, APPLIED_KEY) : keyOfRows(waiting);
         if (key == null) {
             return; // nothing of this key is left
         }
         byte[] last = cursor;
-        byte[] next =
-                passed(cursor == null ? first(complete) : complete.higherKey(cursor), watermark);
+        byte[] next = complete.passed(complete.after(cursor), watermark);
         while (next != null) {
-            if (!present && !everySnapshot) {
-                // an absent key changes only at its next row of a passed, complete snapshot
+            if (bitemporal ? !presence.ever() : !present) {
+                // a key never present (SCD: absent) changes only at its next row of a passed,
+                // complete snapshot
                 next = null;
                 for (byte[] w : (last == null ? waiting : waiting.tailMap(last, false)).keySet()) {
-                    if (complete.containsKey(w)) {
-                        next = passed(w, watermark);
+                    if (complete.contains(w)) {
+                        next = complete.passed(w, watermark);
                         break;
                     }
                 }
@@ -373,25 +461,35 @@ public class AutoCdcSnapshotFunction
                     break;
                 }
             }
+            CompleteSnapshots.Snapshot snapshot = complete.get(next);
             List<RowData> rowsOfKey = waiting.remove(next);
-            if (rowsOfKey == null) {
-                if (present || everySnapshot) {
-                    runtime.process(delete(key, complete.get(next)), fx, out, null);
+            if (rowsOfKey != null) {
+                counter.mapWrites++;
+                pending.remove(text(next));
+            }
+            if (bitemporal) {
+                applyBitemporal(snapshot, rowsOfKey, key, presence, held, fx, out);
+                present = presence.atEnd();
+            } else if (rowsOfKey == null) {
+                if (present) {
+                    runtime.process(delete(key, snapshot.mark()), fx, out, null);
                 }
                 present = false;
             } else {
-                counter.mapWrites++;
-                pending.remove(text(next));
-                present = applyRows(rowsOfKey, present, fx, out);
+                RowData upsert = upsertOf(rowsOfKey, fx);
+                if (upsert != null) {
+                    runtime.process(upsert, fx, out, null);
+                    present = true;
+                }
             }
             last = next;
-            next = passed(complete.higherKey(next), watermark);
+            next = complete.passed(complete.after(next), watermark);
         }
         Long earliest = null;
         for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
             long time = SnapshotMarks.time(clock, e.getValue().get(0));
             boolean behind = last != null && SnapshotId.compare(e.getKey(), last) <= 0;
-            if (behind || (time <= watermark && !complete.containsKey(e.getKey()))) {
+            if (behind || (time <= watermark && !complete.contains(e.getKey()))) {
                 // its snapshot was applied before it came (a split broke the order, a replay
                 // after a restore), or was never announced in time: it can never apply
                 counter.mapWrites++;
@@ -405,38 +503,67 @@ public class AutoCdcSnapshotFunction
                 earliest = earliest == null ? time : Math.min(earliest, time);
             }
         }
-        if (last != null && (present || everySnapshot || earliest != null)) {
+        if (last != null && (present || bitemporal || earliest != null)) {
             counter.valueWrites++;
-            applied.update(appliedRow(last, present, key));
+            applied.update(appliedRow(last, present, presence, held, key));
         } else if (last != null && state != null) {
             counter.valueWrites++;
             applied.clear(); // an absent key without rows: nothing to remember (SCD)
         }
+        TimerService timers = fx.timerService();
         if (earliest != null) {
             timers.registerEventTimeTimer(earliest);
         }
-        if ((present || everySnapshot) && watermark < Long.MAX_VALUE) {
+        if (present && watermark < Long.MAX_VALUE) {
             timers.registerEventTimeTimer(watermark + 1); // to find out at once if it vanishes
         }
     }
 
-    /** The snapshot if this instance's watermark has passed it; else null. */
-    private byte[] passed(byte[] id, long watermark) {
-        return id != null && complete.get(id).getLong(SnapshotMarks.TIME) <= watermark ? id : null;
+    /**
+     * Applies one complete snapshot to a bitemporal key: its rows, else a delete where the key is
+     * present; keeps the key's presence and held snapshots up to date (see the class comment).
+     */
+    private void applyBitemporal(
+            CompleteSnapshots.Snapshot snapshot,
+            List<RowData> rowsOfKey,
+            Object[] key,
+            KeyPresence presence,
+            Set<String> held,
+            FlowRuntime.Effects fx,
+            Collector<RowData> out)
+            throws Exception {
+        byte[] version = snapshot.version();
+        CompleteSnapshots.Snapshot next = complete.successor(version, snapshot.id(), held);
+        byte[] until = next == null ? null : next.version();
+        if (rowsOfKey == null) {
+            if (presence.at(version)) {
+                runtime.process(delete(key, snapshot.mark()), fx, out, null);
+                presence.set(version, until, false);
+            }
+            return;
+        }
+        RowData upsert = upsertOf(rowsOfKey, fx);
+        if (upsert == null) {
+            held.add(text(snapshot.id()));
+            return;
+        }
+        if (next != null && !presence.at(until)) {
+            // the delete the key skipped at the next version, at that snapshot's own sequences,
+            // now closes it: written first, so that the upsert never shows the key present beyond
+            runtime.process(delete(key, next.mark()), fx, out, null);
+            restatedDeletes++;
+        }
+        runtime.process(upsert, fx, out, null);
+        presence.set(version, until, true);
     }
 
     /**
-     * Applies a key's rows of one snapshot; returns whether the key is present after it. Rows equal
+     * The row a key's rows of one snapshot upsert, or null when the key is held there. Rows equal
      * on the target's columns are one. Different rows, or a row held because it was refused on
      * arrival next to valid ones, leave the key as it was: every valid row then goes to the dead
      * letters too, so that none is lost.
      */
-    private boolean applyRows(
-            List<RowData> rowsOfKey,
-            boolean present,
-            FlowRuntime.Effects fx,
-            Collector<RowData> out)
-            throws Exception {
+    private RowData upsertOf(List<RowData> rowsOfKey, FlowRuntime.Effects fx) {
         List<RowData> valid = new ArrayList<>(rowsOfKey.size());
         for (RowData r : rowsOfKey) {
             if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
@@ -444,7 +571,7 @@ public class AutoCdcSnapshotFunction
             }
         }
         if (valid.isEmpty()) {
-            return present;
+            return null;
         }
         boolean conflict = valid.size() < rowsOfKey.size();
         if (!conflict && valid.size() > 1) {
@@ -467,17 +594,16 @@ public class AutoCdcSnapshotFunction
                                                 + " different rows in one snapshot; all are"
                                                 + " dead letters and the key stays as it was"));
             }
-            return present;
+            return null;
         }
-        runtime.process(valid.get(0), fx, out, null);
-        return true;
+        return valid.get(0);
     }
 
     /**
      * A snapshot id as a map key: its bytes as ISO-8859-1 characters, one per byte (a heap map
      * compares byte arrays by identity).
      */
-    private static String text(byte[] id) {
+    static String text(byte[] id) {
         return new String(id, StandardCharsets.ISO_8859_1);
     }
 
@@ -485,14 +611,10 @@ public class AutoCdcSnapshotFunction
         return text.getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    private static byte[] first(TreeMap<byte[], RowData> map) {
-        return map.isEmpty() ? null : map.firstKey();
-    }
-
-    /** A delete of the key at a complete snapshot's sequences, as an input row. */
+    /** A delete of the key (null: no key columns set) at a complete snapshot's sequences. */
     private RowData delete(Object[] key, RowData mark) {
         GenericRowData row = new GenericRowData(RowKind.DELETE, spec.inputType().getFieldCount());
-        for (int i = 0; i < keyFields.length; i++) {
+        for (int i = 0; key != null && i < keyFields.length; i++) {
             row.setField(keyFields[i], key[i]);
         }
         row.setField(
@@ -561,13 +683,48 @@ public class AutoCdcSnapshotFunction
         return key;
     }
 
-    private RowData appliedRow(byte[] id, boolean present, Object[] key) {
-        GenericRowData row = new GenericRowData(2 + key.length);
+    private RowData appliedRow(
+            byte[] id, boolean present, KeyPresence presence, Set<String> held, Object[] key) {
+        GenericRowData row = new GenericRowData(APPLIED_KEY + key.length);
         row.setField(APPLIED_ID, id);
         row.setField(APPLIED_PRESENT, present);
+        if (bitemporal) {
+            row.setField(
+                    APPLIED_PRESENCE,
+                    new GenericArrayData(presence.points().toArray(new byte[0][])));
+            byte[][] ids = new byte[held.size()][];
+            int i = 0;
+            for (String h : held) {
+                ids[i++] = id(h);
+            }
+            row.setField(APPLIED_HELD, new GenericArrayData(ids));
+        }
         for (int i = 0; i < key.length; i++) {
-            row.setField(2 + i, key[i]);
+            row.setField(APPLIED_KEY + i, key[i]);
         }
         return row;
+    }
+
+    private static KeyPresence presence(RowData state) {
+        if (state.isNullAt(APPLIED_PRESENCE)) {
+            return KeyPresence.absent();
+        }
+        ArrayData points = state.getArray(APPLIED_PRESENCE);
+        List<byte[]> list = new ArrayList<>(points.size());
+        for (int i = 0; i < points.size(); i++) {
+            list.add(points.getBinary(i));
+        }
+        return KeyPresence.of(list);
+    }
+
+    private static Set<String> held(RowData state) {
+        Set<String> held = new HashSet<>();
+        if (!state.isNullAt(APPLIED_HELD)) {
+            ArrayData ids = state.getArray(APPLIED_HELD);
+            for (int i = 0; i < ids.size(); i++) {
+                held.add(text(ids.getBinary(i)));
+            }
+        }
+        return held;
     }
 }

@@ -236,6 +236,11 @@ final class EventDecoder {
         }
     }
 
+    /** The encoded SEQUENCE BY of a row whose sequence can be read: a snapshot's version. */
+    byte[] sequence(RowData input) {
+        return flow.sequenceCodec().encode(field(input, spec.sequenceField()));
+    }
+
     /** A dead letter or late event of the row, with its reason and message, uncounted. */
     DeadLetter letterOf(RowData input, String reason, String message) {
         return letter(input, reason, message);

@@ -6,7 +6,6 @@ import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
@@ -25,6 +24,7 @@ final class SnapshotRun implements AutoCloseable {
     final KeyedBroadcastOperatorTestHarness<Object, RowData, RowData, RowData> harness;
     final ChangelogTable table;
     final AutoCdcSnapshotFunction function;
+    final SnapshotApplyOperator operator;
     private int drained;
 
     SnapshotRun(EngineSpec spec, Backend backend) throws Exception {
@@ -36,16 +36,10 @@ final class SnapshotRun implements AutoCloseable {
         this.spec = spec;
         FlowKeySelector keys = new FlowKeySelector(spec);
         function = new AutoCdcSnapshotFunction(spec);
+        operator = new SnapshotApplyOperator(function, spec);
         harness =
                 new KeyedBroadcastOperatorTestHarness<>(
-                        new CoBroadcastWithKeyedOperator<>(
-                                function,
-                                List.of(AutoCdcSnapshotFunction.completeDescriptor(spec))),
-                        keys,
-                        keys.getProducedType(),
-                        1,
-                        1,
-                        0);
+                        operator, keys, keys.getProducedType(), 1, 1, 0);
         harness.setStateBackend(backend.create());
         if (state != null) {
             harness.initializeState(state);
