@@ -1,5 +1,9 @@
 package dev.autocdc.job.source;
 
+import dev.autocdc.operators.flink.EngineSpec;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -14,7 +18,7 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  *
  * <p>The decoding step reads the source as bytes; so the watermark is declared on the table that
  * reads them ({@link SourceDecoding}): each value column as a computed column of the bytes decoded
- * ({@link SnapshotRecordFunction}), a time column ({@value #TIME_COLUMN}, {@link
+ * ({@link SnapshotRecordFunction}), a time column ({@link #timeColumn}, {@link
  * SnapshotTimeFunction} of the version, bitemporal of the system sequence), and the watermark on
  * it, which Flink evaluates inside the source, per split.
  *
@@ -23,8 +27,11 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  *     made unable to fail), or null
  */
 public record SnapshotWatermark(String column, String endCondition) {
-    /** The computed time column of the table read as bytes. */
-    public static final String TIME_COLUMN = "__autocdc_snapshot_time";
+    /**
+     * The computed time column of the table read as bytes, under the decoding step's control prefix
+     * ({@link #timeColumn}).
+     */
+    static final String TIME = "__snapshot_time";
 
     private static final Set<LogicalTypeRoot> TIMED =
             Set.of(
@@ -58,6 +65,20 @@ public record SnapshotWatermark(String column, String endCondition) {
     }
 
     /**
+     * The time column's name: {@value #TIME} under the control prefix, with underscores appended
+     * until no column of the table ({@code taken}) has it, ignoring case.
+     */
+    static String timeColumn(String prefix, Collection<String> taken) {
+        Set<String> lower = new HashSet<>();
+        taken.forEach(c -> lower.add(c.toLowerCase(Locale.ROOT)));
+        String name = EngineSpec.controlName(prefix, TIME);
+        while (lower.contains(name.toLowerCase(Locale.ROOT))) {
+            name += "_";
+        }
+        return name;
+    }
+
+    /**
      * The time column's expression over the column of the decoded record; never null (a record the
      * format cannot read gives the epoch, which moves no watermark): a null time fails the
      * filesystem source's watermark step.
@@ -74,15 +95,15 @@ public record SnapshotWatermark(String column, String endCondition) {
      * The watermark: just below the row's time, so that a later snapshot's row passes the previous
      * snapshot; at it for an end row, which passes its own snapshot.
      */
-    String watermarkExpression() {
-        String below = quote(TIME_COLUMN) + " - INTERVAL '0.001' SECOND";
+    String watermarkExpression(String timeColumn) {
+        String below = quote(timeColumn) + " - INTERVAL '0.001' SECOND";
         if (endCondition == null) {
             return below;
         }
         return "CASE WHEN ("
                 + endCondition
                 + ") IS TRUE THEN "
-                + quote(TIME_COLUMN)
+                + quote(timeColumn)
                 + " ELSE "
                 + below
                 + " END";

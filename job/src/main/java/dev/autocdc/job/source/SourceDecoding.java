@@ -109,7 +109,8 @@ public final class SourceDecoding {
             DeserializationSchema<RowData> decoder,
             DataType valueType,
             List<String> valueNames,
-            List<String> keyFields) {
+            List<String> keyFields,
+            String timeColumn) {
         try {
             tEnv.createTemporarySystemFunction(
                     SnapshotTimeFunction.NAME, SnapshotTimeFunction.class);
@@ -132,8 +133,8 @@ public final class SourceDecoding {
                     time.replace(
                             quote(snapshots.column()), decoded + "." + quote(snapshots.column()));
         }
-        twin.columnByExpression(SnapshotWatermark.TIME_COLUMN, time);
-        twin.watermark(SnapshotWatermark.TIME_COLUMN, snapshots.watermarkExpression());
+        twin.columnByExpression(timeColumn, time);
+        twin.watermark(timeColumn, snapshots.watermarkExpression(timeColumn));
     }
 
     /** A catalog table's options; null for a view or an unknown table. */
@@ -387,7 +388,20 @@ public final class SourceDecoding {
                                 .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
                                 .orElse(false);
         if (watermarked) {
-            watermark(tEnv, twin, base, snapshots, decoder, valueType, valueNames, keyFields);
+            List<String> taken = new ArrayList<>(names);
+            taken.addAll(coordinateColumns);
+            taken.add(raw);
+            String timeColumn = SnapshotWatermark.timeColumn(prefix, taken);
+            watermark(
+                    tEnv,
+                    twin,
+                    base,
+                    snapshots,
+                    decoder,
+                    valueType,
+                    valueNames,
+                    keyFields,
+                    timeColumn);
         }
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
         Table bytesTable = tEnv.from(quote(base + "_bytes"));
