@@ -226,6 +226,7 @@ public class AutoCdcSnapshotFunction
             throws Exception {
         FlowRuntime.Effects fx = AutoCdcTruncateFunction.effects(ctx.timerService(), ctx);
         EngineMetrics metrics = runtime.metrics();
+        metrics.input.inc(); // as it arrives: what it is applied as may be a derived delete too
         if (row.getRowKind() == RowKind.UPDATE_BEFORE) {
             metrics.skippedUpdateBefore.inc();
             return;
@@ -472,13 +473,13 @@ public class AutoCdcSnapshotFunction
                 present = presence.atEnd();
             } else if (rowsOfKey == null) {
                 if (present) {
-                    runtime.process(delete(key, snapshot.mark()), fx, out, null);
+                    runtime.apply(delete(key, snapshot.mark()), fx, out, null);
                 }
                 present = false;
             } else {
                 RowData upsert = upsertOf(rowsOfKey, fx);
                 if (upsert != null) {
-                    runtime.process(upsert, fx, out, null);
+                    runtime.apply(upsert, fx, out, null);
                     present = true;
                 }
             }
@@ -537,7 +538,7 @@ public class AutoCdcSnapshotFunction
         byte[] until = next == null ? null : next.version();
         if (rowsOfKey == null) {
             if (presence.at(version)) {
-                runtime.process(delete(key, snapshot.mark()), fx, out, null);
+                runtime.apply(delete(key, snapshot.mark()), fx, out, null);
                 presence.set(version, until, false);
             }
             return;
@@ -550,10 +551,10 @@ public class AutoCdcSnapshotFunction
         if (next != null && !presence.at(until)) {
             // the delete the key skipped at the next version, at that snapshot's own sequences,
             // now closes it: written first, so that the upsert never shows the key present beyond
-            runtime.process(delete(key, next.mark()), fx, out, null);
+            runtime.apply(delete(key, next.mark()), fx, out, null);
             restatedDeletes++;
         }
-        runtime.process(upsert, fx, out, null);
+        runtime.apply(upsert, fx, out, null);
         presence.set(version, until, true);
     }
 

@@ -128,13 +128,23 @@ final class FlowRuntime implements Serializable {
     }
 
     /**
-     * Applies one input row of the current key.
+     * Counts and applies one input row of the current key.
      *
      * @param truncateFloor the greatest truncate still in force (SCD1 with truncates), or null
      */
     void process(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
             throws Exception {
         metrics.input.inc();
+        apply(input, fx, out, truncateFloor);
+    }
+
+    /**
+     * Applies one row of the current key that is not counted as input: the caller counted it when
+     * it arrived, or derived it (a flow from snapshots: the upsert a held row becomes, the deletes
+     * a snapshot stands for).
+     */
+    void apply(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
+            throws Exception {
         if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
             // a changelog source's -U: its +U carries the new row
             metrics.skippedUpdateBefore.inc();

@@ -160,6 +160,8 @@ class SnapshotFlowTest {
                             .isEqualTo(expected(type, rows));
                     int letters = expectedDeadLetters(type, rows);
                     assertThat(run.deadLetters()).as(type + " " + rows).isEqualTo(letters);
+                    // rows received, not the upserts and deletes they stand for
+                    assertThat(run.function.metrics().input.getCount()).isEqualTo(rows.size());
                     withDeadLetters += letters > 0 ? 1 : 0;
                     withVanishedKeys +=
                             SnapshotReference.events(rows, OPTIONS, type == TargetType.BITEMPORAL)
