@@ -1,32 +1,26 @@
 package dev.autocdc.operators.flink;
 
-import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.SnapshotId;
-import java.util.Set;
+import dev.autocdc.operators.core.SnapshotIndex;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.flink.table.data.RowData;
 
 /**
  * The complete snapshots one instance of {@link AutoCdcSnapshotFunction} knows (a copy of its
- * broadcast state), in the order they apply, with the index by version that bitemporal flows need
- * to tell a restated version from a newer one. In memory only: rebuilt from the broadcast state
- * after a restore.
+ * broadcast state): their marks ({@link SnapshotMarks}) in the order they apply, and their {@link
+ * SnapshotIndex}. In memory only: rebuilt from the broadcast state after a restore.
+ *
+ * <p>Flink's map states key snapshots by {@link #key}: the id's bytes as ISO-8859-1 characters, one
+ * per byte (a heap map compares byte arrays by identity).
  */
 final class CompleteSnapshots {
-
-    /** One complete snapshot: its id, its mark ({@link SnapshotMarks}), its encoded version. */
-    record Snapshot(byte[] id, RowData mark, byte[] version) {
-        long time() {
-            return mark.getLong(SnapshotMarks.TIME);
-        }
-    }
-
-    private final TreeMap<byte[], Snapshot> byId = new TreeMap<>(SnapshotId::compare);
-    private final TreeMap<byte[], TreeSet<byte[]>> idsByVersion =
-            new TreeMap<>(SequenceCodec::compare);
+    private final TreeMap<byte[], RowData> marks = new TreeMap<>(SnapshotId::compare);
+    private final SnapshotIndex index = new SnapshotIndex();
     private final Function<RowData, byte[]> versionOf;
 
     /**
@@ -36,36 +30,47 @@ final class CompleteSnapshots {
         this.versionOf = versionOf;
     }
 
+    static String key(byte[] id) {
+        return new String(id, StandardCharsets.ISO_8859_1);
+    }
+
+    static byte[] id(String key) {
+        return key.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
     void add(RowData mark) {
         byte[] id = mark.getBinary(SnapshotMarks.ID);
-        byte[] version = versionOf.apply(mark);
-        byId.put(id, new Snapshot(id, mark, version));
-        idsByVersion.computeIfAbsent(version, v -> new TreeSet<>(SnapshotId::compare)).add(id);
+        marks.put(id, mark);
+        index.add(id, versionOf.apply(mark));
     }
 
-    boolean isEmpty() {
-        return byId.isEmpty();
+    SnapshotIndex index() {
+        return index;
     }
 
-    Snapshot get(byte[] id) {
-        return byId.get(id);
+    RowData mark(byte[] id) {
+        return marks.get(id);
     }
 
     boolean contains(byte[] id) {
-        return byId.containsKey(id);
+        return marks.containsKey(id);
     }
 
     /** The first snapshot after {@code id} (after none: the first), or null. */
     byte[] after(byte[] id) {
-        if (byId.isEmpty()) {
+        if (marks.isEmpty()) {
             return null;
         }
-        return id == null ? byId.firstKey() : byId.higherKey(id);
+        return id == null ? marks.firstKey() : marks.higherKey(id);
     }
 
     /** The snapshot if the watermark has passed it; else null. */
     byte[] passed(byte[] id, long watermark) {
-        return id != null && byId.get(id).time() <= watermark ? id : null;
+        return id != null && time(id) <= watermark ? id : null;
+    }
+
+    private long time(byte[] id) {
+        return marks.get(id).getLong(SnapshotMarks.TIME);
     }
 
     /**
@@ -73,67 +78,29 @@ final class CompleteSnapshots {
      * removed} (SCD flows: no key needs them once every key with work at them has run).
      */
     void forgetPassed(long watermark, Consumer<byte[]> removed) {
-        while (!byId.isEmpty() && byId.firstEntry().getValue().time() <= watermark) {
-            Snapshot s = byId.pollFirstEntry().getValue();
-            TreeSet<byte[]> ids = idsByVersion.get(s.version());
-            ids.remove(s.id());
-            if (ids.isEmpty()) {
-                idsByVersion.remove(s.version());
-            }
-            removed.accept(s.id());
+        while (!marks.isEmpty() && time(marks.firstKey()) <= watermark) {
+            byte[] id = marks.pollFirstEntry().getKey();
+            index.remove(id);
+            removed.accept(id);
         }
     }
 
     /**
-     * Whether the snapshot restates an older version: a snapshot applied before it has a greater
-     * version (bitemporal only). Such a snapshot may delete keys that are absent at the newest
-     * version and so have no timer: the keys must be scanned.
+     * The snapshots that restate an older version ({@link SnapshotIndex#restatesOlder}) with a time
+     * in {@code (after, upTo]}, in order: those the watermark passes when it moves from {@code
+     * after} to {@code upTo}.
      */
-    boolean restatesOlder(byte[] id) {
-        byte[] version = byId.get(id).version();
-        for (TreeSet<byte[]> ids : idsByVersion.tailMap(version, false).values()) {
-            if (SnapshotId.compare(ids.first(), id) < 0) {
-                return true;
+    List<byte[]> restatingBetween(long after, long upTo) {
+        List<byte[]> restating = new ArrayList<>();
+        for (byte[] id : marks.descendingKeySet()) {
+            long time = time(id);
+            if (time <= after) {
+                break;
+            }
+            if (time <= upTo && index.restatesOlder(id)) {
+                restating.add(0, id);
             }
         }
-        return false;
-    }
-
-    /**
-     * Whether a snapshot that restates an older version has a time in {@code (after, upTo]}: the
-     * watermark moving from {@code after} to {@code upTo} passes it.
-     */
-    boolean restatingBetween(long after, long upTo) {
-        for (Snapshot s : byId.descendingMap().values()) {
-            if (s.time() <= after) {
-                return false;
-            }
-            if (s.time() <= upTo && restatesOlder(s.id())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The next version after {@code version} at which a key has an event before snapshot {@code
-     * before}: the first greater version of a snapshot applied before {@code before} whose id is
-     * not in {@code held} (the snapshots where the key's rows were held, which give it no event).
-     * Returns the last such snapshot of that version, whose rows (or lack of them) decide the key's
-     * event there; null when there is none.
-     */
-    Snapshot successor(byte[] version, byte[] before, Set<String> held) {
-        for (TreeSet<byte[]> ids : idsByVersion.tailMap(version, false).values()) {
-            byte[] last = null;
-            for (byte[] id : ids.headSet(before, false)) {
-                if (!held.contains(AutoCdcSnapshotFunction.text(id))) {
-                    last = id;
-                }
-            }
-            if (last != null) {
-                return byId.get(last);
-            }
-        }
-        return null;
+        return restating;
     }
 }

@@ -21,10 +21,11 @@ import org.apache.flink.util.OutputTag;
 /**
  * Runs {@link AutoCdcSnapshotFunction} as Flink's keyed broadcast operator does, and adds the one
  * thing a function cannot do: visit every key at a watermark. Before the watermark passes a
- * bitemporal snapshot that restates an older version, every key with state is offered to the
+ * bitemporal snapshot that restates an older version, every key with progress is offered to the
  * function ({@link AutoCdcSnapshotFunction#scanKey}), then the watermark fires the timers as usual.
- * A key absent at the newest version has no timer, yet such a snapshot can delete it (SPEC §10,
- * "Cost"); the scan is that cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
+ * The scan runs inside one watermark, so a checkpoint waits for it. A key absent at the newest
+ * version has no timer, yet such a snapshot can delete it (SPEC §10, "Cost"); the scan is that
+ * cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
  *
  * <p>State: {@value #SCANNED} (union operator list state), the watermark through which this
  * instance has scanned, so that a restore does not scan again for snapshots already scanned for.
@@ -39,7 +40,6 @@ final class SnapshotApplyOperator
     static final String SCANS = "num_snapshot_scans";
     static final String SCANNED_KEYS = "num_snapshot_scanned_keys";
 
-    private final AutoCdcSnapshotFunction function;
     private final EngineSpec spec;
 
     private transient ListState<Long> scannedState;
@@ -51,7 +51,6 @@ final class SnapshotApplyOperator
 
     SnapshotApplyOperator(AutoCdcSnapshotFunction function, EngineSpec spec) {
         super(function, List.of(AutoCdcSnapshotFunction.completeDescriptor(spec)));
-        this.function = function;
         this.spec = spec;
     }
 
@@ -62,13 +61,11 @@ final class SnapshotApplyOperator
                 context.getOperatorStateStore()
                         .getUnionListState(
                                 new ListStateDescriptor<>(SCANNED, LongSerializer.INSTANCE));
-        scannedThrough = Long.MAX_VALUE;
+        Long least = null;
         for (Long w : scannedState.get()) {
-            scannedThrough = Math.min(scannedThrough, w);
+            least = least == null ? w : Math.min(least, w);
         }
-        if (scannedThrough == Long.MAX_VALUE) {
-            scannedThrough = Long.MIN_VALUE; // a new job, or one that never scanned
-        }
+        scannedThrough = least == null ? Long.MIN_VALUE : least; // none: a new job
     }
 
     @Override
@@ -104,18 +101,28 @@ final class SnapshotApplyOperator
     public void processWatermark(Watermark mark) throws Exception {
         long watermark = mark.getTimestamp();
         if (watermark > scannedThrough) {
-            var complete =
-                    getOperatorStateBackend()
-                            .getBroadcastState(AutoCdcSnapshotFunction.completeDescriptor(spec));
-            if (function.needsScan(complete, scannedThrough, watermark)) {
-                scan(watermark);
+            List<byte[]> restating =
+                    function()
+                            .restatingBetween(
+                                    getOperatorStateBackend()
+                                            .getBroadcastState(
+                                                    AutoCdcSnapshotFunction.completeDescriptor(
+                                                            spec)),
+                                    scannedThrough,
+                                    watermark);
+            if (!restating.isEmpty()) {
+                scan(restating, watermark);
             }
             scannedThrough = watermark;
         }
         super.processWatermark(mark);
     }
 
-    private void scan(long watermark) throws Exception {
+    private AutoCdcSnapshotFunction function() {
+        return (AutoCdcSnapshotFunction) userFunction;
+    }
+
+    private void scan(List<byte[]> restating, long watermark) throws Exception {
         scans.inc();
         collector.setAbsoluteTimestamp(watermark);
         FlowRuntime.Effects fx =
@@ -134,10 +141,10 @@ final class SnapshotApplyOperator
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
-                        function.appliedDescriptor(),
+                        function().appliedDescriptor(),
                         (key, state) -> {
                             scannedKeys.inc();
-                            function.scanKey(watermark, fx, collector);
+                            function().scanKey(restating, watermark, fx, collector);
                         });
     }
 }

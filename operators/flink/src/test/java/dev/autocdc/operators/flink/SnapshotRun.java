@@ -33,6 +33,15 @@ final class SnapshotRun implements AutoCloseable {
 
     /** A run restored from {@code state} (a snapshot of another run's harness). */
     SnapshotRun(EngineSpec spec, Backend backend, OperatorSubtaskState state) throws Exception {
+        this(spec, backend, state, new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT));
+    }
+
+    /**
+     * A run restored from {@code state} whose changes go on changing {@code table} (the table of
+     * the run that took the snapshot, drained).
+     */
+    SnapshotRun(EngineSpec spec, Backend backend, OperatorSubtaskState state, ChangelogTable table)
+            throws Exception {
         this.spec = spec;
         FlowKeySelector keys = new FlowKeySelector(spec);
         function = new AutoCdcSnapshotFunction(spec);
@@ -45,7 +54,7 @@ final class SnapshotRun implements AutoCloseable {
             harness.initializeState(state);
         }
         harness.open();
-        table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+        this.table = table;
     }
 
     RowData row(SnapshotRow r) {
