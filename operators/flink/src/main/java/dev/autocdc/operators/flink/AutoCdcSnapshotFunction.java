@@ -326,7 +326,7 @@ public class AutoCdcSnapshotFunction
         }
         completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
         runtime.stateAccesses().valueReads++;
-        catchUp(applied.value(), ctx.timerService().currentWatermark(), fx, out);
+        catchUp(applied.value(), timestamp, ctx.timerService().currentWatermark(), fx, out);
     }
 
     /**
@@ -363,7 +363,7 @@ public class AutoCdcSnapshotFunction
             if ((progress.cursor == null || SnapshotId.compare(id, progress.cursor) > 0)
                     && progress.bitemporal.presentAt(complete.index().version(id))) {
                 scanCatchUps++;
-                catchUp(state, watermark, fx, out);
+                catchUp(state, Long.MIN_VALUE, watermark, fx, out);
                 return;
             }
         }
@@ -374,10 +374,20 @@ public class AutoCdcSnapshotFunction
      * watermark has passed (a complete mark may arrive before the rows of its snapshot on another
      * channel, never after the watermark that passes it); then re-arms.
      *
+     * <p>The timers of the snapshots it applies, set when their first rows came, would only find
+     * nothing to do: they are deleted (each such visit would also iterate the key's waiting rows,
+     * and on RocksDB an iteration over a key whose rows are gone steps over their tombstones and on
+     * to the next key's rows, which at the end of a bounded input are all gone too).
+     *
      * @param state the key's progress as stored, read by the caller (null: none)
+     * @param firing the time of the timer that runs it; MIN_VALUE in a scan
      */
     private void catchUp(
-            RowData state, long watermark, FlowRuntime.Effects fx, Collector<RowData> out)
+            RowData state,
+            long firing,
+            long watermark,
+            FlowRuntime.Effects fx,
+            Collector<RowData> out)
             throws Exception {
         StateAccessCounter counter = runtime.stateAccesses();
         TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
@@ -409,6 +419,10 @@ public class AutoCdcSnapshotFunction
             if (rowsOfSnapshot != null) {
                 counter.mapWrites++;
                 pending.remove(CompleteSnapshots.key(next));
+                long time = SnapshotMarks.time(clock, rowsOfSnapshot.get(0));
+                if (time != firing) {
+                    fx.timerService().deleteEventTimeTimer(time);
+                }
             }
             apply(next, rowsOfSnapshot, progress, fx, out);
             last = next;
