@@ -23,7 +23,6 @@ import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
@@ -80,8 +79,7 @@ public class AutoCdcSnapshotFunction
     private transient ValueState<RowData> applied;
     private transient RowDataSerializer rows;
     private transient SequenceClock clock;
-    private transient int[] keyFields;
-    private transient RowData.FieldGetter[] keyGetters;
+    private transient SnapshotKeyRows keyRows;
     private transient SnapshotRowsOfKey rowsOfKey;
     private transient boolean bitemporal;
 
@@ -152,15 +150,7 @@ public class AutoCdcSnapshotFunction
         rowsOfKey = new SnapshotRowsOfKey(runtime);
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
-        int[] keys = spec.flow().keyIndexes();
-        keyFields = new int[keys.length];
-        keyGetters = new RowData.FieldGetter[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            keyFields[i] = spec.baseFields()[keys[i]];
-            keyGetters[i] =
-                    RowData.createFieldGetter(
-                            spec.inputType().getTypeAt(keyFields[i]), keyFields[i]);
-        }
+        keyRows = new SnapshotKeyRows(spec);
     }
 
     private MapStateDescriptor<String, List<RowData>> pendingDescriptor() {
@@ -199,7 +189,7 @@ public class AutoCdcSnapshotFunction
         if (refused != null) {
             metrics.deadLettered.inc();
             fx.output(AutoCdcFunction.DEAD_LETTERS, refused);
-            id = hasKey(row) ? decoder.snapshotId(row) : null;
+            id = keyRows.hasKey(row) ? decoder.snapshotId(row) : null;
             if (id == null) {
                 return; // no key or no snapshot to hold
             }
@@ -309,7 +299,8 @@ public class AutoCdcSnapshotFunction
     private void completeSnapshots(ReadOnlyBroadcastState<String, RowData> state) throws Exception {
         if (complete == null) {
             complete =
-                    new CompleteSnapshots(mark -> runtime.decoder().sequence(delete(null, mark)));
+                    new CompleteSnapshots(
+                            mark -> runtime.decoder().sequence(keyRows.delete(null, mark)));
             for (Map.Entry<String, RowData> e : state.immutableEntries()) {
                 complete.add(e.getValue());
             }
@@ -400,7 +391,9 @@ public class AutoCdcSnapshotFunction
         if (state != null) {
             progress = SnapshotProgress.read(state, spec);
         } else if (!waiting.isEmpty()) {
-            progress = SnapshotProgress.initial(bitemporal, keyOf(waiting.firstEntry().getValue()));
+            progress =
+                    SnapshotProgress.initial(
+                            bitemporal, keyRows.keyOf(waiting.firstEntry().getValue().get(0)));
         } else {
             return; // nothing of this key is left
         }
@@ -497,61 +490,19 @@ public class AutoCdcSnapshotFunction
                     restatedDeletes++;
                 }
                 runtime.apply(
-                        w.delete() ? delete(progress.key, complete.mark(w.at())) : upsert,
+                        w.delete() ? keyRows.delete(progress.key, complete.mark(w.at())) : upsert,
                         fx,
                         out,
                         null);
             }
         } else if (rowsOfSnapshot == null) {
             if (progress.present()) {
-                runtime.apply(delete(progress.key, complete.mark(id)), fx, out, null);
+                runtime.apply(keyRows.delete(progress.key, complete.mark(id)), fx, out, null);
                 progress.present(false);
             }
         } else if (upsert != null) {
             runtime.apply(upsert, fx, out, null);
             progress.present(true);
         }
-    }
-
-    /** A delete of the key (null: no key columns set) at a complete snapshot's sequences. */
-    private RowData delete(Object[] key, RowData mark) {
-        GenericRowData row = new GenericRowData(RowKind.DELETE, spec.inputType().getFieldCount());
-        for (int i = 0; key != null && i < keyFields.length; i++) {
-            row.setField(keyFields[i], key[i]);
-        }
-        row.setField(
-                spec.sequenceField(),
-                markField(mark, SnapshotMarks.SEQUENCE, spec.sequenceField()));
-        if (spec.systemSequenceField() >= 0) {
-            row.setField(
-                    spec.systemSequenceField(),
-                    markField(mark, SnapshotMarks.SYSTEM_SEQUENCE, spec.systemSequenceField()));
-        }
-        return row;
-    }
-
-    private Object markField(RowData mark, int pos, int inputField) {
-        return RowData.createFieldGetter(spec.inputType().getTypeAt(inputField), pos)
-                .getFieldOrNull(mark);
-    }
-
-    /** Whether every key column of the row is set (a null key is no key to hold). */
-    private boolean hasKey(RowData row) {
-        for (RowData.FieldGetter g : keyGetters) {
-            if (g.getFieldOrNull(row) == null) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The key of the first of a key's waiting rows. */
-    private Object[] keyOf(List<RowData> rowsOfSnapshot) {
-        RowData row = rowsOfSnapshot.get(0);
-        Object[] key = new Object[keyFields.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = keyGetters[i].getFieldOrNull(row);
-        }
-        return key;
     }
 }
