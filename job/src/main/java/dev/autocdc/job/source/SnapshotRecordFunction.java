@@ -20,7 +20,9 @@ import org.apache.flink.util.UserCodeClassLoader;
  * A record's bytes decoded by its source's format, inside the source, for the watermark of a flow
  * from snapshots ({@link SnapshotWatermark}): the row of the source's value columns, or null when
  * the format cannot read the bytes (the decoding step, {@link RecordDecoder}, sends such a record
- * to the dead letters; here it only leaves the watermark where it was). Never throws: an exception
+ * to the dead letters; here it only leaves the watermark where it was), or whose numbers the format
+ * would coerce ({@link ExactNumbers}: a version of 9.5 read as INT is 9, but the record is a dead
+ * letter, and must not move the watermark as a row of snapshot 9 would). Never throws: an exception
  * in a watermark expression would fail the source. The last record's row is kept, since the
  * watermark expression reads several of its columns.
  */
@@ -29,6 +31,7 @@ public final class SnapshotRecordFunction extends ScalarFunction {
 
     private final DeserializationSchema<RowData> format;
     private final DataType valueType;
+    private final ExactNumbers numbers;
     private transient byte[] lastBytes;
     private transient RowData last;
     private transient List<RowData> decoded;
@@ -37,10 +40,13 @@ public final class SnapshotRecordFunction extends ScalarFunction {
     /**
      * @param format the source's format, as the decoding step has it
      * @param valueType the ROW of the columns the format decodes
+     * @param numbers the decoding step's check of exact numbers, or null
      */
-    public SnapshotRecordFunction(DeserializationSchema<RowData> format, DataType valueType) {
+    public SnapshotRecordFunction(
+            DeserializationSchema<RowData> format, DataType valueType, ExactNumbers numbers) {
         this.format = format;
         this.valueType = valueType;
+        this.numbers = numbers;
     }
 
     @Override
@@ -103,6 +109,9 @@ public final class SnapshotRecordFunction extends ScalarFunction {
             }
             decoded.clear();
             format.deserialize(bytes, into);
+            if (numbers != null && !decoded.isEmpty() && numbers.check(bytes) != null) {
+                return null;
+            }
         } catch (Exception | LinkageError e) {
             return null;
         }

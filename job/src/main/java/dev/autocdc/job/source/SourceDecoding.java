@@ -110,6 +110,7 @@ public final class SourceDecoding {
             DataType valueType,
             List<String> valueNames,
             List<String> keyFields,
+            ExactNumbers numbers,
             String timeColumn) {
         try {
             tEnv.createTemporarySystemFunction(
@@ -118,7 +119,7 @@ public final class SourceDecoding {
             // registered by another flow of the script
         }
         String record = base + "_snapshot_record";
-        tEnv.createTemporarySystemFunction(record, new SnapshotRecordFunction(decoder, valueType));
+        tEnv.createTemporarySystemFunction(record, new SnapshotRecordFunction(decoder, valueType, numbers));
         String decoded = quote(record) + "(" + quote(BYTES) + ")";
         for (String column : valueNames) {
             if (!keyFields.contains(column)) { // a Kafka key field is a column of the twin already
@@ -380,6 +381,12 @@ public final class SourceDecoding {
         fromRow.add(bytesField); // the record's bytes as read, not a copy
 
         String base = "__autocdc_" + flow;
+        ExactNumbers numbers =
+                ExactNumbers.of(
+                        format,
+                        Boolean.parseBoolean(
+                                formatOptions.toMap().getOrDefault("schema-include", "false")),
+                        (RowType) valueType.getLogicalType());
         boolean watermarked =
                 snapshots != null
                         && SnapshotWatermark.unbounded(options)
@@ -401,6 +408,7 @@ public final class SourceDecoding {
                     valueType,
                     valueNames,
                     keyFields,
+                    numbers,
                     timeColumn);
         }
         tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
@@ -423,14 +431,7 @@ public final class SourceDecoding {
                                         decoder,
                                         LINE_FORMATS.contains(format) || format.equals("csv"),
                                         format.equals("json") || format.equals("csv"),
-                                        ExactNumbers.of(
-                                                format,
-                                                Boolean.parseBoolean(
-                                                        formatOptions
-                                                                .toMap()
-                                                                .getOrDefault(
-                                                                        "schema-include", "false")),
-                                                (RowType) valueType.getLogicalType()),
+                                        numbers,
                                         new RecordDecoder.Layout(
                                                 bytesField,
                                                 fromValue.stream().mapToInt(i -> i).toArray(),

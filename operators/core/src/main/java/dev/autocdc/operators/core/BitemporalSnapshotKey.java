@@ -47,6 +47,15 @@ public final class BitemporalSnapshotKey {
      */
     public record Write(boolean delete, byte[] at) {}
 
+    /** Writes events to the target; a write can be refused. */
+    public interface Writer {
+        /**
+         * Writes the event; false when the target refused it (it lies before the history the key
+         * retains: a tombstone or history retention dropped that history).
+         */
+        boolean write(Write write) throws Exception;
+    }
+
     private final KeyPresence presence;
     private final TreeSet<byte[]> held = new TreeSet<>(SnapshotId::compare);
     private final TreeSet<byte[]> deleted = new TreeSet<>(SequenceCodec::compare);
@@ -72,35 +81,47 @@ public final class BitemporalSnapshotKey {
     }
 
     /**
-     * Applies one complete snapshot to the key and returns the events to write, in order (none,
-     * one, or a late delete then the upsert).
+     * Applies one complete snapshot to the key: writes the events it stands for, in order (none,
+     * one, or a late delete then the upsert), and records what was written. Returns false when the
+     * target refused a write: the key's history that the write needed left state, so the snapshot
+     * changes nothing for the key (and a refused late delete is not followed by its upsert, which
+     * would stay open past the version that closes it).
      */
-    public List<Write> apply(byte[] id, Rows rows, SnapshotIndex index) {
+    public boolean apply(byte[] id, Rows rows, SnapshotIndex index, Writer writer)
+            throws Exception {
         byte[] version = index.version(id);
         switch (rows) {
             case HELD -> {
                 held.add(id);
-                return List.of();
+                return true;
             }
             case NONE -> {
                 if (!presence.at(version)) {
-                    return List.of(); // skipped: it changes no belief (yet)
+                    return true; // skipped: it changes no belief (yet)
+                }
+                if (!writer.write(new Write(true, id))) {
+                    return false;
                 }
                 presence.set(version, nextVersion(version, id, index), false);
                 deleted.add(version);
-                return List.of(new Write(true, id));
+                return true;
             }
             default -> {
-                List<Write> writes = new ArrayList<>(2);
                 byte[] next = index.successor(version, id, held);
                 byte[] until = next == null ? null : index.version(next);
-                if (until != null && !presence.at(until) && deleted.add(until)) {
-                    writes.add(new Write(true, next)); // the skipped delete now closes the key
+                if (until != null && !presence.at(until) && !deleted.contains(until)) {
+                    // the skipped delete now closes the key
+                    if (!writer.write(new Write(true, next))) {
+                        return false;
+                    }
+                    deleted.add(until);
                 }
-                writes.add(new Write(false, id));
+                if (!writer.write(new Write(false, id))) {
+                    return false;
+                }
                 deleted.remove(version);
                 presence.set(version, until, true);
-                return writes;
+                return true;
             }
         }
     }

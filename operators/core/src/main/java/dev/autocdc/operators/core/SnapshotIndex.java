@@ -19,23 +19,39 @@ public final class SnapshotIndex {
     private final TreeMap<byte[], TreeSet<byte[]>> idsByVersion =
             new TreeMap<>(SequenceCodec::compare);
 
-    /** Adds a complete snapshot; adding one again changes nothing. */
-    public void add(byte[] id, byte[] version) {
-        versionById.put(id, version);
-        idsByVersion.computeIfAbsent(version, v -> new TreeSet<>(SnapshotId::compare)).add(id);
-    }
+    /** Per id, the greatest version of the snapshots up to it: O(log n) answers for the newest. */
+    private final TreeMap<byte[], byte[]> greatestUpTo = new TreeMap<>(SnapshotId::compare);
 
-    /** Forgets a snapshot (SCD flows forget those no key needs). */
-    public void remove(byte[] id) {
-        byte[] version = versionById.remove(id);
-        if (version == null) {
+    /**
+     * Adds a complete snapshot; adding one again changes nothing. Snapshots complete in order, so
+     * this is O(log n); one added before others (a restore reads them in any order) costs O(n).
+     */
+    public void add(byte[] id, byte[] version) {
+        if (versionById.put(id, version) != null) {
             return;
         }
-        TreeSet<byte[]> ids = idsByVersion.get(version);
-        ids.remove(id);
-        if (ids.isEmpty()) {
-            idsByVersion.remove(version);
+        idsByVersion.computeIfAbsent(version, v -> new TreeSet<>(SnapshotId::compare)).add(id);
+        if (greatestUpTo.isEmpty() || SnapshotId.compare(greatestUpTo.lastKey(), id) < 0) {
+            byte[] before = greatestUpTo.isEmpty() ? null : greatestUpTo.lastEntry().getValue();
+            greatestUpTo.put(id, max(before, version));
+            return;
         }
+        greatestUpTo.clear();
+        byte[] greatest = null;
+        for (var e : versionById.entrySet()) {
+            greatest = max(greatest, e.getValue());
+            greatestUpTo.put(e.getKey(), greatest);
+        }
+    }
+
+    private static byte[] max(byte[] a, byte[] b) {
+        return a == null || SequenceCodec.compare(b, a) > 0 ? b : a;
+    }
+
+    /** The greatest version of the snapshots applied before {@code id}, or null. */
+    private byte[] greatestBefore(byte[] id) {
+        var e = greatestUpTo.lowerEntry(id);
+        return e == null ? null : e.getValue();
     }
 
     /** The version of a snapshot in the index. */
@@ -48,12 +64,8 @@ public final class SnapshotIndex {
      * version. Such a snapshot can delete a key that is absent at the newest version.
      */
     public boolean restatesOlder(byte[] id) {
-        for (TreeSet<byte[]> ids : idsByVersion.tailMap(versionById.get(id), false).values()) {
-            if (SnapshotId.compare(ids.first(), id) < 0) {
-                return true;
-            }
-        }
-        return false;
+        byte[] greatest = greatestBefore(id);
+        return greatest != null && SequenceCodec.compare(greatest, versionById.get(id)) > 0;
     }
 
     /**
@@ -65,6 +77,10 @@ public final class SnapshotIndex {
      * @param held ids, in a set ordered by {@link SnapshotId#compare}
      */
     public byte[] successor(byte[] version, byte[] before, NavigableSet<byte[]> held) {
+        byte[] greatest = greatestBefore(before);
+        if (greatest == null || SequenceCodec.compare(greatest, version) <= 0) {
+            return null; // a version newer than every one applied before: the common case
+        }
         for (TreeSet<byte[]> ids : idsByVersion.tailMap(version, false).values()) {
             for (byte[] id : ids.headSet(before, false).descendingSet()) {
                 if (!held.contains(id)) {

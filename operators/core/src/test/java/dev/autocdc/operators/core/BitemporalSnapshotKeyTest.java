@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.BitemporalSnapshotKey.Rows;
 import dev.autocdc.operators.core.BitemporalSnapshotKey.Write;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,13 @@ class BitemporalSnapshotKeyTest {
         byte[] id = SnapshotId.of(INTS.encode(version), INTS.encode(sys));
         index.add(id, INTS.encode(version));
         return id;
+    }
+
+    /** Applies a snapshot, every write accepted; returns the writes. */
+    private List<Write> apply(BitemporalSnapshotKey k, byte[] id, Rows rows) throws Exception {
+        List<Write> writes = new ArrayList<>();
+        assertThat(k.apply(id, rows, index, w -> writes.add(w))).isTrue();
+        return writes;
     }
 
     private static Write upsert(byte[] at) {
@@ -43,61 +51,81 @@ class BitemporalSnapshotKeyTest {
     }
 
     @Test
-    void aDeleteWhereTheKeyIsAbsentWaitsUntilARestatementNeedsIt() {
+    void aDeleteWhereTheKeyIsAbsentWaitsUntilARestatementNeedsIt() throws Exception {
         byte[] s1 = snapshot(10, 5); // without the key: nothing to write
-        assertWrites(key.apply(s1, Rows.NONE, index));
+        assertWrites(apply(key, s1, Rows.NONE));
         byte[] s2 = snapshot(20, 1); // version 1 restated with the key: closed at 5, by s1
-        assertWrites(key.apply(s2, Rows.UPSERT, index), delete(s1), upsert(s2));
+        assertWrites(apply(key, s2, Rows.UPSERT), delete(s1), upsert(s2));
         assertThat(key.presentAt(INTS.encode(1))).isTrue();
         assertThat(key.presentAt(INTS.encode(5))).isFalse();
         assertThat(key.presentAtEnd()).isFalse();
     }
 
     @Test
-    void aDeleteAlreadyWrittenIsNotWrittenAgain() {
+    void aDeleteAlreadyWrittenIsNotWrittenAgain() throws Exception {
         byte[] s1 = snapshot(10, 1);
-        assertWrites(key.apply(s1, Rows.UPSERT, index), upsert(s1));
+        assertWrites(apply(key, s1, Rows.UPSERT), upsert(s1));
         byte[] s2 = snapshot(20, 3); // the key vanished at 3
-        assertWrites(key.apply(s2, Rows.NONE, index), delete(s2));
+        assertWrites(apply(key, s2, Rows.NONE), delete(s2));
         byte[] s3 = snapshot(30, 2); // version 2 restated with the key: 3 is deleted already
-        assertWrites(key.apply(s3, Rows.UPSERT, index), upsert(s3));
+        assertWrites(apply(key, s3, Rows.UPSERT), upsert(s3));
     }
 
     @Test
-    void snapshotsSharingASystemSequenceWriteTheSkippedDeleteOnce() {
+    void snapshotsSharingASystemSequenceWriteTheSkippedDeleteOnce() throws Exception {
         byte[] s0 = snapshot(10, 5);
-        assertWrites(key.apply(s0, Rows.NONE, index));
+        assertWrites(apply(key, s0, Rows.NONE));
         byte[] a = snapshot(20, 1);
         byte[] b = snapshot(20, 3);
-        assertWrites(key.apply(a, Rows.UPSERT, index), delete(s0), upsert(a));
-        assertWrites(key.apply(b, Rows.UPSERT, index), upsert(b));
+        assertWrites(apply(key, a, Rows.UPSERT), delete(s0), upsert(a));
+        assertWrites(apply(key, b, Rows.UPSERT), upsert(b));
         assertThat(key.deletedVersions()).containsExactly(INTS.encode(5));
     }
 
     @Test
-    void aHeldSnapshotIsNoNextVersion() {
+    void aHeldSnapshotIsNoNextVersion() throws Exception {
         byte[] s1 = snapshot(10, 1);
-        assertWrites(key.apply(s1, Rows.UPSERT, index), upsert(s1));
+        assertWrites(apply(key, s1, Rows.UPSERT), upsert(s1));
         byte[] s2 = snapshot(20, 3); // the key's rows held: no event at 3
-        assertWrites(key.apply(s2, Rows.HELD, index));
+        assertWrites(apply(key, s2, Rows.HELD));
         byte[] s3 = snapshot(30, 2); // version 2 restated without the key: absent from 2 on
-        assertWrites(key.apply(s3, Rows.NONE, index), delete(s3));
+        assertWrites(apply(key, s3, Rows.NONE), delete(s3));
         assertThat(key.presentAt(INTS.encode(3))).isFalse();
         byte[] s4 = snapshot(40, 2); // and again with it: present from 2 on, nothing to close
-        assertWrites(key.apply(s4, Rows.UPSERT, index), upsert(s4));
+        assertWrites(apply(key, s4, Rows.UPSERT), upsert(s4));
         assertThat(key.presentAtEnd()).isTrue();
         assertThat(key.presencePoints()).containsExactly(INTS.encode(1));
         assertThat(key.heldIds()).containsExactly(s2);
     }
 
     @Test
-    void aKeyRoundTripsThroughItsLists() {
+    void aRefusedLateDeleteChangesNothingAndWritesNoUpsert() throws Exception {
+        byte[] s1 = snapshot(10, 5);
+        assertWrites(apply(key, s1, Rows.NONE));
+        byte[] s2 = snapshot(20, 1);
+        // the target refuses the late delete (the key's history left state): nothing is written
+        List<Write> tried = new ArrayList<>();
+        assertThat(key.apply(s2, Rows.UPSERT, index, w -> tried.add(w) && !w.delete())).isFalse();
+        assertWrites(tried, delete(s1));
+        assertThat(key.everPresent()).isFalse();
+        assertThat(key.deletedVersions()).isEmpty();
+        // a refused upsert after an accepted late delete: the delete is recorded, the key absent
+        byte[] s3 = snapshot(30, 2);
+        tried.clear();
+        assertThat(key.apply(s3, Rows.UPSERT, index, w -> tried.add(w) && w.delete())).isFalse();
+        assertWrites(tried, delete(s1), upsert(s3));
+        assertThat(key.everPresent()).isFalse();
+        assertThat(key.deletedVersions()).containsExactly(INTS.encode(5));
+    }
+
+    @Test
+    void aKeyRoundTripsThroughItsLists() throws Exception {
         byte[] s0 = snapshot(10, 5);
-        key.apply(s0, Rows.NONE, index);
+        apply(key, s0, Rows.NONE);
         byte[] s1 = snapshot(20, 1);
-        key.apply(s1, Rows.UPSERT, index);
+        apply(key, s1, Rows.UPSERT);
         byte[] s2 = snapshot(30, 4);
-        key.apply(s2, Rows.HELD, index);
+        apply(key, s2, Rows.HELD);
         BitemporalSnapshotKey copy =
                 BitemporalSnapshotKey.of(
                         key.presencePoints(), key.heldIds(), key.deletedVersions());
@@ -106,6 +134,6 @@ class BitemporalSnapshotKeyTest {
         assertThat(copy.deletedVersions()).containsExactly(INTS.encode(5));
         // the copy behaves alike: version 3 restated with the key; 5 is deleted already
         byte[] s3 = snapshot(40, 3);
-        assertWrites(copy.apply(s3, Rows.UPSERT, index), upsert(s3));
+        assertWrites(apply(copy, s3, Rows.UPSERT), upsert(s3));
     }
 }

@@ -46,7 +46,19 @@ class SnapshotIndexTest {
         assertThat(index.successor(INTS.encode(2), b, new TreeSet<>(SnapshotId::compare)))
                 .isEqualTo(a);
         assertThat(index.successor(INTS.encode(7), restated, held)).isNull();
-        index.remove(c);
-        assertThat(index.successor(INTS.encode(2), restated, held)).isNull();
+    }
+
+    @Test
+    void snapshotsAddedOutOfOrderAnswerAlike() {
+        // a restore reads the complete snapshots in any order
+        byte[] late = SnapshotId.of(INTS.encode(2), INTS.encode(40));
+        index.add(late, INTS.encode(2));
+        byte[] a = snapshot(10, 5);
+        byte[] b = snapshot(30, 7);
+        assertThat(index.restatesOlder(late)).isTrue();
+        assertThat(index.restatesOlder(b)).isFalse();
+        assertThat(index.successor(INTS.encode(2), late, new TreeSet<>(SnapshotId::compare)))
+                .isEqualTo(a);
+        assertThat(index.successor(INTS.encode(5), b, new TreeSet<>(SnapshotId::compare))).isNull();
     }
 }

@@ -69,7 +69,6 @@ public class AutoCdcSnapshotFunction
     private static final long serialVersionUID = 1L;
 
     public static final String PENDING = "auto-cdc-snapshot-pending";
-    public static final String APPLIED = SnapshotProgress.STATE;
     public static final String COMPLETE = "auto-cdc-snapshots-complete";
 
     private final FlowRuntime runtime;
@@ -300,7 +299,9 @@ public class AutoCdcSnapshotFunction
         if (complete == null) {
             complete =
                     new CompleteSnapshots(
-                            mark -> runtime.decoder().sequence(keyRows.delete(null, mark)));
+                            bitemporal
+                                    ? mark -> runtime.decoder().sequence(keyRows.delete(null, mark))
+                                    : null);
             for (Map.Entry<String, RowData> e : state.immutableEntries()) {
                 complete.add(e.getValue());
             }
@@ -484,17 +485,26 @@ public class AutoCdcSnapshotFunction
                             : upsert == null
                                     ? BitemporalSnapshotKey.Rows.HELD
                                     : BitemporalSnapshotKey.Rows.UPSERT;
-            for (BitemporalSnapshotKey.Write w :
-                    progress.bitemporal.apply(id, rows, complete.index())) {
-                if (w.delete() && SnapshotId.compare(w.at(), id) != 0) {
-                    restatedDeletes++;
-                }
-                runtime.apply(
-                        w.delete() ? keyRows.delete(progress.key, complete.mark(w.at())) : upsert,
-                        fx,
-                        out,
-                        null);
-            }
+            progress.bitemporal.apply(
+                    id,
+                    rows,
+                    complete.index(),
+                    w -> {
+                        if (!w.delete()) {
+                            return runtime.apply(upsert, fx, out, null);
+                        }
+                        RowData delete = keyRows.delete(progress.key, complete.mark(w.at()));
+                        if (SnapshotId.compare(w.at(), id) == 0) {
+                            return runtime.apply(delete, fx, out, null);
+                        }
+                        restatedDeletes++;
+                        if (runtime.applyDerived(delete, fx, out)) {
+                            return true;
+                        }
+                        // the history the row would change left state: the row is late
+                        runtime.lateBeforeRetainedHistory(upsert, fx);
+                        return false;
+                    });
         } else if (rowsOfSnapshot == null) {
             if (progress.present()) {
                 runtime.apply(keyRows.delete(progress.key, complete.mark(id)), fx, out, null);

@@ -20,14 +20,15 @@ import org.apache.flink.table.data.RowData;
  */
 final class CompleteSnapshots {
     private final TreeMap<byte[], RowData> marks = new TreeMap<>(SnapshotId::compare);
-    private final SnapshotIndex index = new SnapshotIndex();
+    private final SnapshotIndex index;
     private final Function<RowData, byte[]> versionOf;
 
     /**
-     * @param versionOf the encoded version of a mark
+     * @param versionOf the encoded version of a mark; null when no index is needed (SCD flows)
      */
     CompleteSnapshots(Function<RowData, byte[]> versionOf) {
         this.versionOf = versionOf;
+        this.index = versionOf == null ? null : new SnapshotIndex();
     }
 
     static String key(byte[] id) {
@@ -41,9 +42,12 @@ final class CompleteSnapshots {
     void add(RowData mark) {
         byte[] id = mark.getBinary(SnapshotMarks.ID);
         marks.put(id, mark);
-        index.add(id, versionOf.apply(mark));
+        if (index != null) {
+            index.add(id, versionOf.apply(mark));
+        }
     }
 
+    /** The index by version; null for SCD flows. */
     SnapshotIndex index() {
         return index;
     }
@@ -75,13 +79,12 @@ final class CompleteSnapshots {
 
     /**
      * Forgets the snapshots the watermark has passed, first to last, telling each to {@code
-     * removed} (SCD flows: no key needs them once every key with work at them has run).
+     * removed} (SCD flows, which have no index: no key needs them once every key with work at them
+     * has run).
      */
     void forgetPassed(long watermark, Consumer<byte[]> removed) {
         while (!marks.isEmpty() && time(marks.firstKey()) <= watermark) {
-            byte[] id = marks.pollFirstEntry().getKey();
-            index.remove(id);
-            removed.accept(id);
+            removed.accept(marks.pollFirstEntry().getKey());
         }
     }
 

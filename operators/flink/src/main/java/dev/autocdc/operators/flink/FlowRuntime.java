@@ -140,20 +140,49 @@ final class FlowRuntime implements Serializable {
 
     /**
      * Applies one row of the current key that is not counted as input: the caller counted it when
-     * it arrived, or derived it (a flow from snapshots: the upsert a held row becomes, the deletes
-     * a snapshot stands for).
+     * it arrived, or derived it (a flow from snapshots: the deletes a snapshot stands for). Returns
+     * false when the target refused it as before the key's retained history; its row then went to
+     * the late events.
      */
-    void apply(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
+    boolean apply(RowData input, Effects fx, Collector<RowData> out, ChangeEvent truncateFloor)
+            throws Exception {
+        if (apply(input, fx, out, truncateFloor, false)) {
+            return true;
+        }
+        lateBeforeRetainedHistory(input, fx);
+        return false;
+    }
+
+    /**
+     * Applies a row derived by the caller that the caller reports itself if the target refuses it
+     * (returns false, writes no letter).
+     */
+    boolean applyDerived(RowData input, Effects fx, Collector<RowData> out) throws Exception {
+        return apply(input, fx, out, null, true);
+    }
+
+    /** Sends a row to the late events as before the key's retained history, counted. */
+    void lateBeforeRetainedHistory(RowData input, Effects fx) {
+        metrics.droppedLate.inc();
+        fx.output(AutoCdcFunction.LATE_EVENTS, decoder.beforeRetainedHistory(input));
+    }
+
+    private boolean apply(
+            RowData input,
+            Effects fx,
+            Collector<RowData> out,
+            ChangeEvent truncateFloor,
+            boolean derived)
             throws Exception {
         if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
             // a changelog source's -U: its +U carries the new row
             metrics.skippedUpdateBefore.inc();
-            return;
+            return true;
         }
         ChangeEvent event =
                 decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
         if (event == null) {
-            return;
+            return true;
         }
         List<TargetChange> changes = new ArrayList<>(4);
         boolean applied;
@@ -163,12 +192,11 @@ final class FlowRuntime implements Serializable {
             throw failure(keyOf(event), e);
         }
         if (!applied) {
-            metrics.droppedLate.inc();
-            fx.output(AutoCdcFunction.LATE_EVENTS, decoder.beforeRetainedHistory(input));
-            return;
+            return false;
         }
         metrics.applied(input);
         emitter.emit(changes, out);
+        return true;
     }
 
     /**

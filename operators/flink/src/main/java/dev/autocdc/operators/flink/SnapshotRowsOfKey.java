@@ -49,10 +49,11 @@ final class SnapshotRowsOfKey {
                             .letterOf(
                                     r,
                                     DeadLetter.DUPLICATE_KEY_IN_SNAPSHOT,
-                                    "the key has "
+                                    "the key's "
                                             + rowsOfKey.size()
-                                            + " different rows in one snapshot; all are dead"
-                                            + " letters and the key stays as it was"));
+                                            + " rows in one snapshot differ (or one was refused"
+                                            + " when it arrived); all are dead letters and the"
+                                            + " key stays as it was"));
         }
         return null;
     }

@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.SnapshotReference;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -43,6 +44,13 @@ class SnapshotFlowTest {
             new ReferenceModel.Options(List.of("v1", "v2"), Set.of(), false, null, null, null);
 
     static EngineSpec spec(TargetType type) {
+        return spec(type, null);
+    }
+
+    /**
+     * @param tombstones the tombstone retention, or null for the default
+     */
+    static EngineSpec spec(TargetType type, Duration tombstones) {
         List<LogicalType> types =
                 new ArrayList<>(
                         List.of(
@@ -61,6 +69,8 @@ class SnapshotFlowTest {
                         RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0])))
                 .keys("id")
                 .fromSnapshot()
+                .tombstoneRetention(
+                        tombstones == null ? EngineSpec.DEFAULT_TOMBSTONE_RETENTION : tombstones)
                 .build();
     }
 
@@ -419,6 +429,49 @@ class SnapshotFlowTest {
             }
         }
         assertThat(restoredAfterAScan).isGreaterThan(rounds(backend) / 10);
+    }
+
+    /**
+     * A key forgotten by the tombstone retention, then brought back by a restated older version:
+     * the delete that would close it lies before the history the key retains, so the restated row
+     * goes to the late events ({@code BEFORE_RETAINED_HISTORY}), as any correction of dropped
+     * history does (docs/semantics.md), and the target keeps no row open past its end.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRestatementOfAForgottenKeyIsLateNotLeftOpen(Backend backend) throws Exception {
+        EngineSpec spec = spec(TargetType.BITEMPORAL, Duration.ofMillis(10));
+        try (SnapshotRun run = new SnapshotRun(spec, backend)) {
+            List<Object> row = Arrays.asList("a", "x");
+            // (system sequence, version): key 1 in (1, 1) only; key 2 everywhere
+            int[][] snapshots = {{1, 1}, {2, 3}, {3, 10}, {5, 2}};
+            for (int[] s : snapshots) {
+                List<SnapshotRow> rows = new ArrayList<>();
+                if (s[0] == 1) {
+                    rows.add(new SnapshotRow(1, s[1], s[0], row));
+                }
+                rows.add(new SnapshotRow(2, s[1], s[0], row));
+                run.rows(rows);
+                RowData mark = run.mark(rows.get(0));
+                run.complete(mark);
+                run.watermark(mark.getLong(SnapshotMarks.TIME));
+            }
+            run.harness.setProcessingTime(1_000); // key 1's tombstone expires
+            SnapshotRow back = new SnapshotRow(1, 5, 6, Arrays.asList("b", "y"));
+            List<SnapshotRow> rows = List.of(back, new SnapshotRow(2, 5, 6, row));
+            run.rows(rows);
+            RowData mark = run.mark(back);
+            run.complete(mark);
+            run.watermark(mark.getLong(SnapshotMarks.TIME));
+            run.drain();
+            assertThat(run.lateEvents()).isOne();
+            // the restated row itself, as before the key's retained history
+            assertThat(run.harness.getSideOutput(AutoCdcFunction.LATE_EVENTS).peek().getValue())
+                    .asString()
+                    .contains(DeadLetter.BEFORE_RETAINED_HISTORY)
+                    .contains("\"b\"");
+            assertThat(run.table.rows()).noneMatch(r -> r.get(0).equals(1) && "b".equals(r.get(1)));
+        }
     }
 
     @ParameterizedTest
