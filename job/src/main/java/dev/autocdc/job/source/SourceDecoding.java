@@ -119,7 +119,8 @@ public final class SourceDecoding {
             // registered by another flow of the script
         }
         String record = base + "_snapshot_record";
-        tEnv.createTemporarySystemFunction(record, new SnapshotRecordFunction(decoder, valueType, numbers));
+        tEnv.createTemporarySystemFunction(
+                record, new SnapshotRecordFunction(decoder, valueType, numbers));
         String decoded = quote(record) + "(" + quote(BYTES) + ")";
         for (String column : valueNames) {
             if (!keyFields.contains(column)) { // a Kafka key field is a column of the twin already

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
 class SnapshotRecordFunctionTest {
 
     private static final DataType VALUE =
-            DataTypes.ROW(DataTypes.FIELD("id", DataTypes.INT()), DataTypes.FIELD("day", DataTypes.INT()));
+            DataTypes.ROW(
+                    DataTypes.FIELD("id", DataTypes.INT()),
+                    DataTypes.FIELD("day", DataTypes.INT()));
 
     private static SnapshotRecordFunction function() {
         RowType type = (RowType) VALUE.getLogicalType();
