@@ -318,7 +318,13 @@ public class AutoCdcSnapshotFunction
         }
         completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
         runtime.stateAccesses().valueReads++;
-        catchUp(applied.value(), timestamp, ctx.timerService().currentWatermark(), fx, out);
+        RowData state = applied.value();
+        catchUp(
+                state == null ? null : SnapshotProgress.read(state, spec),
+                timestamp,
+                ctx.timerService().currentWatermark(),
+                fx,
+                out);
     }
 
     /**
@@ -355,7 +361,7 @@ public class AutoCdcSnapshotFunction
             if ((progress.cursor == null || SnapshotId.compare(id, progress.cursor) > 0)
                     && progress.bitemporal.presentAt(complete.index().version(id))) {
                 scanCatchUps++;
-                catchUp(state, Long.MIN_VALUE, watermark, fx, out);
+                catchUp(progress, Long.MIN_VALUE, watermark, fx, out);
                 return;
             }
         }
@@ -371,11 +377,11 @@ public class AutoCdcSnapshotFunction
      * and on RocksDB an iteration over a key whose rows are gone steps over their tombstones and on
      * to the next key's rows, which at the end of a bounded input are all gone too).
      *
-     * @param state the key's progress as stored, read by the caller (null: none)
+     * @param stored the key's progress as stored, read by the caller (null: none)
      * @param firing the time of the timer that runs it; MIN_VALUE in a scan
      */
     private void catchUp(
-            RowData state,
+            SnapshotProgress stored,
             long firing,
             long watermark,
             FlowRuntime.Effects fx,
@@ -389,8 +395,8 @@ public class AutoCdcSnapshotFunction
             waiting.put(CompleteSnapshots.id(e.getKey()), e.getValue());
         }
         SnapshotProgress progress;
-        if (state != null) {
-            progress = SnapshotProgress.read(state, spec);
+        if (stored != null) {
+            progress = stored;
         } else if (!waiting.isEmpty()) {
             progress =
                     SnapshotProgress.initial(
@@ -445,7 +451,7 @@ public class AutoCdcSnapshotFunction
         if (last != null && (present || bitemporal || earliest != null)) {
             counter.valueWrites++;
             applied.update(progress.toRow());
-        } else if (last != null && state != null) {
+        } else if (last != null && stored != null) {
             counter.valueWrites++;
             applied.clear(); // an absent key without rows: nothing to remember (SCD)
         }
