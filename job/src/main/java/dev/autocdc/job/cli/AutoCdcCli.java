@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +28,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.logging.log4j.Level;
@@ -216,66 +214,9 @@ public final class AutoCdcCli {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(load(options));
         for (PlannedFlow f : flows) {
-            out.println(
-                    "flow "
-                            + f.flow().name()
-                            + ": AUTO CDC INTO "
-                            + f.flow().target()
-                            + (f.flow().fromSnapshot()
-                                    ? " FROM SNAPSHOT(" + f.flow().source() + ")"
-                                    : " FROM " + f.flow().source())
-                            + " STORED AS "
-                            + f.type());
-            if (f.flow().fromSnapshot()) {
-                out.println(
-                        "  snapshots: one per "
-                                + (f.flow().systemSequenceBy() == null
-                                        ? "SEQUENCE BY value"
-                                        : "SEQUENCE BY and SYSTEM SEQUENCE BY pair")
-                                + "; complete at the end of a bounded source, or once every split's"
-                                + " watermark has passed them"
-                                + (f.flow().applyAsSnapshotEnd() == null
-                                        ? ""
-                                        : " (end rows: " + f.flow().applyAsSnapshotEnd() + ")"));
-            }
-            out.println("  source schema:");
-            for (Column c : tEnvSchema(tEnv, f.flow().source())) {
-                out.println("    " + c.getName() + " " + c.getDataType());
-            }
-            out.println("  target schema:");
-            var target = f.spec().targetType();
-            for (int i = 0; i < target.getFieldCount(); i++) {
-                out.println(
-                        "    "
-                                + target.getFieldNames().get(i)
-                                + " "
-                                + target.getTypeAt(i).asSummaryString());
-            }
-            List<String> pk = new ArrayList<>();
-            for (int i : f.spec().targetPrimaryKey()) {
-                pk.add(target.getFieldNames().get(i));
-            }
-            out.println("  primary key: (" + String.join(", ", pk) + ")");
-            out.println(
-                    "  changelog mode: "
-                            + f.spec().outputMode().name().toLowerCase()
-                            + (f.spec().outputMode().name().equals("UPSERT")
-                                    ? " (+I, +U, -D)"
-                                    : " (+I, -U, +U, -D)"));
-            out.println(
-                    "  target: "
-                            + (f.target().hasConnector()
-                                    ? "table with connector (" + f.target().options() + ")"
-                                    : "kept by the CLI (--materialize) or printed"));
-            out.println("  engine input: " + f.inputSql());
+            FlowReport.print(out, tEnv, f);
         }
         return 0;
-    }
-
-    private static List<Column> tEnvSchema(StreamTableEnvironment tEnv, String source) {
-        return tEnv.from(source.contains(".") ? source : "`" + source + "`")
-                .getResolvedSchema()
-                .getColumns();
     }
 
     private int runFlows(CliOptions options) throws Exception {

@@ -1,0 +1,78 @@
+package dev.autocdc.job.cli;
+
+import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Column;
+
+/**
+ * What {@code autocdc validate} prints for one planned flow: its clause, for a flow from snapshots
+ * what makes a snapshot and when it is complete, the source and target schemas, the target's
+ * primary key and changelog mode, where the target goes, and the engine's input query.
+ */
+final class FlowReport {
+    private FlowReport() {}
+
+    static void print(PrintStream out, StreamTableEnvironment tEnv, PlannedFlow flow) {
+        out.println(
+                "flow "
+                        + flow.flow().name()
+                        + ": AUTO CDC INTO "
+                        + flow.flow().target()
+                        + (flow.flow().fromSnapshot()
+                                ? " FROM SNAPSHOT(" + flow.flow().source() + ")"
+                                : " FROM " + flow.flow().source())
+                        + " STORED AS "
+                        + flow.type());
+        if (flow.flow().fromSnapshot()) {
+            out.println(
+                    "  snapshots: one per "
+                            + (flow.flow().systemSequenceBy() == null
+                                    ? "SEQUENCE BY value"
+                                    : "SEQUENCE BY and SYSTEM SEQUENCE BY pair")
+                            + "; complete at the end of a bounded source, or once every split's"
+                            + " watermark has passed them"
+                            + (flow.flow().applyAsSnapshotEnd() == null
+                                    ? ""
+                                    : " (end rows: " + flow.flow().applyAsSnapshotEnd() + ")"));
+        }
+        out.println("  source schema:");
+        for (Column c : tEnvSchema(tEnv, flow.flow().source())) {
+            out.println("    " + c.getName() + " " + c.getDataType());
+        }
+        out.println("  target schema:");
+        var target = flow.spec().targetType();
+        for (int i = 0; i < target.getFieldCount(); i++) {
+            out.println(
+                    "    "
+                            + target.getFieldNames().get(i)
+                            + " "
+                            + target.getTypeAt(i).asSummaryString());
+        }
+        List<String> pk = new ArrayList<>();
+        for (int i : flow.spec().targetPrimaryKey()) {
+            pk.add(target.getFieldNames().get(i));
+        }
+        out.println("  primary key: (" + String.join(", ", pk) + ")");
+        out.println(
+                "  changelog mode: "
+                        + flow.spec().outputMode().name().toLowerCase()
+                        + (flow.spec().outputMode().name().equals("UPSERT")
+                                ? " (+I, +U, -D)"
+                                : " (+I, -U, +U, -D)"));
+        out.println(
+                "  target: "
+                        + (flow.target().hasConnector()
+                                ? "table with connector (" + flow.target().options() + ")"
+                                : "kept by the CLI (--materialize) or printed"));
+        out.println("  engine input: " + flow.inputSql());
+    }
+
+    private static List<Column> tEnvSchema(StreamTableEnvironment tEnv, String source) {
+        return tEnv.from(source.contains(".") ? source : "`" + source + "`")
+                .getResolvedSchema()
+                .getColumns();
+    }
+}
