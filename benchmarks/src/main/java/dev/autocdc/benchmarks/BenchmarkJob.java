@@ -12,23 +12,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.eventtime.Watermark;
-import org.apache.flink.api.common.eventtime.WatermarkGenerator;
-import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichFlatMapFunction;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
@@ -44,7 +34,6 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.flink.util.Collector;
 
 /**
  * One benchmark run in its own JVM: a generated workload through one variant at parallelism 1 on a
@@ -285,32 +274,6 @@ public final class BenchmarkJob {
                 new String[] {"k", "a", "b", "c", EngineSpec.SEQUENCE, EngineSpec.SNAPSHOT_END});
     }
 
-    /** W6's watermark: just below a snapshot while its rows come, at it after its end row. */
-    static final class SnapshotWatermarks implements WatermarkGenerator<RowData> {
-        private long last = Long.MIN_VALUE;
-
-        @Override
-        public void onEvent(RowData row, long timestamp, WatermarkOutput output) {
-            long wm = row.getBoolean(5) ? row.getLong(4) : row.getLong(4) - 1;
-            if (wm > last) {
-                last = wm;
-                output.emitWatermark(new Watermark(wm));
-            }
-        }
-
-        @Override
-        public void onPeriodicEmit(WatermarkOutput output) {}
-    }
-
-    /** Notes when the last output row passed (the snapshot flow's end). */
-    static final class LastOutput implements MapFunction<RowData, RowData> {
-        @Override
-        public RowData map(RowData row) {
-            Progress.lastOutput = System.nanoTime();
-            return row;
-        }
-    }
-
     static RowType inputType(boolean bitemporal) {
         List<LogicalType> types =
                 new ArrayList<>(
@@ -392,104 +355,4 @@ public final class BenchmarkJob {
     /**
      * When the source passed the start, one fifth and four fifths of the events, and when it ended.
      */
-    static final class Progress {
-        static volatile long start;
-        static volatile long fifth;
-        static volatile long fourFifths;
-        static volatile long end;
-        static volatile long lastOutput;
-    }
-
-    /**
-     * The event of an index, as the engine's input row; nothing after the workload (it idles until
-     * stopped).
-     */
-    static final class Generate extends RichFlatMapFunction<Long, RowData> {
-        private final Workload w;
-        private final boolean bitemporal;
-        private final boolean snapshotEnds;
-
-        /**
-         * @param snapshotEnds W6: whether the rows have the snapshot flow's end column (else end
-         *     rows are left out)
-         */
-        Generate(Workload w, boolean bitemporal, boolean snapshotEnds) {
-            this.w = w;
-            this.bitemporal = bitemporal;
-            this.snapshotEnds = snapshotEnds;
-        }
-
-        @Override
-        public void flatMap(Long index, Collector<RowData> out) throws Exception {
-            long i = index;
-            if (i >= w.events) {
-                Thread.sleep(1); // past the workload: wait for the stop without burning a core
-                return;
-            }
-            if (i == 0) {
-                Progress.start = System.nanoTime();
-            } else if (i == w.events / 5) {
-                Progress.fifth = System.nanoTime();
-            } else if (i == w.events - w.events / 5) {
-                Progress.fourFifths = System.nanoTime();
-            }
-            if (w.name.equals("W6")) {
-                RowData row = w.snapshotRow(i, snapshotEnds);
-                if (row != null) {
-                    out.collect(row);
-                }
-            } else {
-                out.collect(w.row(i, bitemporal));
-            }
-            if (i == w.events - 1) {
-                Progress.end = System.nanoTime();
-            }
-        }
-    }
-
-    /**
-     * What users write without us: every version of the key in one ListState, rewritten per event.
-     */
-    static final class NaiveScd2 extends KeyedProcessFunction<Long, RowData, Long> {
-        private static final Long OPEN = Long.MIN_VALUE; // tuples take no null
-        private transient ListState<Tuple5<Long, Long, Integer, String, Long>> versions;
-
-        @Override
-        public void open(OpenContext context) {
-            versions =
-                    getRuntimeContext()
-                            .getListState(
-                                    new ListStateDescriptor<>(
-                                            "versions",
-                                            Types.TUPLE(
-                                                    Types.LONG,
-                                                    Types.LONG,
-                                                    Types.INT,
-                                                    Types.STRING,
-                                                    Types.LONG)));
-        }
-
-        @Override
-        public void processElement(RowData row, Context ctx, Collector<Long> out) throws Exception {
-            List<Tuple5<Long, Long, Integer, String, Long>> all = new ArrayList<>();
-            for (Tuple5<Long, Long, Integer, String, Long> v : versions.get()) {
-                all.add(v);
-            }
-            long seq = row.getLong(4);
-            if (!all.isEmpty() && all.get(all.size() - 1).f1 == OPEN) {
-                all.get(all.size() - 1).f1 = seq; // close the open version
-            }
-            if (!row.getBoolean(5)) {
-                all.add(
-                        Tuple5.of(
-                                seq,
-                                OPEN,
-                                row.getInt(1),
-                                row.getString(2).toString(),
-                                row.getLong(3)));
-            }
-            versions.update(all);
-            out.collect(seq);
-        }
-    }
 }
