@@ -254,31 +254,15 @@ public class AutoCdcSnapshotFunction
             String key = CompleteSnapshots.key(id);
             ctx.applyToKeyedState(
                     pendingDescriptor(),
-                    (Object k, MapState<String, List<RowData>> rowsOfKey) -> {
-                        List<RowData> held = rowsOfKey.get(key);
+                    (Object k, MapState<String, List<RowData>> waiting) -> {
+                        List<RowData> held = waiting.get(key);
                         if (held == null) {
                             return;
                         }
-                        for (RowData r : held) {
-                            if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
-                                runtime.metrics().droppedLate.inc();
-                                ctx.output(
-                                        AutoCdcFunction.LATE_EVENTS,
-                                        runtime.decoder()
-                                                .letterOf(
-                                                        r,
-                                                        DeadLetter.SNAPSHOT_HELD,
-                                                        "the snapshot has "
-                                                                + mark.getLong(SnapshotMarks.ROWS)
-                                                                + " rows, too few against the last"
-                                                                + " complete one: it and every"
-                                                                + " later snapshot wait; raise"
-                                                                + " the flow's"
-                                                                + " snapshot-hold-threshold and"
-                                                                + " restart from a savepoint to"
-                                                                + " apply it"));
-                            }
-                        }
+                        rowsOfKey.heldCopies(
+                                held,
+                                mark.getLong(SnapshotMarks.ROWS),
+                                letter -> ctx.output(AutoCdcFunction.LATE_EVENTS, letter));
                     });
             return;
         }

@@ -3,6 +3,7 @@ package dev.autocdc.operators.flink;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
@@ -56,6 +57,31 @@ final class SnapshotRowsOfKey {
                                             + " key stays as it was"));
         }
         return null;
+    }
+
+    /**
+     * Copies of a key's rows in a snapshot the safety valve holds, to the late events ({@value
+     * DeadLetter#SNAPSHOT_HELD}, counted): the rows themselves stay waiting.
+     *
+     * @param rows the snapshot's row count, for the message
+     */
+    void heldCopies(List<RowData> rowsOfKey, long rows, Consumer<DeadLetter> late) {
+        for (RowData r : rowsOfKey) {
+            if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
+                runtime.metrics().droppedLate.inc();
+                late.accept(
+                        runtime.decoder()
+                                .letterOf(
+                                        r,
+                                        DeadLetter.SNAPSHOT_HELD,
+                                        "the snapshot has "
+                                                + rows
+                                                + " rows, too few against the last complete one:"
+                                                + " it and every later snapshot wait; raise the"
+                                                + " flow's snapshot-hold-threshold and restart from"
+                                                + " a savepoint to apply it"));
+            }
+        }
     }
 
     /** Rows equal on the target's columns, as IS NOT DISTINCT FROM: -0.0 is 0.0. */
