@@ -13,7 +13,7 @@ cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmark
 out="benchmarks/target/results"
 mkdir -p "$out"
 raw="$out/raw-runs.csv"
-echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes" > "$raw"
+echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes,alloc_bytes_per_event" > "$raw"
 
 run() { # variant backend workload [events]
   local workload_label="$3" extra=()
@@ -53,6 +53,7 @@ for r in $(seq 1 "$runs"); do
   run sql_dedup rocksdb W6
   run snapshot_scd2 rocksdb W6
   run kafka_passthrough rocksdb W1
+  run kafka_passthrough_double rocksdb W1
   run kafka_scd2 rocksdb W1
   run kafka_scd2_flink_decoding rocksdb W1
 done

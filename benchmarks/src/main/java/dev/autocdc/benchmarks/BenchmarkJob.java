@@ -40,8 +40,11 @@ import org.apache.flink.table.types.logical.VarCharType;
  * local Flink, into a discarding sink, then a stop with a native savepoint. Prints one {@code
  * result} line: the time the workload took, events per second (overall and over the first and last
  * fifth), the JVM's peak resident memory, the savepoint's size (the state on disk after the last
- * event), the versions the workload creates and the size of a target row in Flink's binary row
- * format.
+ * event), the versions the workload creates, the size of a target row in Flink's binary row format,
+ * and the bytes the keyed operator's thread allocated per event over the last four fifths of the
+ * events ({@link Progress#operatorAllocatedBytes}; a figure that does not drift between runs as
+ * rates do; for {@code snapshot_scd2}, whose rows wait for their snapshot, what the thread
+ * allocated while the source ran).
  *
  * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and {@code
  * sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the sequence,
@@ -205,7 +208,7 @@ public final class BenchmarkJob {
         System.out.printf(
                 "result variant=%s backend=%s workload=%s events=%d millis=%.0f events_per_s=%.0f"
                     + " peak_rss_mb=%d first_fifth_per_s=%.0f last_fifth_per_s=%.0f state_bytes=%d"
-                    + " versions=%d row_bytes=%d%n",
+                    + " versions=%d row_bytes=%d alloc_bytes_per_event=%d%n",
                 variant,
                 backend,
                 w.name,
@@ -217,7 +220,8 @@ public final class BenchmarkJob {
                 last,
                 stateBytes,
                 versions,
-                targetRowBytes(w));
+                targetRowBytes(w),
+                (Progress.allocatedAtEnd - Progress.allocatedAtFifth) / (events - events / 5));
         System.exit(0);
     }
 

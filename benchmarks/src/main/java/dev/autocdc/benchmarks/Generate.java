@@ -33,6 +33,7 @@ final class Generate extends RichFlatMapFunction<Long, RowData> {
         if (i == 0) {
             Progress.start = System.nanoTime();
         } else if (i == w.events / 5) {
+            Progress.allocatedAtFifth = Progress.operatorAllocatedBytes();
             Progress.fifth = System.nanoTime();
         } else if (i == w.events - w.events / 5) {
             Progress.fourFifths = System.nanoTime();
@@ -47,6 +48,7 @@ final class Generate extends RichFlatMapFunction<Long, RowData> {
         }
         if (i == w.events - 1) {
             Progress.end = System.nanoTime();
+            Progress.allocatedAtEnd = Progress.operatorAllocatedBytes();
         }
     }
 }

@@ -85,7 +85,7 @@ final class KafkaBenchmark {
             System.out.printf(
                     "result variant=%s backend=rocksdb workload=%s events=%d millis=%.0f"
                         + " events_per_s=%.0f peak_rss_mb=%d first_fifth_per_s=0 last_fifth_per_s=0"
-                        + " state_bytes=-1 versions=0 row_bytes=0%n",
+                        + " state_bytes=-1 versions=0 row_bytes=0 alloc_bytes_per_event=-1%n",
                     variant,
                     w.name,
                     w.events,

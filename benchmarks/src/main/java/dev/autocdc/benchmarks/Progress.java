@@ -1,8 +1,11 @@
 package dev.autocdc.benchmarks;
 
+import java.lang.management.ManagementFactory;
+
 /**
- * When a {@link BenchmarkJob} run's events passed (System.nanoTime): set by {@link Generate} and
- * {@link LastOutput} in the job's one JVM, read by its main for the rates; 0 until then.
+ * When a {@link BenchmarkJob} run's events passed (System.nanoTime), and what the job's downstream
+ * task threads had allocated then: set by {@link Generate} and {@link LastOutput} in the job's one
+ * JVM, read by its main for the rates; 0 until then.
  */
 final class Progress {
     static volatile long start;
@@ -10,4 +13,38 @@ final class Progress {
     static volatile long fourFifths;
     static volatile long end;
     static volatile long lastOutput;
+
+    /** {@link #operatorAllocatedBytes} when the source passed a fifth of the events. */
+    static volatile long allocatedAtFifth;
+
+    /** {@link #operatorAllocatedBytes} when the source passed its last event. */
+    static volatile long allocatedAtEnd;
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    private Progress() {}
+
+    /**
+     * The bytes allocated so far by the job's task threads other than the source's: at parallelism
+     * 1, the thread that runs the keyed operator and whatever is chained to it (the sink, and the
+     * copies between chained operators). Flink names a task's thread {@code <chain>
+     * (<subtask>/<parallelism>)#<attempt>} and its helpers {@code OutputFlusher for <chain>} and
+     * {@code [System ]Time Trigger for <chain>}, which are left out; a thread that ended (nothing
+     * in these runs) would be missed.
+     */
+    static long operatorAllocatedBytes() {
+        long self = Thread.currentThread().getId();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String name = t.getName();
+            if (t.getId() != self
+                    && name.matches(".* \\(1/1\\)#\\d+$")
+                    && !name.startsWith("Source:")
+                    && !name.matches("^(OutputFlusher|Time Trigger|System Time Trigger) for .*")) {
+                sum += THREADS.getThreadAllocatedBytes(t.getId());
+            }
+        }
+        return sum;
+    }
 }

@@ -13,11 +13,11 @@ import java.util.Map;
 /**
  * Reads the raw runs (CSV:
  * variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,
- * last_fifth_per_s,state_bytes,versions,row_bytes) and prints the Markdown table (median events/s
- * with min-max, peak RSS, state on disk after the last event, ratio to sql_dedup on the same
- * backend and workload) and one {@code figure <name> <value>} line per target figure; a figure
- * whose runs are missing prints {@code n/a}. With a second argument, writes an SVG bar chart of the
- * medians there.
+ * last_fifth_per_s,state_bytes,versions,row_bytes[,alloc_bytes_per_event]) and prints the Markdown
+ * table (median events/s with min-max, peak RSS, state on disk after the last event, bytes the
+ * keyed operator's thread allocated per event, ratio to sql_dedup on the same backend and workload)
+ * and one {@code figure <name> <value>} line per target figure; a figure whose runs are missing
+ * prints {@code n/a}. With a second argument, writes an SVG bar chart of the medians there.
  */
 public final class Report {
 
@@ -30,6 +30,7 @@ public final class Report {
         final String workload;
         final List<Double> rates = new ArrayList<>();
         final List<Double> phaseRatios = new ArrayList<>();
+        final List<Double> allocations = new ArrayList<>();
         double rssMb;
         long stateBytes = -1;
         long versions;
@@ -55,8 +56,8 @@ public final class Report {
         Map<String, Series> runs = read(Path.of(args[0]));
         System.out.println(
                 "| variant | backend | workload | events/s median (min-max) | peak RSS MB | state"
-                        + " on disk MB | / sql_dedup |");
-        System.out.println("|---|---|---|---|---|---|---|");
+                        + " on disk MB | bytes allocated / event | / sql_dedup |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
         for (Series s : runs.values()) {
             List<Double> sorted = new ArrayList<>(s.rates);
             Collections.sort(sorted);
@@ -65,7 +66,7 @@ public final class Report {
                             ? null
                             : runs.get("sql_dedup," + s.backend + "," + s.workload);
             System.out.printf(
-                    "| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s |%n",
+                    "| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s | %s |%n",
                     s.variant,
                     s.backend,
                     s.workload,
@@ -74,6 +75,7 @@ public final class Report {
                     sorted.get(sorted.size() - 1),
                     s.rssMb,
                     s.stateBytes < 0 ? "" : String.format("%.1f", s.stateBytes / 1e6),
+                    s.allocations.isEmpty() ? "" : String.format("%,.0f", median(s.allocations)),
                     base == null ? "" : String.format("%.2f", s.median() / base.median()));
         }
         figure("scd1_over_sqldedup_w1", ratio(runs, "scd1", "W1", "sql_dedup", "W1"));
@@ -81,6 +83,13 @@ public final class Report {
                 "scd1_over_sqldedup_minibatch_w1",
                 ratio(runs, "scd1", "W1", "sql_dedup_minibatch", "W1"));
         figure("scd2_over_sqldedup_w1", ratio(runs, "scd2", "W1", "sql_dedup", "W1"));
+        Series heapScd2 = runs.get("scd2,hashmap,W1");
+        Series heapDedup = runs.get("sql_dedup,hashmap,W1");
+        figure(
+                "scd2_over_sqldedup_hashmap_w1",
+                heapScd2 == null || heapDedup == null
+                        ? null
+                        : heapScd2.median() / heapDedup.median());
         figure("bitemporal_over_sqldedup_w4", ratio(runs, "bitemporal", "W4", "sql_dedup", "W4"));
         Series w2 = runs.get("scd2,rocksdb,W2");
         figure("scd2_w2_last_over_first", w2 == null ? null : median(w2.phaseRatios));
@@ -95,6 +104,9 @@ public final class Report {
         figure(
                 "scd2_kafka_over_kafka_passthrough",
                 ratio(runs, "kafka_scd2", "W1", "kafka_passthrough", "W1"));
+        figure(
+                "scd2_kafka_over_kafka_passthrough_double",
+                ratio(runs, "kafka_scd2", "W1", "kafka_passthrough_double", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
         figure(
                 "snapshot_scd2_over_sqldedup_w6",
@@ -102,6 +114,16 @@ public final class Report {
         figure(
                 "flow_decoding_over_flink_decoding_kafka",
                 ratio(runs, "kafka_scd2", "W1", "kafka_scd2_flink_decoding", "W1"));
+        for (String variant : List.of("scd1", "scd2", "bitemporal", "snapshot_scd2")) {
+            for (String workload : List.of("W1", "W3", "W4", "W6")) {
+                Series a = runs.get(variant + ",rocksdb," + workload);
+                if (a != null && !a.allocations.isEmpty()) {
+                    figure(
+                            "alloc_bytes_per_event_" + variant + "_" + workload.toLowerCase(),
+                            median(a.allocations));
+                }
+            }
+        }
         if (args.length > 1) {
             Files.writeString(Path.of(args[1]), chart(runs));
         }
@@ -127,6 +149,9 @@ public final class Report {
             s.stateBytes = Long.parseLong(f[9]);
             s.versions = Long.parseLong(f[10]);
             s.rowBytes = Long.parseLong(f[11]);
+            if (f.length > 12 && Long.parseLong(f[12]) >= 0) { // runs before it was measured: none
+                s.allocations.add(Double.parseDouble(f[12]));
+            }
         }
         return runs;
     }
