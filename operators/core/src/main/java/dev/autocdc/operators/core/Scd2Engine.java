@@ -57,8 +57,8 @@ public final class Scd2Engine {
     public void apply(Timeline timeline, ChangeEvent event, List<TargetChange> out) {
         List<VersionChange> changes = new ArrayList<>(2);
         applyVersions(timeline, event, changes);
-        for (VersionChange c : changes) {
-            out.add(c.toTargetChange(flow.sequenceCodec()));
+        for (int i = 0; i < changes.size(); i++) { // (no iterator: once per event)
+            out.add(changes.get(i).toTargetChange(flow.sequenceCodec()));
         }
     }
 

@@ -20,15 +20,26 @@ public final class AutoCdc {
 
     /**
      * @param events rows laid out as {@link EngineSpec#inputType()}
-     * @param outputType the type information of the target rows ({@link EngineSpec#targetType()}),
-     *     for example {@code InternalTypeInfo.of(spec.targetType())}
+     * @param outputType {@code InternalTypeInfo.of(spec.targetType())}: the engine emits binary
+     *     rows, which only Flink's row serializer copies
      * @param uid the operator's stable uid (part of the savepoint contract)
+     * @throws IllegalArgumentException when {@code outputType} is another type information
      */
     public static SingleOutputStreamOperator<RowData> apply(
             DataStream<RowData> events,
             EngineSpec spec,
             TypeInformation<RowData> outputType,
             String uid) {
+        if (!(outputType instanceof InternalTypeInfo)
+                || !outputType.equals(InternalTypeInfo.of(spec.targetType()))) {
+            throw new IllegalArgumentException(
+                    "AUTO CDC flow "
+                            + spec.flow().name()
+                            + ": the output type must be InternalTypeInfo.of(spec.targetType()), "
+                            + spec.targetType()
+                            + ", not "
+                            + outputType);
+        }
         FlowKeySelector keys = new FlowKeySelector(spec);
         if (spec.snapshot()) {
             return fromSnapshots(events, spec, outputType, uid, keys);

@@ -102,7 +102,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
      * migration).
      */
     AutoCdcFunction(EngineSpec spec, boolean previousRecentLayout) {
-        this.runtime = new FlowRuntime(spec, previousRecentLayout);
+        this.runtime = new FlowRuntime(spec, previousRecentLayout, true);
     }
 
     public EngineSpec spec() {

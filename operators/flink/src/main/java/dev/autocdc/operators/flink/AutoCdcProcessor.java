@@ -92,7 +92,7 @@ public final class AutoCdcProcessor implements Serializable {
                     "a truncate clears every key, and this host"
                             + " sees one key at a time; run the flow as a job to apply truncates");
         }
-        this.runtime = new FlowRuntime(spec);
+        this.runtime = new FlowRuntime(spec, false, false); // the caller's collector may keep rows
     }
 
     public EngineSpec spec() {
@@ -106,7 +106,10 @@ public final class AutoCdcProcessor implements Serializable {
         runtime.open(states);
     }
 
-    /** Applies one input row of the current key and emits the target's changes into {@code out}. */
+    /**
+     * Applies one input row of the current key and emits the target's changes into {@code out},
+     * each a new {@link org.apache.flink.table.data.GenericRowData} that the collector may keep.
+     */
     public void process(RowData input, Collector<RowData> out, Consumer<DeadLetter> deadLetters)
             throws Exception {
         runtime.process(

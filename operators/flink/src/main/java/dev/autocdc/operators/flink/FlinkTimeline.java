@@ -361,7 +361,8 @@ final class FlinkTimeline implements Timeline {
      */
     void finishEvent() {
         try {
-            for (byte[] key : changedBlocks) {
+            for (int c = 0; c < changedBlocks.size(); c++) { // (no iterator: once per event)
+                byte[] key = changedBlocks.get(c);
                 TimelineBlock block = walked.get(key);
                 if (block == null) {
                     continue; // written already (a key is listed once per change)

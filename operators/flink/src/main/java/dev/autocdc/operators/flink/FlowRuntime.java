@@ -38,6 +38,9 @@ final class FlowRuntime implements Serializable {
      */
     private final boolean previousRecentLayout;
 
+    /** Whether the changelog's rows are one reused binary row ({@link ChangelogEmitter}). */
+    private final boolean reuseOutputRow;
+
     private transient StateAccessCounter counter;
     private transient EngineMetrics metrics;
     private transient EventDecoder decoder;
@@ -50,13 +53,19 @@ final class FlowRuntime implements Serializable {
     /** Reads state values stored before columns were added; null when none were. */
     private transient WideningStateAccess widening;
 
+    /** The runtime of a Flink operator, whose output copies or serializes each row it gets. */
     FlowRuntime(EngineSpec spec) {
-        this(spec, false);
+        this(spec, false, true);
     }
 
-    FlowRuntime(EngineSpec spec, boolean previousRecentLayout) {
+    /**
+     * @param reuseOutputRow whether the changelog is written into one reused row (a Flink
+     *     operator's output); else every row is new (a collector that may keep the rows)
+     */
+    FlowRuntime(EngineSpec spec, boolean previousRecentLayout, boolean reuseOutputRow) {
         this.spec = spec;
         this.previousRecentLayout = previousRecentLayout;
+        this.reuseOutputRow = reuseOutputRow;
     }
 
     EngineSpec spec() {
@@ -117,7 +126,7 @@ final class FlowRuntime implements Serializable {
         metrics = new EngineMetrics(states.getMetricGroup(), spec.flow().name(), spec.clock());
         decoder = new EventDecoder(spec, metrics);
         target = KeyedTarget.open(spec, states, metrics, counter, previousRecentLayout);
-        emitter = new ChangelogEmitter(spec, metrics);
+        emitter = new ChangelogEmitter(spec, metrics, reuseOutputRow);
     }
 
     /** The side effects a runtime needs from its host's context. */

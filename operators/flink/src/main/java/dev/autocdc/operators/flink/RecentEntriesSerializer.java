@@ -28,6 +28,9 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
     private static final long serialVersionUID = 1L;
     static final int VERSION = 2;
 
+    /** More bytes than any sequence key holds: a chain key's rest past it is corrupt. */
+    private static final int MAX_KEY_BYTES = 1 << 20;
+
     RecentEntriesSerializer(List<ColumnType> types, int version) {
         super(types, version);
     }
@@ -59,7 +62,9 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                 shared++;
             }
             StateCodec.writeVarInt(shared, out);
-            StateCodec.writeBytes(Arrays.copyOfRange(key, shared, key.length), out);
+            // as StateCodec.writeBytes writes the rest, without copying it out first
+            StateCodec.writeVarInt(key.length - shared + 1, out);
+            out.write(key, shared, key.length - shared);
             previous = key;
         }
     }
@@ -87,8 +92,8 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
             byte[] previous = block.older();
             for (int i = 0; i < n; i++) {
                 int shared = StateCodec.readVarInt(in);
-                byte[] rest = StateCodec.readBytes(in);
-                if (shared < 0 || shared > previous.length || rest == null) {
+                int rest = StateCodec.readVarInt(in) - 1; // StateCodec.readBytes's length
+                if (shared < 0 || shared > previous.length || rest < 0 || rest > MAX_KEY_BYTES) {
                     throw new CorruptStateException(
                             what
                                     + " after sequence "
@@ -100,8 +105,8 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                                     + " bytes with a key of "
                                     + previous.length);
                 }
-                byte[] key = Arrays.copyOf(previous, shared + rest.length);
-                System.arraycopy(rest, 0, key, shared, rest.length);
+                byte[] key = Arrays.copyOf(previous, shared + rest);
+                in.readFully(key, shared, rest);
                 further[i] = key;
                 previous = key;
             }

@@ -19,6 +19,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -140,6 +141,7 @@ class MetricsTest {
                         1,
                         1,
                         0)) {
+            harness.setup(new RowDataSerializer(spec.targetType()));
             harness.open();
             harness.processElement(row(spec, 1, "a", 5, false));
             harness.processElement(row(spec, 4, "x", 20, false));

@@ -22,6 +22,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
@@ -58,6 +59,7 @@ final class OperatorRun implements AutoCloseable {
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(function), keys, keys.getProducedType());
         harness.setStateBackend(backend.create());
+        harness.setup(new RowDataSerializer(spec.targetType()));
         if (restore != null) {
             harness.initializeState(restore);
         }

@@ -37,6 +37,7 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -454,6 +455,7 @@ class SavepointCompatibilityTest {
                                 keys.getProducedType());
             }
             harness.setStateBackend(backend.create());
+            harness.setup(new RowDataSerializer(spec.targetType()));
             if (restore != null) {
                 harness.initializeState(restore);
             }

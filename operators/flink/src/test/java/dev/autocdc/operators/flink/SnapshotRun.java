@@ -10,6 +10,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -50,6 +51,7 @@ final class SnapshotRun implements AutoCloseable {
                 new KeyedBroadcastOperatorTestHarness<>(
                         operator, keys, keys.getProducedType(), 1, 1, 0);
         harness.setStateBackend(backend.create());
+        harness.setup(new RowDataSerializer(spec.targetType()));
         if (state != null) {
             harness.initializeState(state);
         }

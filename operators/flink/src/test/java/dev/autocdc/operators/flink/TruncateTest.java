@@ -22,6 +22,7 @@ import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -191,6 +192,7 @@ class TruncateTest {
                 new KeyedBroadcastOperatorTestHarness<>(
                         operator, keys, keys.getProducedType(), 1, 1, 0);
         harness.setStateBackend(backend.create());
+        harness.setup(new RowDataSerializer(spec.targetType()));
         harness.open();
         return harness;
     }
