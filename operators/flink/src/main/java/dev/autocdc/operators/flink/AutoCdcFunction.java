@@ -119,6 +119,11 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
         return runtime.metrics();
     }
 
+    /** Whether state values are read widened to added columns (for tests). */
+    boolean widensState() {
+        return runtime.widensState();
+    }
+
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
         runtime.initializeShape(context);

@@ -47,8 +47,12 @@ final class FlowRuntime implements Serializable {
     private transient KeyedTarget target;
     private transient ChangelogEmitter emitter;
 
-    /** The columns of the restored state's rows ({@link #initializeShape}); -1: as the flow's. */
-    private transient int storedColumns = -1;
+    /**
+     * The columns of the restored state's rows ({@link #initializeShape}); 0: as the flow's (no
+     * flow has none). Zero is also what a transient int holds after Flink deserializes the
+     * function, whatever an initializer says.
+     */
+    private transient int storedColumns;
 
     /** Reads state values stored before columns were added; null when none were. */
     private transient WideningStateAccess widening;
@@ -80,6 +84,14 @@ final class FlowRuntime implements Serializable {
     /** The flow's metrics (for tests). */
     EngineMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * Whether values read from state go through their serializer and back, as after a restore that
+     * added columns (for tests).
+     */
+    boolean widensState() {
+        return widening != null;
     }
 
     /**
@@ -118,7 +130,7 @@ final class FlowRuntime implements Serializable {
     /** Creates the states and metrics; call from the host's open(). */
     void open(KeyedStateAccess keyedStates) {
         KeyedStateAccess states = keyedStates;
-        if (storedColumns >= 0 && storedColumns < spec.flow().columnCount()) {
+        if (storedColumns > 0 && storedColumns < spec.flow().columnCount()) {
             widening = new WideningStateAccess(keyedStates);
             states = widening;
         }

@@ -26,6 +26,7 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.InstantiationUtil;
 
 /** The AUTO CDC function in a keyed operator test harness, on a chosen state backend. For tests. */
 final class OperatorRun implements AutoCloseable {
@@ -53,7 +54,11 @@ final class OperatorRun implements AutoCloseable {
             OperatorSubtaskState restore)
             throws Exception {
         this.spec = spec;
-        this.function = new AutoCdcFunction(spec, previousRecentLayout);
+        // as Flink ships it to a task: through Java serialization (transient fields start empty)
+        this.function =
+                InstantiationUtil.clone(
+                        new AutoCdcFunction(spec, previousRecentLayout),
+                        AutoCdcFunction.class.getClassLoader());
         FlowKeySelector keys = new FlowKeySelector(spec);
         this.harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(
