@@ -85,6 +85,9 @@ public class AutoCdcSnapshotFunction
     /** The complete snapshots (a copy of the broadcast state); null until read. */
     private transient CompleteSnapshots complete;
 
+    /** {@link #completeDescriptor(EngineSpec)}, built once: a timer of every key asks for it. */
+    private transient MapStateDescriptor<String, RowData> completeState;
+
     /** Coverage, for tests: deletes written late because a restatement made them matter. */
     private transient long restatedDeletes;
 
@@ -143,6 +146,7 @@ public class AutoCdcSnapshotFunction
     @Override
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
+        completeState = completeDescriptor(spec);
         rows = new RowDataSerializer(spec.inputType());
         pending = getRuntimeContext().getMapState(pendingDescriptor());
         applied = getRuntimeContext().getState(appliedDescriptor());
@@ -241,7 +245,7 @@ public class AutoCdcSnapshotFunction
     @Override
     public void processBroadcastElement(RowData mark, Context ctx, Collector<RowData> out)
             throws Exception {
-        BroadcastState<String, RowData> state = ctx.getBroadcastState(completeDescriptor(spec));
+        BroadcastState<String, RowData> state = ctx.getBroadcastState(completeState);
         completeSnapshots(state);
         if (!bitemporal) {
             // every key with work at them ran at that watermark (a present key re-arms just after
@@ -300,7 +304,7 @@ public class AutoCdcSnapshotFunction
             runtime.onTimer(timestamp, ctx.getCurrentKey(), fx);
             return;
         }
-        completeSnapshots(ctx.getBroadcastState(completeDescriptor(spec)));
+        completeSnapshots(ctx.getBroadcastState(completeState));
         runtime.stateAccesses().valueReads++;
         RowData state = applied.value();
         catchUp(

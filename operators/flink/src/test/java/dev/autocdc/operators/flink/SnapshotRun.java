@@ -13,6 +13,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.InstantiationUtil;
 
 /**
  * {@link AutoCdcSnapshotFunction} in a harness with one instance: rows, complete snapshots (the
@@ -45,7 +46,11 @@ final class SnapshotRun implements AutoCloseable {
             throws Exception {
         this.spec = spec;
         FlowKeySelector keys = new FlowKeySelector(spec);
-        function = new AutoCdcSnapshotFunction(spec);
+        // as Flink ships it to a task: through Java serialization (transient fields start empty)
+        function =
+                InstantiationUtil.clone(
+                        new AutoCdcSnapshotFunction(spec),
+                        AutoCdcSnapshotFunction.class.getClassLoader());
         operator = new SnapshotApplyOperator(function, spec);
         harness =
                 new KeyedBroadcastOperatorTestHarness<>(
