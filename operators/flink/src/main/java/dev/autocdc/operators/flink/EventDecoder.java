@@ -41,6 +41,9 @@ final class EventDecoder {
     private final int record;
     private final int castFailed;
 
+    /** The flow's key columns (read once: {@link Flow#keyIndexes} returns a copy). */
+    private final int[] keyIndexes;
+
     EventDecoder(EngineSpec spec, EngineMetrics metrics) {
         this.spec = spec;
         this.flow = spec.flow();
@@ -63,6 +66,7 @@ final class EventDecoder {
         offset = spec.field(EngineSpec.OFFSET);
         record = spec.field(EngineSpec.RECORD);
         castFailed = spec.field(EngineSpec.CAST_FAILED);
+        keyIndexes = flow.keyIndexes();
     }
 
     /**
@@ -145,8 +149,8 @@ final class EventDecoder {
                             + " input (AutoCdc.apply does), since they apply to every key");
         }
         if (!truncate) { // a truncate needs no key
-            for (int k : flow.keyIndexes()) {
-                if (baseGetters[k].getFieldOrNull(input) == null) {
+            for (int k : keyIndexes) {
+                if (input.isNullAt(spec.baseFields()[k])) {
                     return letter(
                             input,
                             DeadLetter.NULL_KEY,
