@@ -274,6 +274,8 @@ public final class AutoCdcCli {
                 if (!f.target().hasConnector()) {
                     changelogs
                             .get(f.flow().target())
+                            .map(new PrintedRow(f.spec().targetType()))
+                            .name("text of " + f.flow().target())
                             .print("target " + f.flow().target())
                             .name("print " + f.flow().target());
                 }

@@ -44,6 +44,11 @@ public class AutoCdcTruncateFunction
 
     private final FlowRuntime runtime;
 
+    /** The broadcast states' descriptors, built once in open (every element asks for them). */
+    private transient MapStateDescriptor<String, List<ChangeEvent>> floorState;
+
+    private transient MapStateDescriptor<String, Long> arrivalState;
+
     public AutoCdcTruncateFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
     }
@@ -80,6 +85,8 @@ public class AutoCdcTruncateFunction
 
     @Override
     public void open(OpenContext openContext) throws Exception {
+        floorState = floorDescriptor(runtime.spec());
+        arrivalState = arrivalDescriptor();
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
     }
 
@@ -88,8 +95,8 @@ public class AutoCdcTruncateFunction
             throws Exception {
         ChangeEvent floor =
                 activeFloor(
-                        ctx.getBroadcastState(floorDescriptor(runtime.spec())),
-                        ctx.getBroadcastState(arrivalDescriptor()),
+                        ctx.getBroadcastState(floorState),
+                        ctx.getBroadcastState(arrivalState),
                         ctx.currentProcessingTime());
         runtime.process(input, effects(ctx.timerService(), ctx), out, floor);
     }
@@ -115,9 +122,8 @@ public class AutoCdcTruncateFunction
         if (truncate == null) {
             return; // dead-lettered
         }
-        BroadcastState<String, List<ChangeEvent>> floors =
-                ctx.getBroadcastState(floorDescriptor(runtime.spec()));
-        BroadcastState<String, Long> arrivals = ctx.getBroadcastState(arrivalDescriptor());
+        BroadcastState<String, List<ChangeEvent>> floors = ctx.getBroadcastState(floorState);
+        BroadcastState<String, Long> arrivals = ctx.getBroadcastState(arrivalState);
         ChangeEvent current = activeFloor(floors, arrivals, ctx.currentProcessingTime());
         if (current != null
                 && new EventOrder(runtime.spec().flow()).compare(truncate, current) <= 0) {

@@ -2,6 +2,7 @@ package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.TargetChange;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.GenericRowData;
@@ -87,16 +88,22 @@ final class ChangelogEmitter {
         }
     }
 
-    private RowData row(RowKind kind, Object[] values) {
+    /**
+     * The target row of {@code values}; a shorter row (stored before columns were added) has nulls
+     * after its end, as the state codec reads it.
+     */
+    private RowData row(RowKind kind, Object[] stored) {
+        Object[] values =
+                stored.length < types.length ? Arrays.copyOf(stored, types.length) : stored;
         if (reused == null) {
-            GenericRowData row = new GenericRowData(kind, values.length);
-            for (int i = 0; i < values.length; i++) {
+            GenericRowData row = new GenericRowData(kind, types.length);
+            for (int i = 0; i < types.length; i++) {
                 row.setField(i, TypeMapping.toInternal(types[i], values[i]));
             }
             return row;
         }
         writer.reset();
-        for (int i = 0; i < values.length; i++) {
+        for (int i = 0; i < types.length; i++) {
             if (values[i] == null) {
                 // as RowDataSerializer.toBinaryRow writes nulls: the bytes a generic row of the
                 // same values has after a network hop

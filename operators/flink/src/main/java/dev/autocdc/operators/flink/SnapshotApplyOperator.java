@@ -3,6 +3,7 @@ package dev.autocdc.operators.flink;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -49,6 +50,9 @@ final class SnapshotApplyOperator
     private transient Counter scans;
     private transient Counter scannedKeys;
 
+    /** The complete snapshots' descriptor, built once (every watermark reads the state). */
+    private transient MapStateDescriptor<String, RowData> completeState;
+
     SnapshotApplyOperator(AutoCdcSnapshotFunction function, EngineSpec spec) {
         super(function, List.of(AutoCdcSnapshotFunction.completeDescriptor(spec)));
         this.spec = spec;
@@ -76,6 +80,7 @@ final class SnapshotApplyOperator
                         getInternalTimerService(
                                 "user-timers", VoidNamespaceSerializer.INSTANCE, this));
         collector = new TimestampedCollector<>(output);
+        completeState = AutoCdcSnapshotFunction.completeDescriptor(spec);
         var metrics = getMetricGroup().addGroup("flow", spec.flow().name());
         scans = metrics.counter(SCANS);
         scannedKeys = metrics.counter(SCANNED_KEYS);
@@ -104,10 +109,7 @@ final class SnapshotApplyOperator
             List<byte[]> restating =
                     function()
                             .restatingBetween(
-                                    getOperatorStateBackend()
-                                            .getBroadcastState(
-                                                    AutoCdcSnapshotFunction.completeDescriptor(
-                                                            spec)),
+                                    getOperatorStateBackend().getBroadcastState(completeState),
                                     scannedThrough,
                                     watermark);
             if (!restating.isEmpty()) {

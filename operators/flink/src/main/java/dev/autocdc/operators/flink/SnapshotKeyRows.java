@@ -40,8 +40,9 @@ final class SnapshotKeyRows {
 
     /** Whether every key column of the row is set (a null key is no key to hold). */
     boolean hasKey(RowData row) {
-        for (RowData.FieldGetter g : keyGetters) {
-            if (g.getFieldOrNull(row) == null) {
+        for (int f : keyFields) {
+            // the null bit, as the decoder reads it: a NOT NULL type's getter ignores it
+            if (row.isNullAt(f)) {
                 return false;
             }
         }

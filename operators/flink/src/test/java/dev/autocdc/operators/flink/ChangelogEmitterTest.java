@@ -161,4 +161,30 @@ class ChangelogEmitterTest {
         assertThat(binary.get(4).getString(4).toString()).isEqualTo("x");
         assertThat(binary.get(0).getString(4).toString()).isEqualTo(VALUES[4]);
     }
+
+    /**
+     * A row stored before columns were added is shorter than the target: the missing columns are
+     * null, in both ways of handing rows over.
+     */
+    @Test
+    void aShortStoredRowHasNullsAfterItsEnd() {
+        EngineSpec spec = spec();
+        Object[] shortRow = java.util.Arrays.copyOf(VALUES, 5);
+        Object[] padded = java.util.Arrays.copyOf(VALUES, VALUES.length);
+        java.util.Arrays.fill(padded, 5, padded.length, null);
+        RowDataSerializer serializer = new RowDataSerializer(spec.targetType());
+        for (boolean reuse : new boolean[] {true, false}) {
+            // a full row first, so that a reused row holds bytes in every field
+            List<RowData> rows =
+                    emit(
+                            spec,
+                            reuse,
+                            List.of(TargetChange.insert(VALUES), TargetChange.insert(shortRow)));
+            List<RowData> expected = emit(spec, false, List.of(TargetChange.insert(padded)));
+            assertThat(serializer.toBinaryRow(rows.get(1)))
+                    .as("reuse " + reuse)
+                    .isEqualTo(serializer.toBinaryRow(expected.get(0)));
+            assertThat(rows.get(1).isNullAt(VALUES.length - 1)).isTrue();
+        }
+    }
 }
