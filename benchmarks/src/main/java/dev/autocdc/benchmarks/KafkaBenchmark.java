@@ -75,6 +75,9 @@ final class KafkaBenchmark {
                 passthrough(source, sinkOptions, variant.endsWith("_double") ? 2 : 1);
             } else if (variant.equals("kafka_scd2")) {
                 scd2(source, sinkOptions, "");
+            } else if (variant.equals("kafka_scd2_object_reuse")) {
+                // Flink hands records between chained operators without copying them
+                scd2(source, sinkOptions, "SET 'pipeline.object-reuse' = 'true';\n");
             } else if (variant.equals("kafka_scd2_flink_decoding")) {
                 // the source reads its records itself: the cost of the flow's own decoding step
                 scd2(source, sinkOptions, "SET 'autocdc.w1.bad-records' = 'fail';\n");
