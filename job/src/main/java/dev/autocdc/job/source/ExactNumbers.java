@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -46,6 +48,12 @@ final class ExactNumbers implements Serializable {
     /** The longest run of digits every checked column holds whatever the digits (see below). */
     private final int safeDigits;
 
+    /** Per checked column, the longest run of digits it holds whatever the digits. */
+    private final int[] columnSafeDigits;
+
+    /** The checked columns' names in UTF-8, to find them among a record's keys. */
+    private final byte[][] nameBytes;
+
     private transient ObjectMapper mapper;
 
     private ExactNumbers(String[] names, LogicalType[] types, List<List<String>> objects) {
@@ -53,19 +61,20 @@ final class ExactNumbers implements Serializable {
         this.types = types;
         this.objects = objects;
         int safe = Integer.MAX_VALUE;
-        for (LogicalType t : types) {
-            safe =
-                    Math.min(
-                            safe,
-                            switch (t.getTypeRoot()) {
-                                case TINYINT -> 2;
-                                case SMALLINT -> 4;
-                                case INTEGER -> 9;
-                                case BIGINT -> 18;
-                                default ->
-                                        ((DecimalType) t).getPrecision()
-                                                - ((DecimalType) t).getScale();
-                            });
+        columnSafeDigits = new int[types.length];
+        nameBytes = new byte[names.length][];
+        for (int i = 0; i < types.length; i++) {
+            LogicalType t = types[i];
+            columnSafeDigits[i] =
+                    switch (t.getTypeRoot()) {
+                        case TINYINT -> 2;
+                        case SMALLINT -> 4;
+                        case INTEGER -> 9;
+                        case BIGINT -> 18;
+                        default -> ((DecimalType) t).getPrecision() - ((DecimalType) t).getScale();
+                    };
+            safe = Math.min(safe, columnSafeDigits[i]);
+            nameBytes[i] = names[i].getBytes(StandardCharsets.UTF_8);
         }
         this.safeDigits = safe;
     }
@@ -162,12 +171,134 @@ final class ExactNumbers implements Serializable {
     }
 
     /**
-     * Whether the record could hold an inexact number, scanning its bytes: a number can only be
-     * inexact with a point, an exponent (an {@code e} right after a digit), or more digits in a row
-     * than every checked column holds ({@code safeDigits}). Most records have none of these and are
-     * not parsed a second time; a digit run inside a string only costs the full check.
+     * Whether the record could hold an inexact number. A number can only be inexact with a point,
+     * an exponent, or more digits in a row than its column holds whatever the digits. For the
+     * {@code json} format, whose columns are the keys of one top-level object, it reads the
+     * object's keys and looks only at the values of checked columns, each against its own column
+     * ({@link #mayBeInexactInTopLevelObject}); otherwise, and for records that are not one object,
+     * it scans every byte against the narrowest column ({@link #mayBeInexactAnywhere}). Most
+     * records are then not parsed a second time; a false alarm only costs the full check.
      */
     boolean mayBeInexact(byte[] record) {
+        if (objects.size() == 1 && objects.get(0).isEmpty()) {
+            int first = skipSpace(record, 0);
+            if (first < record.length && record[first] == '{') {
+                return mayBeInexactInTopLevelObject(record, first);
+            }
+        }
+        return mayBeInexactAnywhere(record);
+    }
+
+    /**
+     * The scan of one top-level object from {@code start} (its brace): true when the value of a
+     * checked column is a number or a string with a point, an {@code e} or {@code E}, or more
+     * digits in a row than the column holds; or when the record is not what this scan reads (an
+     * escape in a key or in a checked column's string, an unterminated string), which the full
+     * check then decides. Values nested deeper are not checked ({@link #check}), nor are they here.
+     */
+    private boolean mayBeInexactInTopLevelObject(byte[] r, int start) {
+        int depth = 0;
+        boolean awaitingKey = false;
+        int column = -1; // the checked column whose value comes next, at depth 1
+        for (int i = start; i < r.length; i++) {
+            byte b = r[i];
+            if (b == '"') {
+                int end = i + 1;
+                boolean escaped = false;
+                while (end < r.length && r[end] != '"') {
+                    if (r[end] == '\\') {
+                        escaped = true;
+                        end++;
+                    }
+                    end++;
+                }
+                if (end >= r.length) {
+                    return true;
+                }
+                if (depth == 1 && awaitingKey) {
+                    if (escaped) {
+                        return true;
+                    }
+                    column = columnNamed(r, i + 1, end);
+                    awaitingKey = false;
+                } else if (depth == 1 && column >= 0) {
+                    if (escaped || suspicious(r, i + 1, end, columnSafeDigits[column])) {
+                        return true;
+                    }
+                    column = -1;
+                }
+                i = end;
+            } else if (b == '{' || b == '[') {
+                depth++;
+                awaitingKey = depth == 1;
+                if (depth == 2) {
+                    column = -1; // a nested value: not checked
+                }
+            } else if (b == '}' || b == ']') {
+                depth--;
+            } else if (b == ',' && depth == 1) {
+                awaitingKey = true;
+                column = -1;
+            } else if (depth == 1 && column >= 0 && (b == '-' || (b >= '0' && b <= '9'))) {
+                int end = i;
+                while (end < r.length && isNumberByte(r[end])) {
+                    end++;
+                }
+                if (suspicious(r, i, end, columnSafeDigits[column])) {
+                    return true;
+                }
+                column = -1;
+                i = end - 1;
+            }
+        }
+        return false;
+    }
+
+    /** Whether bytes {@code from} to {@code to} hold a point, an exponent or a long digit run. */
+    private static boolean suspicious(byte[] r, int from, int to, int safe) {
+        int run = 0;
+        for (int i = from; i < to; i++) {
+            byte b = r[i];
+            if (b >= '0' && b <= '9') {
+                if (++run > safe) {
+                    return true;
+                }
+            } else {
+                if (b == '.' || b == 'e' || b == 'E') {
+                    return true;
+                }
+                run = 0;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isNumberByte(byte b) {
+        return (b >= '0' && b <= '9') || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E';
+    }
+
+    /** The index of the checked column named by the key bytes {@code from} to {@code to}, or -1. */
+    private int columnNamed(byte[] r, int from, int to) {
+        for (int c = 0; c < nameBytes.length; c++) {
+            if (Arrays.equals(nameBytes[c], 0, nameBytes[c].length, r, from, to)) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    private static int skipSpace(byte[] r, int i) {
+        while (i < r.length && (r[i] == ' ' || r[i] == '\n' || r[i] == '\r' || r[i] == '\t')) {
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * The scan of any record against the narrowest checked column ({@code safeDigits}): a point, an
+     * exponent (an {@code e} right after a digit) or a long digit run anywhere, strings included.
+     */
+    boolean mayBeInexactAnywhere(byte[] record) {
         int run = 0;
         for (byte b : record) {
             if (b >= '0' && b <= '9') {

@@ -89,4 +89,91 @@ class ExactNumbersTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void theKeyAwareScanReadsEachCheckedColumnAgainstItsOwnType() {
+        ExactNumbers n = ExactNumbers.of("json", false, COLUMNS);
+        // 18 digits fit BIGINT b, though TINYINT t holds 2; digits, points and exponents in other
+        // columns' strings and in nested values are no numbers of a checked column
+        assertThat(
+                        n.mayBeInexact(
+                                bytes(
+                                        "{\"b\": 123456789012345678, \"name\": \"0a3e5.99\","
+                                                + " \"x\": 1.5, \"t\": 12, \"n\": {\"i\": 1.5}}")))
+                .isFalse();
+        assertThat(n.mayBeInexactAnywhere(bytes("{\"b\": 123456789012345678}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"b\": 1234567890123456789}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"i\": \"1.5\"}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"i\": -1E2}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"i\\u0020\": 1}"))).as("an escaped key").isTrue();
+        assertThat(n.mayBeInexact(bytes("[{\"i\": 1.5}]"))).as("an array of records").isTrue();
+    }
+
+    /**
+     * The scan never spares a record the full check refuses: random records of checked and other
+     * columns, numbers and strings with points, exponents and long digit runs, nested values,
+     * escapes and spacing. Counts how many records each scan spares.
+     */
+    @Test
+    void noRecordTheCheckRefusesIsSpared() throws Exception {
+        ExactNumbers n = ExactNumbers.of("json", false, COLUMNS);
+        java.util.Random random = new java.util.Random(42);
+        String[] keys = {"t", "s", "i", "b", "d", "name", "x", "t2"};
+        int refused = 0;
+        int sparedByKeys = 0;
+        int sparedAnywhere = 0;
+        for (int c = 0; c < 20_000; c++) {
+            StringBuilder r = new StringBuilder("{");
+            int fields = 1 + random.nextInt(5);
+            for (int f = 0; f < fields; f++) {
+                if (f > 0) {
+                    r.append(random.nextBoolean() ? "," : " , ");
+                }
+                r.append('"').append(keys[random.nextInt(keys.length)]).append("\":");
+                r.append(random.nextBoolean() ? " " : "").append(value(random, 0));
+            }
+            r.append('}');
+            byte[] record = bytes(r.toString());
+            boolean isRefused = n.check(record) != null;
+            refused += isRefused ? 1 : 0;
+            if (isRefused) {
+                assertThat(n.mayBeInexact(record)).as(r.toString()).isTrue();
+            }
+            sparedByKeys += n.mayBeInexact(record) ? 0 : 1;
+            sparedAnywhere += n.mayBeInexactAnywhere(record) ? 0 : 1;
+        }
+        System.out.printf(
+                "20,000 records: %d refused; spared %d by the key-aware scan, %d by the byte"
+                        + " scan%n",
+                refused, sparedByKeys, sparedAnywhere);
+        assertThat(refused).isGreaterThan(1_000);
+        assertThat(sparedByKeys).isGreaterThan(sparedAnywhere);
+    }
+
+    private static String value(java.util.Random random, int depth) {
+        switch (random.nextInt(depth < 2 ? 7 : 5)) {
+            case 0:
+                return String.valueOf(random.nextInt(200) - 100);
+            case 1:
+                return (random.nextBoolean() ? "-" : "")
+                        + random.nextInt(1000)
+                        + (random.nextBoolean() ? "." + random.nextInt(100) : "")
+                        + (random.nextInt(4) == 0 ? "e" + random.nextInt(3) : "");
+            case 2:
+                return String.valueOf(random.nextLong() >>> random.nextInt(64));
+            case 3:
+                {
+                    String[] texts = {
+                        "12", "1.5", "0a3e5", "1e2", "abc", "99999", "a\\u0031b", " 7 "
+                    };
+                    return '"' + texts[random.nextInt(texts.length)] + '"';
+                }
+            case 4:
+                return random.nextBoolean() ? "null" : "true";
+            case 5:
+                return "{\"i\": " + value(random, depth + 1) + "}";
+            default:
+                return "[" + value(random, depth + 1) + ", " + value(random, depth + 1) + "]";
+        }
+    }
 }
