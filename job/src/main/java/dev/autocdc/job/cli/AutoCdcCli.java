@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -239,9 +240,21 @@ public final class AutoCdcCli {
         }
     }
 
+    /**
+     * Turns on {@code pipeline.object-reuse} unless the cluster's configuration or {@code -D} set
+     * it: the flow job's operators keep no record past its call, so Flink need not copy each one
+     * between chained operators (docs/deploy.md).
+     */
+    static void reuseObjectsUnlessConfigured(StreamExecutionEnvironment env) {
+        if (env.getConfiguration().getOptional(PipelineOptions.OBJECT_REUSE).isEmpty()) {
+            env.getConfig().enableObjectReuse();
+        }
+    }
+
     private int runFlows(CliOptions options, FlowScript script, Configuration conf)
             throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        reuseObjectsUnlessConfigured(env);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
         List<PlannedFlow> flows = planner.plan(script);

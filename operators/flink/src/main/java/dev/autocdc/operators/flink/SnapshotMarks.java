@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -16,6 +17,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -65,6 +67,11 @@ final class SnapshotMarks extends AbstractStreamOperator<RowData>
     private transient SequenceClock clock;
     private transient RowData.FieldGetter sequence;
     private transient RowData.FieldGetter systemSequence;
+
+    /** Flink's copiers of the two sequences' internal values (a string or row is a view). */
+    private transient TypeSerializer<Object> sequenceCopier;
+
+    private transient TypeSerializer<Object> systemSequenceCopier;
     private transient RowData.FieldGetter[] keys;
     private transient ListState<RowData> state;
 
@@ -134,6 +141,11 @@ final class SnapshotMarks extends AbstractStreamOperator<RowData>
                         ? RowData.createFieldGetter(
                                 types.get(spec.systemSequenceField()), spec.systemSequenceField())
                         : null;
+        sequenceCopier = InternalSerializers.create(types.get(spec.sequenceField()));
+        systemSequenceCopier =
+                systemSequence == null
+                        ? null
+                        : InternalSerializers.create(types.get(spec.systemSequenceField()));
         int[] keyIndexes = spec.flow().keyIndexes();
         keys = new RowData.FieldGetter[keyIndexes.length];
         for (int i = 0; i < keys.length; i++) {
@@ -175,10 +187,13 @@ final class SnapshotMarks extends AbstractStreamOperator<RowData>
                 mark = new GenericRowData(6);
                 mark.setField(ID, id);
                 mark.setField(TIME, time(clock, row));
-                mark.setField(SEQUENCE, sequence.getFieldOrNull(row));
+                // copies: the mark outlives the row, which an upstream operator may reuse
+                mark.setField(SEQUENCE, copy(sequenceCopier, sequence.getFieldOrNull(row)));
                 mark.setField(
                         SYSTEM_SEQUENCE,
-                        systemSequence == null ? null : systemSequence.getFieldOrNull(row));
+                        systemSequence == null
+                                ? null
+                                : copy(systemSequenceCopier, systemSequence.getFieldOrNull(row)));
                 mark.setField(ROWS, 0L);
                 mark.setField(HELD, false);
                 counting.put(id, mark);
@@ -237,5 +252,9 @@ final class SnapshotMarks extends AbstractStreamOperator<RowData>
         c.setField(ROWS, m.getLong(ROWS));
         c.setField(HELD, m.getBoolean(HELD));
         return c;
+    }
+
+    private static Object copy(TypeSerializer<Object> copier, Object value) {
+        return value == null ? null : copier.copy(value);
     }
 }
