@@ -76,9 +76,56 @@ public final class SequenceCodec {
     }
 
     public byte[] encode(Object value) {
+        byte[] fixed = encodeFixedWidth(value);
+        if (fixed != null) {
+            return fixed;
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(16);
         encode(type, value, out);
         return out.toByteArray();
+    }
+
+    /**
+     * The layout of a fixed-width type written straight into its array (one allocation per event
+     * instead of a stream, its buffer and the copy); null for the other types. The bytes are those
+     * of {@link #encode(ColumnType, Object, ByteArrayOutputStream)}.
+     */
+    private byte[] encodeFixedWidth(Object value) {
+        if (value == null) {
+            return null; // refused by the general path
+        }
+        switch (type.kind()) {
+            case INT:
+                return putFlipped(new byte[4], 0, (Integer) value, 4);
+            case BIGINT:
+                return putFlipped(new byte[8], 0, (Long) value, 8);
+            case DATE:
+                return putFlipped(
+                        new byte[4], 0, Math.toIntExact(((LocalDate) value).toEpochDay()), 4);
+            case TIMESTAMP:
+                {
+                    LocalDateTime t = (LocalDateTime) value;
+                    byte[] b = putFlipped(new byte[12], 0, t.toEpochSecond(ZoneOffset.UTC), 8);
+                    return putFlipped(b, 8, t.getNano(), 4);
+                }
+            case TIMESTAMP_LTZ:
+                {
+                    Instant t = (Instant) value;
+                    byte[] b = putFlipped(new byte[12], 0, t.getEpochSecond(), 8);
+                    return putFlipped(b, 8, t.getNano(), 4);
+                }
+            default:
+                return null;
+        }
+    }
+
+    /** {@link #writeFlipped} into {@code b} at {@code off}; returns {@code b}. */
+    private static byte[] putFlipped(byte[] b, int off, long v, int width) {
+        long flipped = v ^ (1L << (width * 8 - 1));
+        for (int i = 0; i < width; i++) {
+            b[off + i] = (byte) (flipped >>> ((width - 1 - i) * 8));
+        }
+        return b;
     }
 
     public Object decode(byte[] bytes) {

@@ -132,6 +132,9 @@ public final class StateCodec {
 
     private List<ChangeEvent> readEvents(byte[] context, DataInput in) throws IOException {
         int n = readVarInt(in);
+        if (n == 1) { // most entries: an immutable list of one, which TimelineEntry keeps as it is
+            return List.of(readEvent(context, in));
+        }
         List<ChangeEvent> events = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             events.add(readEvent(context, in));
@@ -256,6 +259,16 @@ public final class StateCodec {
 
     public Object[] readRow(DataInput in) throws IOException {
         int n = types.size();
+        if (n <= 8) { // the null bitmap in one byte, read in place (no array per row)
+            int nulls = in.readUnsignedByte();
+            Object[] row = new Object[n];
+            for (int i = 0; i < n; i++) {
+                if ((nulls & 1 << i) == 0) {
+                    row[i] = readPresent(types.get(i), in);
+                }
+            }
+            return row;
+        }
         boolean[] isNull = readBitmap(n, in);
         Object[] row = new Object[n];
         for (int i = 0; i < n; i++) {
