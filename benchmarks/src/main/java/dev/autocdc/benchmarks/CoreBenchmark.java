@@ -1,13 +1,11 @@
 package dev.autocdc.benchmarks;
 
 import dev.autocdc.operators.core.BitemporalEngine;
-import dev.autocdc.operators.core.BitemporalHead;
-import dev.autocdc.operators.core.BitemporalSnapshot;
-import dev.autocdc.operators.core.BitemporalStore;
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.EngineCounters;
 import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.InMemoryBitemporalStore;
 import dev.autocdc.operators.core.InMemoryTimeline;
 import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.Scd2Engine;
@@ -72,7 +70,7 @@ public class CoreBenchmark {
     private StateCodec codec;
     private ChangeEvent[] events;
     private Timeline[] timelines;
-    private MemoryStore[] stores;
+    private InMemoryBitemporalStore[] stores;
     private List<TimelineEntry> entries;
     private byte[] encodedEntries;
     private ByteArrayOutputStream bytesOut;
@@ -137,10 +135,10 @@ public class CoreBenchmark {
     private void reset() {
         boolean bi = workload.equals("W4");
         timelines = new Timeline[KEYS];
-        stores = new MemoryStore[KEYS];
+        stores = new InMemoryBitemporalStore[KEYS];
         for (int k = 0; k < KEYS; k++) {
             if (bi) {
-                stores[k] = new MemoryStore();
+                stores[k] = new InMemoryBitemporalStore();
                 timelines[k] = stores[k].belief();
             } else {
                 timelines[k] = new InMemoryTimeline();
@@ -197,43 +195,6 @@ public class CoreBenchmark {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(encodedEntries));
         for (int i = 0; i < entries.size(); i++) {
             bh.consume(codec.readEntry(in));
-        }
-    }
-
-    /** One key's bitemporal store in memory. */
-    static final class MemoryStore implements BitemporalStore {
-        private final InMemoryTimeline belief = new InMemoryTimeline();
-        private BitemporalHead head;
-        private BitemporalSnapshot snapshot;
-
-        @Override
-        public Timeline belief() {
-            return belief;
-        }
-
-        @Override
-        public BitemporalHead head() {
-            return head;
-        }
-
-        @Override
-        public void setHead(BitemporalHead h) {
-            head = h;
-        }
-
-        @Override
-        public void removeBefore(byte[] floor) {
-            belief.removeBefore(floor);
-        }
-
-        @Override
-        public BitemporalSnapshot snapshot() {
-            return snapshot;
-        }
-
-        @Override
-        public void setSnapshot(BitemporalSnapshot s) {
-            snapshot = s;
         }
     }
 }

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -18,6 +19,8 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The CLI end to end on a local Flink: flows read from a filesystem JSON source, targets
@@ -81,37 +84,27 @@ class CliTest {
                     "{\"userId\": 126, \"name\": \"Lily\", \"city\": \"Cancun\","
                             + " \"__START_AT\": 2, \"__END_AT\": null}");
 
-    @Test
-    void runMaterializesTheUsersWalkthroughAsScd2() throws Exception {
-        Path result = dir.resolve("users.jsonl");
-        int code =
-                cli(
-                        "run",
-                        "--flow",
-                        usersFlow("SCD TYPE 2").toString(),
-                        "--materialize",
-                        result.toString(),
-                        "--parallelism",
-                        "2");
-        assertThat(code).as(err.toString()).isZero();
-        assertThat(Files.readAllLines(result)).containsExactlyElementsOf(USERS_SCD2);
-    }
-
     /**
-     * The CLI runs flows with object reuse (Flink hands the engine's one reused output row to the
-     * chained operators as it is; the other walkthrough tests run so); the same table without it.
+     * The users walkthrough as SCD type 2: at parallelism 2, and without the object reuse the CLI
+     * runs flows with (Flink then copies each record between chained operators instead of handing
+     * over the engine's one reused output row).
      */
-    @Test
-    void runMaterializesTheUsersWalkthroughWithoutObjectReuse() throws Exception {
-        Path result = dir.resolve("users-copies.jsonl");
-        int code =
-                cli(
-                        "run",
-                        "--flow",
-                        usersFlow("SCD TYPE 2").toString(),
-                        "--materialize",
-                        result.toString(),
-                        "-Dpipeline.object-reuse=false");
+    @ParameterizedTest
+    @ValueSource(strings = {"--parallelism=2", "-Dpipeline.object-reuse=false"})
+    void runMaterializesTheUsersWalkthroughAsScd2(String option) throws Exception {
+        Path result = dir.resolve("users.jsonl");
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "run",
+                                "--flow",
+                                usersFlow("SCD TYPE 2").toString(),
+                                "--materialize",
+                                result.toString()));
+        // --parallelism takes its value as the next argument
+        args.addAll(
+                List.of(option.startsWith("--") ? option.split("=", 2) : new String[] {option}));
+        int code = cli(args.toArray(new String[0]));
         assertThat(code).as(err.toString()).isZero();
         assertThat(Files.readAllLines(result)).containsExactlyElementsOf(USERS_SCD2);
     }

@@ -67,16 +67,15 @@ class BitemporalRetentionTest {
                                 null));
             }
             Collections.shuffle(events, random);
-            Map<Object, CoreDriver.MemoryBitemporalStore> stores = new HashMap<>();
+            Map<Object, InMemoryBitemporalStore> stores = new HashMap<>();
             MaterializedTable table = new MaterializedTable(0, 3, 5);
             List<ReferenceModel.Event> accepted = new ArrayList<>();
             boolean compacted = false;
             for (int i = 0; i < events.size(); i++) {
                 ReferenceModel.Event e = events.get(i);
-                CoreDriver.MemoryBitemporalStore store =
-                        stores.computeIfAbsent(
-                                e.key(), k -> new CoreDriver.MemoryBitemporalStore());
-                store.now = i;
+                InMemoryBitemporalStore store =
+                        stores.computeIfAbsent(e.key(), k -> new InMemoryBitemporalStore());
+                store.stampAt(i);
                 ChangeEvent event =
                         new ChangeEvent(
                                 e.kind() == ReferenceModel.Kind.UPSERT ? Op.UPSERT : Op.DELETE,
@@ -103,7 +102,7 @@ class BitemporalRetentionTest {
                 }
                 if (random.nextInt(3) == 0) {
                     long cutoff = random.nextInt(i + 1);
-                    for (CoreDriver.MemoryBitemporalStore s : stores.values()) {
+                    for (InMemoryBitemporalStore s : stores.values()) {
                         compactions++;
                         if (retention.compact(s, cutoff)) {
                             dropped++;

@@ -20,7 +20,7 @@ public final class CoreDriver {
     private final BitemporalEngine bitemporal;
     private final Map<List<Object>, List<ChangeEvent>> scd1State = new HashMap<>();
     private final Map<List<Object>, InMemoryTimeline> timelines = new HashMap<>();
-    private final Map<List<Object>, MemoryBitemporalStore> bitemporalStores = new HashMap<>();
+    private final Map<List<Object>, InMemoryBitemporalStore> bitemporalStores = new HashMap<>();
     private ChangeEvent truncateFloor;
 
     public CoreDriver(Flow flow) {
@@ -58,7 +58,7 @@ public final class CoreDriver {
                 break;
             default:
                 bitemporal.apply(
-                        bitemporalStores.computeIfAbsent(key, k -> new MemoryBitemporalStore()),
+                        bitemporalStores.computeIfAbsent(key, k -> new InMemoryBitemporalStore()),
                         event,
                         out);
         }
@@ -71,8 +71,8 @@ public final class CoreDriver {
      * entry records one, and the head holds the open version's.
      */
     public void checkBitemporalBookkeeping() {
-        for (Map.Entry<List<Object>, MemoryBitemporalStore> e : bitemporalStores.entrySet()) {
-            MemoryBitemporalStore store = e.getValue();
+        for (Map.Entry<List<Object>, InMemoryBitemporalStore> e : bitemporalStores.entrySet()) {
+            InMemoryBitemporalStore store = e.getValue();
             List<ChangeEvent> events = new ArrayList<>();
             Map<String, String> recorded = new TreeMap<>();
             for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
@@ -148,65 +148,5 @@ public final class CoreDriver {
             pk[keys.length + 1] = n + 2;
         }
         return pk;
-    }
-
-    /** A bitemporal store in memory; entries are stamped with {@link #now} when written. */
-    static final class MemoryBitemporalStore implements BitemporalStore {
-        private final InMemoryTimeline entries = new InMemoryTimeline();
-        private BitemporalHead head;
-        private BitemporalSnapshot snapshot;
-        long now;
-        private final Timeline belief =
-                new Timeline() {
-                    @Override
-                    public TimelineEntry head() {
-                        return entries.head();
-                    }
-
-                    @Override
-                    public Iterator<TimelineEntry> newestFirst() {
-                        return entries.newestFirst();
-                    }
-
-                    @Override
-                    public void put(TimelineEntry entry) {
-                        entries.put(entry.stampedAt(now));
-                    }
-
-                    @Override
-                    public void setHead(TimelineEntry entry) {
-                        entries.setHead(entry.stampedAt(now));
-                    }
-                };
-
-        @Override
-        public Timeline belief() {
-            return belief;
-        }
-
-        @Override
-        public void removeBefore(byte[] floor) {
-            entries.removeBefore(floor);
-        }
-
-        @Override
-        public BitemporalSnapshot snapshot() {
-            return snapshot;
-        }
-
-        @Override
-        public void setSnapshot(BitemporalSnapshot s) {
-            snapshot = s;
-        }
-
-        @Override
-        public BitemporalHead head() {
-            return head;
-        }
-
-        @Override
-        public void setHead(BitemporalHead h) {
-            head = h;
-        }
     }
 }
