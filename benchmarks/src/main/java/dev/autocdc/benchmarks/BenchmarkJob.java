@@ -78,6 +78,9 @@ public final class BenchmarkJob {
                 "execution.checkpointing.storage",
                 "filesystem"); // the savepoint's files, not the JobManager's heap
         conf.setString("execution.checkpointing.dir", savepoints.toUri().toString());
+        // every variant as the CLI runs a flow (AutoCdcCli.reuseObjectsUnlessConfigured): no copy
+        // of each record at each chained hop; --conf pipeline.object-reuse=false measures without
+        conf.setString("pipeline.object-reuse", "true");
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(
                     "--conf")) { // any Flink option, key=value, for experiments (run.sh passes

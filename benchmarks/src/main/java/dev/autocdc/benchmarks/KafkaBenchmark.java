@@ -125,6 +125,7 @@ final class KafkaBenchmark {
             throws Exception {
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", "rocksdb");
+        conf.setString("pipeline.object-reuse", "true"); // as the CLI runs kafka_scd2's flow
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);

@@ -20,6 +20,8 @@ import java.util.TreeMap;
  * beyond what the store can find directly (in {@code FlinkTimeline}, the blocks the recent entries
  * name); neither with the length of the history.
  *
+ * <p>An instance applies one event at a time (it keeps a list between events).
+ *
  * <p>The early stop relies on every stored entry being the refold of the one before it. A change to
  * what {@link Fold} computes is therefore a change of the state format (see {@link StateCodec}).
  * Versions are never stored: they are the run-length encoding of the entries' states, and each
@@ -31,6 +33,14 @@ public final class Scd2Engine {
     private final EventOrder order;
     private final boolean keepOnlyGreatestEvent;
     private final EngineCounters counters;
+
+    /** {@link #apply}'s version changes, cleared per event: an engine applies one at a time. */
+    private final List<VersionChange> versionChanges = new ArrayList<>(2);
+
+    /**
+     * {@link #apply}'s in-order path: target rows straight from the event (see {@link Appended}).
+     */
+    private final TargetRows targetRows;
 
     public Scd2Engine(Flow flow, EngineCounters counters) {
         this(flow, false, counters);
@@ -49,14 +59,22 @@ public final class Scd2Engine {
         // With full rows the state after a sequence is the greatest event's row (or absent): the
         // other events at that sequence can never matter again.
         this.keepOnlyGreatestEvent = flow.isFullRow() && !keepEveryEvent;
+        this.targetRows = new TargetRows(flow.sequenceCodec());
     }
 
     /**
      * Applies one event and appends the target-row changes (SCD2 rows: base, __START_AT, __END_AT).
      */
     public void apply(Timeline timeline, ChangeEvent event, List<TargetChange> out) {
-        List<VersionChange> changes = new ArrayList<>(2);
-        applyVersions(timeline, event, changes);
+        TimelineEntry head = timeline.head();
+        if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
+            // the common case: its rows without version objects between
+            appendNewest(timeline, head, event, targetRows.into(out));
+            return;
+        }
+        List<VersionChange> changes = versionChanges;
+        changes.clear();
+        applyBehind(timeline, head, event, changes);
         for (int i = 0; i < changes.size(); i++) { // (no iterator: once per event)
             out.add(changes.get(i).toTargetChange(flow.sequenceCodec()));
         }
@@ -66,20 +84,26 @@ public final class Scd2Engine {
     public void applyVersions(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
         TimelineEntry head = timeline.head();
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
-            appendNewest(timeline, head, event, out);
+            appendNewest(timeline, head, event, new VersionChanges(out));
         } else {
-            if (SequenceCodec.compare(event.sequence(), head.sequence()) < 0) {
-                counters.countLate();
-            }
-            applyBehindHead(timeline, event, out);
+            applyBehind(timeline, head, event, out);
         }
     }
 
-    private void appendNewest(
+    /** An event at or before the head's sequence. */
+    private void applyBehind(
             Timeline timeline,
             TimelineEntry head,
             ChangeEvent event,
             Collection<VersionChange> out) {
+        if (SequenceCodec.compare(event.sequence(), head.sequence()) < 0) {
+            counters.countLate();
+        }
+        applyBehindHead(timeline, event, out);
+    }
+
+    private void appendNewest(
+            Timeline timeline, TimelineEntry head, ChangeEvent event, Appended out) {
         Object[] previous = head == null ? null : head.state();
         Object[] state = fold.apply(previous, event);
         byte[] start;
@@ -91,15 +115,14 @@ public final class Scd2Engine {
             start = event.sequence();
         }
         if (previous != null) {
-            Version open = new Version(head.versionStart(), null, previous);
             if (start != head.versionStart()) {
-                out.add(new VersionChange(open, open.withEnd(event.sequence())));
+                out.closed(head.versionStart(), previous, event.sequence());
             } else if (!Values.sameRow(previous, state)) {
-                out.add(new VersionChange(open, open.withRow(state)));
+                out.rewritten(head.versionStart(), previous, state);
             }
         }
         if (state != null && start == event.sequence()) {
-            out.add(new VersionChange(null, new Version(start, null, state)));
+            out.opened(start, state);
         }
         TimelineEntry entry = new TimelineEntry(event.sequence(), List.of(event), state, start);
         timeline.put(entry);
@@ -276,6 +299,104 @@ public final class Scd2Engine {
             } else if (!pair[0].sameAs(pair[1])) {
                 out.add(new VersionChange(pair[0], pair[1]));
             }
+        }
+    }
+
+    /**
+     * What an event after the head does to the key's versions: told as version changes ({@link
+     * #applyVersions}) or as target rows ({@link #apply}), so the rule is written once, in {@link
+     * #appendNewest}.
+     */
+    private interface Appended {
+        /** The open version [start, -) with {@code row} closes at {@code end}. */
+        void closed(byte[] start, Object[] row, byte[] end);
+
+        /** The open version [start, -) keeps its start; its row changes (untracked columns). */
+        void rewritten(byte[] start, Object[] before, Object[] after);
+
+        /** A version [start, -) with {@code row} opens. */
+        void opened(byte[] start, Object[] row);
+    }
+
+    /** {@link Appended} as version changes. */
+    private static final class VersionChanges implements Appended {
+        private final Collection<VersionChange> out;
+
+        VersionChanges(Collection<VersionChange> out) {
+            this.out = out;
+        }
+
+        @Override
+        public void closed(byte[] start, Object[] row, byte[] end) {
+            Version open = new Version(start, null, row);
+            out.add(new VersionChange(open, open.withEnd(end)));
+        }
+
+        @Override
+        public void rewritten(byte[] start, Object[] before, Object[] after) {
+            out.add(
+                    new VersionChange(
+                            new Version(start, null, before), new Version(start, null, after)));
+        }
+
+        @Override
+        public void opened(byte[] start, Object[] row) {
+            out.add(new VersionChange(null, new Version(start, null, row)));
+        }
+    }
+
+    /**
+     * {@link Appended} as target rows, the rows {@link VersionChange#toTargetChange} makes; a
+     * sequence the event's rows share (the closed version's end is the opened one's start) is
+     * decoded once. One per engine, pointed at the event's list by {@link #into}.
+     */
+    private static final class TargetRows implements Appended {
+        private final SequenceCodec codec;
+        private List<TargetChange> out;
+        private byte[] decodedBytes;
+        private Object decoded;
+
+        TargetRows(SequenceCodec codec) {
+            this.codec = codec;
+        }
+
+        TargetRows into(List<TargetChange> changes) {
+            out = changes;
+            decodedBytes = null;
+            decoded = null;
+            return this;
+        }
+
+        private Object decode(byte[] sequence) {
+            if (sequence != decodedBytes) {
+                decoded = codec.decode(sequence);
+                decodedBytes = sequence;
+            }
+            return decoded;
+        }
+
+        @Override
+        public void closed(byte[] start, Object[] row, byte[] end) {
+            Object s = decode(start);
+            Object e = codec.decode(end);
+            out.add(
+                    TargetChange.update(
+                            Version.targetRow(row, s, null), Version.targetRow(row, s, e)));
+            decodedBytes = end;
+            decoded = e;
+        }
+
+        @Override
+        public void rewritten(byte[] start, Object[] before, Object[] after) {
+            Object s = decode(start);
+            out.add(
+                    TargetChange.update(
+                            Version.targetRow(before, s, null), Version.targetRow(after, s, null)));
+        }
+
+        @Override
+        public void opened(byte[] start, Object[] row) {
+            out.add(TargetChange.insert(Version.targetRow(row, decode(start), null)));
         }
     }
 }

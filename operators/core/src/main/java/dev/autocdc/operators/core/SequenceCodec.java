@@ -40,6 +40,11 @@ public final class SequenceCodec {
 
     private final ColumnType type;
 
+    /**
+     * The length of every encoding of a fixed-width type (see {@link #encodeFixedWidth}); else -1.
+     */
+    private final int fixedWidth;
+
     public SequenceCodec(ColumnType type) {
         if (!type.sortsAsSequence()) {
             throw new IllegalArgumentException(
@@ -49,6 +54,22 @@ public final class SequenceCodec {
                             + " TIMESTAMP_LTZ, STRING or a STRUCT of those");
         }
         this.type = type;
+        this.fixedWidth = fixedWidth(type);
+    }
+
+    private static int fixedWidth(ColumnType type) {
+        switch (type.kind()) {
+            case INT:
+            case DATE:
+                return 4;
+            case BIGINT:
+                return 8;
+            case TIMESTAMP:
+            case TIMESTAMP_LTZ:
+                return 12;
+            default:
+                return -1;
+        }
     }
 
     public ColumnType type() {
@@ -119,6 +140,40 @@ public final class SequenceCodec {
         }
     }
 
+    /**
+     * The value of a fixed-width type's bytes, read without a position holder (decoded for every
+     * row the target receives); the values of {@link #decode(ColumnType, byte[], int[])}.
+     */
+    private Object decodeFixedWidth(byte[] b) {
+        switch (type.kind()) {
+            case INT:
+                return (int) getFlipped(b, 0, 4);
+            case BIGINT:
+                return getFlipped(b, 0, 8);
+            case DATE:
+                return LocalDate.ofEpochDay((int) getFlipped(b, 0, 4));
+            case TIMESTAMP:
+                return LocalDateTime.ofEpochSecond(
+                        getFlipped(b, 0, 8), (int) getFlipped(b, 8, 4), ZoneOffset.UTC);
+            case TIMESTAMP_LTZ:
+                return Instant.ofEpochSecond(getFlipped(b, 0, 8), (int) getFlipped(b, 8, 4));
+            default:
+                throw new IllegalStateException("Not a fixed-width sequence type: " + type);
+        }
+    }
+
+    /** The value {@link #putFlipped} wrote into {@code b} at {@code off}. */
+    private static long getFlipped(byte[] b, int off, int width) {
+        long v = 0;
+        for (int i = 0; i < width; i++) {
+            v = (v << 8) | (b[off + i] & 0xFF);
+        }
+        v ^= 1L << (width * 8 - 1);
+        // sign-extend narrower widths
+        int shift = 64 - width * 8;
+        return (v << shift) >> shift;
+    }
+
     /** {@link #writeFlipped} into {@code b} at {@code off}; returns {@code b}. */
     private static byte[] putFlipped(byte[] b, int off, long v, int width) {
         long flipped = v ^ (1L << (width * 8 - 1));
@@ -129,6 +184,9 @@ public final class SequenceCodec {
     }
 
     public Object decode(byte[] bytes) {
+        if (bytes.length == fixedWidth) {
+            return decodeFixedWidth(bytes);
+        }
         int[] pos = {0};
         Object v = decode(type, bytes, pos);
         if (pos[0] != bytes.length) {
@@ -241,14 +299,9 @@ public final class SequenceCodec {
     }
 
     private static long readFlipped(byte[] b, int[] pos, int width) {
-        long v = 0;
-        for (int i = 0; i < width; i++) {
-            v = (v << 8) | (b[pos[0]++] & 0xFF);
-        }
-        v ^= 1L << (width * 8 - 1);
-        // sign-extend narrower widths
-        int shift = 64 - width * 8;
-        return (v << shift) >> shift;
+        long v = getFlipped(b, pos[0], width);
+        pos[0] += width;
+        return v;
     }
 
     private static void writeEscaped(ByteArrayOutputStream out, byte[] bytes) {

@@ -62,6 +62,9 @@ import java.util.Map;
 public final class StateCodec {
     public static final int FORMAT_VERSION = 2;
 
+    /** The ops by their two header bits ({@code Op.values()} copies its array on every call). */
+    private static final Op[] OPS = Op.values();
+
     private final List<ColumnType> types;
 
     public StateCodec(List<ColumnType> types) {
@@ -106,7 +109,7 @@ public final class StateCodec {
 
     private ChangeEvent readEvent(byte[] context, DataInput in) throws IOException {
         int header = in.readUnsignedByte();
-        Op op = Op.values()[header & 3];
+        Op op = OPS[header & 3];
         byte[] sequence = (header & 4) != 0 ? context : readBytes(in);
         byte[] system = (header & 8) != 0 ? readBytes(in) : null;
         Object[] row = readRow(in);
@@ -537,8 +540,24 @@ public final class StateCodec {
     }
 
     /** UTF-8 bytes with a length: writeUTF is limited to 64 KB. */
+    /**
+     * As {@code writeBytes(s.getBytes(UTF_8))}; an ASCII string (whose UTF-8 bytes are its chars)
+     * is written char by char, without encoding it into an array first.
+     */
     private static void writeString(String s, DataOutput out) throws IOException {
-        writeBytes(s.getBytes(StandardCharsets.UTF_8), out);
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                writeBytes(s.getBytes(StandardCharsets.UTF_8), out);
+                return;
+            }
+        }
+        writeVarInt(n + 1, out);
+        // byte by byte: Flink's DataOutputSerializer.writeBytes(String) advances its position
+        // twice (Flink 2.2.1), so the whole-string call is not used
+        for (int i = 0; i < n; i++) {
+            out.writeByte(s.charAt(i));
+        }
     }
 
     private static String readString(DataInput in) throws IOException {

@@ -53,9 +53,14 @@ public final class Version {
      * The target row: base columns, then __START_AT and __END_AT decoded to the sequence's type.
      */
     public Object[] toTargetRow(SequenceCodec codec) {
+        return targetRow(row, codec.decode(start), end == null ? null : codec.decode(end));
+    }
+
+    /** The target row of a version's row and its decoded start and end (null while open). */
+    static Object[] targetRow(Object[] row, Object start, Object end) {
         Object[] out = Arrays.copyOf(row, row.length + 2);
-        out[row.length] = codec.decode(start);
-        out[row.length + 1] = end == null ? null : codec.decode(end);
+        out[row.length] = start;
+        out[row.length + 1] = end;
         return out;
     }
 

@@ -509,10 +509,10 @@ class SequenceCodecTest {
 
     /**
      * The fixed-width types are written straight into their array at the top level and through the
-     * stream inside a ROW: both give the same bytes.
+     * stream inside a ROW: both give the same bytes, and both read back the same value.
      */
     @Test
-    void fixedWidthTypesEncodeAsTheyDoInARow() {
+    void fixedWidthTypesEncodeAndDecodeAsTheyDoInARow() {
         for (int i = 0; i < 500; i++) {
             long seconds = random.nextLong() % 100_000_000_000L;
             int nanos = random.nextInt(1_000_000_000);
@@ -530,6 +530,17 @@ class SequenceCodecTest {
                         new SequenceCodec(ColumnType.row(List.of("f"), List.of(type)))
                                 .encode(new Object[] {c[1]});
                 assertThat(hex(top)).as(type + " " + c[1]).isEqualTo(hex(inRow));
+                // and read back straight from their array, as the stream reads them in the ROW
+                Object inRowBack =
+                        ((Object[])
+                                        new SequenceCodec(
+                                                        ColumnType.row(List.of("f"), List.of(type)))
+                                                .decode(inRow))
+                                [0];
+                assertThat(new SequenceCodec(type).decode(top))
+                        .as(type + " " + c[1])
+                        .isEqualTo(c[1])
+                        .isEqualTo(inRowBack);
             }
         }
     }

@@ -93,6 +93,9 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     private final FlowRuntime runtime;
 
+    private transient Context effectsContext;
+    private transient FlowRuntime.Effects effects;
+
     public AutoCdcFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
     }
@@ -151,7 +154,19 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
         runtime.onTimer(timestamp, ctx.getCurrentKey(), effects(ctx));
     }
 
-    private static FlowRuntime.Effects effects(Context ctx) {
+    /**
+     * The effects over {@code ctx}, built again only when Flink hands a different context (it
+     * reuses one for elements and one for timers): not an allocation per event.
+     */
+    private FlowRuntime.Effects effects(Context ctx) {
+        if (ctx != effectsContext) {
+            effects = effectsOver(ctx);
+            effectsContext = ctx;
+        }
+        return effects;
+    }
+
+    private static FlowRuntime.Effects effectsOver(Context ctx) {
         return new FlowRuntime.Effects() {
             @Override
             public TimerService timerService() {

@@ -37,7 +37,7 @@ public final class BitemporalRecentSerializer extends StateValueSerializer<Timel
         if (head != null) {
             codec().writeHead(head, out);
         }
-        TimelineBlockSerializer.writeBlock(codec(), recent, out);
+        TimelineBlockSerializer.writeBlock(codec(), recent, out, scratch());
         if (version() >= 3) {
             RecentEntriesSerializer.writeChainKeys(recent, out);
         }

@@ -1,8 +1,10 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ChangeEvent;
+import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.Flow;
 import dev.autocdc.operators.core.Op;
+import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
@@ -159,15 +161,14 @@ final class EventDecoder {
             }
         }
         try {
-            if (!flow.sequenceCodec().isComplete(field(input, spec.sequenceField()))) {
+            if (!complete(input, spec.sequenceField(), flow.sequenceCodec())) {
                 return letter(
                         input,
                         DeadLetter.NULL_SEQUENCE,
                         "the SEQUENCE BY value is null or has a null field");
             }
             if (flow.targetType() == TargetType.BITEMPORAL
-                    && !flow.systemSequenceCodec()
-                            .isComplete(field(input, spec.systemSequenceField()))) {
+                    && !complete(input, spec.systemSequenceField(), flow.systemSequenceCodec())) {
                 return letter(
                         input,
                         DeadLetter.NULL_SYSTEM_SEQUENCE,
@@ -258,6 +259,16 @@ final class EventDecoder {
 
     private DeadLetter letter(RowData input, String reason, String message) {
         return located(new DeadLetter(flow.name(), reason, message, describe(input)), input);
+    }
+
+    /**
+     * Whether the sequence at {@code pos} has no null anywhere; a scalar is read by its null bit
+     * alone (not converted twice per event: {@link #decode} converts it).
+     */
+    private boolean complete(RowData input, int pos, SequenceCodec codec) {
+        return codec.type().kind() != ColumnType.Kind.ROW
+                ? !input.isNullAt(pos)
+                : codec.isComplete(field(input, pos));
     }
 
     private Object field(RowData input, int pos) {

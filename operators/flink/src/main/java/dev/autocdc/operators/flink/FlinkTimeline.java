@@ -381,12 +381,7 @@ final class FlinkTimeline implements Timeline {
                             recent.range(0, recent.size() - 1, recent.older()).withHead(null);
                     byte[] key = older.newest().sequence();
                     // (split, when a smaller block size than the one that wrote them is restored)
-                    List<byte[]> chain = new ArrayList<>(writeBlock(key, older));
-                    chain.addAll(recent.chainKeys());
-                    chain = chain.subList(0, Math.min(chain.size(), CHAIN_KEYS));
-                    recent =
-                            recent.range(recent.size() - 1, recent.size(), key)
-                                    .withChainKeys(chain);
+                    recent = recent.newestLinkedTo(writeBlock(key, older));
                 }
                 counter.valueWrites++;
                 recentState.update(recent);

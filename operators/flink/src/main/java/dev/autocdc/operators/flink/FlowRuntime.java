@@ -48,6 +48,11 @@ final class FlowRuntime implements Serializable {
     private transient ChangelogEmitter emitter;
 
     /**
+     * The changes of the event being applied (one list for all: nothing keeps it past the event).
+     */
+    private transient List<TargetChange> changes;
+
+    /**
      * The columns of the restored state's rows ({@link #initializeShape}); 0: as the flow's (no
      * flow has none). Zero is also what a transient int holds after Flink deserializes the
      * function, whatever an initializer says.
@@ -139,13 +144,19 @@ final class FlowRuntime implements Serializable {
         decoder = new EventDecoder(spec, metrics);
         target = KeyedTarget.open(spec, states, metrics, counter, previousRecentLayout);
         emitter = new ChangelogEmitter(spec, metrics, reuseOutputRow);
+        changes = new ArrayList<>(4);
     }
 
     /** The side effects a runtime needs from its host's context. */
-    interface Effects {
+    interface Effects extends EventDecoder.Letters {
         TimerService timerService();
 
         <X> void output(OutputTag<X> tag, X value);
+
+        @Override
+        default void deadLetter(DeadLetter letter) {
+            output(AutoCdcFunction.DEAD_LETTERS, letter);
+        }
     }
 
     /**
@@ -200,12 +211,11 @@ final class FlowRuntime implements Serializable {
             metrics.skippedUpdateBefore.inc();
             return true;
         }
-        ChangeEvent event =
-                decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+        ChangeEvent event = decoder.decode(input, false, fx);
         if (event == null) {
             return true;
         }
-        List<TargetChange> changes = new ArrayList<>(4);
+        changes.clear();
         boolean applied;
         try {
             applied = target.apply(event, truncateFloor, fx.timerService(), changes);
@@ -280,7 +290,7 @@ final class FlowRuntime implements Serializable {
      * which checks its rows when they arrive and applies them once their snapshot is complete.
      */
     ChangeEvent decode(RowData input, Effects fx) {
-        return decoder.decode(input, false, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+        return decoder.decode(input, false, fx);
     }
 
     /** The decoder of the flow's rows (for a flow from snapshots). */
@@ -293,8 +303,7 @@ final class FlowRuntime implements Serializable {
      * after sending it to the dead letters.
      */
     ChangeEvent decodeTruncate(RowData input, Effects fx) {
-        ChangeEvent event =
-                decoder.decode(input, true, d -> fx.output(AutoCdcFunction.DEAD_LETTERS, d));
+        ChangeEvent event = decoder.decode(input, true, fx);
         return event == null || event.op() == Op.TRUNCATE ? event : event.withOp(Op.TRUNCATE);
     }
 

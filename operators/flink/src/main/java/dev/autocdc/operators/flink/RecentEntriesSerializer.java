@@ -37,7 +37,7 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
 
     @Override
     void write(TimelineBlock recent, DataOutputView out) throws IOException {
-        TimelineBlockSerializer.writeBlock(codec(), recent, out);
+        TimelineBlockSerializer.writeBlock(codec(), recent, out, scratch());
         if (version() >= 2) {
             writeChainKeys(recent, out);
         }

@@ -41,6 +41,9 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     private final int version;
     private transient StateCodec codec;
 
+    /** See {@link #scratch()}: the state that makes {@link #duplicate()} return a new instance. */
+    private transient DataOutputSerializer scratch;
+
     StateValueSerializer(List<ColumnType> types, int version) {
         this.types = List.copyOf(types);
         this.version = version;
@@ -60,6 +63,20 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
             codec = new StateCodec(types); // an idempotent fill: a race builds an equal codec
         }
         return codec;
+    }
+
+    /**
+     * An empty buffer for a part of a value that is written behind its length (an entry of a
+     * block), kept between calls so that writing a value allocates no buffer. One per instance:
+     * Flink serializes on another thread (a heap backend's asynchronous snapshot) only through a
+     * {@link #duplicate()}.
+     */
+    final DataOutputSerializer scratch() {
+        if (scratch == null) {
+            scratch = new DataOutputSerializer(64);
+        }
+        scratch.clear();
+        return scratch;
     }
 
     abstract void write(T value, DataOutputView out) throws IOException;
@@ -87,8 +104,10 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public final TypeSerializer<T> duplicate() {
-        return this; // stateless: the codec is a function of the types
+        // a new instance, for its own scratch buffer (the codec is a function of the types)
+        return ((Snapshot<T>) snapshotConfiguration()).factory.create(types, version);
     }
 
     @Override

@@ -25,7 +25,18 @@ import org.apache.flink.core.memory.DataInputDeserializer;
  */
 final class TimelineBlock {
     private final StateCodec codec;
-    private final Slot[] slots;
+
+    /**
+     * The entries' stored bytes, index by index with {@link #entries}: null for an entry this build
+     * made and has not written. Never changed after construction (a change copies the arrays).
+     */
+    private final byte[][] bytes;
+
+    /**
+     * The entries decoded: filled in when first asked for (the cache described above; the only
+     * writes after construction), given for an entry this build made.
+     */
+    private final TimelineEntry[] entries;
 
     /**
      * The key of the next older block of the key (its newest sequence); null when this is the
@@ -51,20 +62,23 @@ final class TimelineBlock {
     private static final byte[][] NONE = new byte[0][];
 
     private TimelineBlock(
-            StateCodec codec, Slot[] slots, byte[] older, byte[][] further, BitemporalHead head) {
+            StateCodec codec,
+            byte[][] bytes,
+            TimelineEntry[] entries,
+            byte[] older,
+            byte[][] further,
+            BitemporalHead head) {
         this.codec = codec;
-        this.slots = slots;
+        this.bytes = bytes;
+        this.entries = entries;
         this.older = older;
         this.further = older == null ? NONE : further;
         this.head = head;
     }
 
-    private TimelineBlock(StateCodec codec, Slot[] slots, byte[] older) {
-        this(codec, slots, older, NONE, null);
-    }
-
     static TimelineBlock of(StateCodec codec, TimelineEntry entry) {
-        return new TimelineBlock(codec, new Slot[] {new Slot(null, entry)}, null);
+        return new TimelineBlock(
+                codec, new byte[1][], new TimelineEntry[] {entry}, null, NONE, null);
     }
 
     /** The bitemporal head stored with these (recent) entries; null when none. */
@@ -74,7 +88,7 @@ final class TimelineBlock {
 
     /** This block with another bitemporal head. */
     TimelineBlock withHead(BitemporalHead h) {
-        return new TimelineBlock(codec, slots, older, further, h);
+        return new TimelineBlock(codec, bytes, entries, older, further, h);
     }
 
     /** The key of the next older block; null when there is none. */
@@ -84,7 +98,7 @@ final class TimelineBlock {
 
     /** This block linked to another next older block (null: none), with no further chain keys. */
     TimelineBlock withOlder(byte[] key) {
-        return new TimelineBlock(codec, slots, key, NONE, head);
+        return new TimelineBlock(codec, bytes, entries, key, NONE, head);
     }
 
     /**
@@ -109,16 +123,41 @@ final class TimelineBlock {
                 ? withOlder(null)
                 : new TimelineBlock(
                         codec,
-                        slots,
+                        bytes,
+                        entries,
                         keys.get(0),
                         keys.subList(1, keys.size()).toArray(new byte[0][]),
                         head);
     }
 
+    /**
+     * This (recent) block's newest entry alone, after its older entries moved into blocks keyed
+     * {@code written} (newest first): linked to those, then to the chain this block knew, at most
+     * {@link FlinkTimeline#CHAIN_KEYS} keys in all. {@code withChainKeys} of those keys, built
+     * without a list (once per block size events).
+     */
+    TimelineBlock newestLinkedTo(List<byte[]> written) {
+        int known = older == null ? 0 : 1 + further.length;
+        int n = Math.min(FlinkTimeline.CHAIN_KEYS, written.size() + known);
+        byte[][] rest = n == 1 ? NONE : new byte[n - 1][];
+        for (int i = 1; i < n; i++) {
+            int j = i - written.size();
+            rest[i - 1] = j < 0 ? written.get(i) : j == 0 ? older : further[j - 1];
+        }
+        int last = bytes.length - 1;
+        return new TimelineBlock(
+                codec,
+                new byte[][] {bytes[last]},
+                new TimelineEntry[] {entries[last]},
+                written.get(0),
+                rest,
+                head);
+    }
+
     /** The index of the last entry before {@code sequence}; -1 when none is. */
     int lastBefore(byte[] sequence) {
         int lo = 0;
-        int hi = slots.length - 1;
+        int hi = bytes.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
             if (SequenceCodec.compare(entry(mid).sequence(), sequence) < 0) {
@@ -133,25 +172,26 @@ final class TimelineBlock {
     /** The entry at {@code sequence}; null when none is. */
     TimelineEntry entryAt(byte[] sequence) {
         int i = lastBefore(sequence) + 1;
-        return i < slots.length && Arrays.equals(entry(i).sequence(), sequence) ? entry(i) : null;
+        return i < bytes.length && Arrays.equals(entry(i).sequence(), sequence) ? entry(i) : null;
     }
 
     int size() {
-        return slots.length;
+        return bytes.length;
     }
 
     TimelineEntry entry(int i) {
-        Slot s = slots[i];
-        if (s.entry == null) {
+        TimelineEntry decoded = entries[i];
+        if (decoded == null) {
             try {
-                s.entry = codec.readEntry(new DataInputDeserializer(s.bytes));
+                decoded = codec.readEntry(new DataInputDeserializer(bytes[i]));
+                entries[i] = decoded;
             } catch (IOException | RuntimeException e) {
                 throw new UncheckedIOException(
                         new CorruptStateException(
                                 "entry "
                                         + (i + 1)
                                         + " of "
-                                        + slots.length
+                                        + bytes.length
                                         + " of a block after sequence "
                                         + CorruptStateException.hex(older)
                                         + " does not decode: "
@@ -159,11 +199,11 @@ final class TimelineBlock {
                                 e));
             }
         }
-        return s.entry;
+        return decoded;
     }
 
     TimelineEntry newest() {
-        return entry(slots.length - 1);
+        return entry(bytes.length - 1);
     }
 
     TimelineEntry oldest() {
@@ -174,30 +214,37 @@ final class TimelineBlock {
     TimelineBlock with(TimelineEntry entry) {
         if (SequenceCodec.compare(newest().sequence(), entry.sequence()) < 0) {
             // the in-order case: append without decoding the other entries
-            Slot[] copy = Arrays.copyOf(slots, slots.length + 1);
-            copy[slots.length] = new Slot(null, entry);
-            return new TimelineBlock(codec, copy, older, further, head);
+            int n = bytes.length;
+            TimelineEntry[] e = Arrays.copyOf(entries, n + 1);
+            e[n] = entry;
+            return new TimelineBlock(codec, Arrays.copyOf(bytes, n + 1), e, older, further, head);
         }
         int lo = 0;
-        int hi = slots.length - 1;
+        int hi = bytes.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
             int c = SequenceCodec.compare(entry(mid).sequence(), entry.sequence());
             if (c == 0) {
-                Slot[] copy = slots.clone();
-                copy[mid] = new Slot(null, entry);
-                return new TimelineBlock(codec, copy, older, further, head);
+                byte[][] b = bytes.clone();
+                b[mid] = null;
+                TimelineEntry[] e = entries.clone();
+                e[mid] = entry;
+                return new TimelineBlock(codec, b, e, older, further, head);
             } else if (c < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid - 1;
             }
         }
-        Slot[] copy = new Slot[slots.length + 1];
-        System.arraycopy(slots, 0, copy, 0, lo);
-        copy[lo] = new Slot(null, entry);
-        System.arraycopy(slots, lo, copy, lo + 1, slots.length - lo);
-        return new TimelineBlock(codec, copy, older, further, head);
+        int n = bytes.length;
+        byte[][] b = new byte[n + 1][];
+        System.arraycopy(bytes, 0, b, 0, lo);
+        System.arraycopy(bytes, lo, b, lo + 1, n - lo);
+        TimelineEntry[] e = new TimelineEntry[n + 1];
+        System.arraycopy(entries, 0, e, 0, lo);
+        e[lo] = entry;
+        System.arraycopy(entries, lo, e, lo + 1, n - lo);
+        return new TimelineBlock(codec, b, e, older, further, head);
     }
 
     /**
@@ -205,30 +252,37 @@ final class TimelineBlock {
      * {@code older} (no further chain keys).
      */
     TimelineBlock range(int from, int to, byte[] older) {
-        return new TimelineBlock(codec, Arrays.copyOfRange(slots, from, to), older, NONE, head);
+        return new TimelineBlock(
+                codec,
+                Arrays.copyOfRange(bytes, from, to),
+                Arrays.copyOfRange(entries, from, to),
+                older,
+                NONE,
+                head);
     }
 
     /** This block without the entries before {@code floor}; null when none is left. */
     TimelineBlock from(byte[] floor) {
         int first = 0;
-        while (first < slots.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
+        while (first < bytes.length && SequenceCodec.compare(entry(first).sequence(), floor) < 0) {
             first++;
         }
-        return first == slots.length
+        return first == bytes.length
                 ? null
                 : first == 0
                         ? this
                         : new TimelineBlock(
                                 codec,
-                                Arrays.copyOfRange(slots, first, slots.length),
+                                Arrays.copyOfRange(bytes, first, bytes.length),
+                                Arrays.copyOfRange(entries, first, entries.length),
                                 older,
                                 further,
                                 head);
     }
 
     List<TimelineEntry> entries() {
-        List<TimelineEntry> all = new ArrayList<>(slots.length);
-        for (int i = 0; i < slots.length; i++) {
+        List<TimelineEntry> all = new ArrayList<>(bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
             all.add(entry(i));
         }
         return all;
@@ -240,7 +294,7 @@ final class TimelineBlock {
      * that added columns: the entry is written again with the current ones).
      */
     byte[] storedBytes(int i, StateCodec writer) {
-        return codec == writer || codec.sameColumns(writer) ? slots[i].bytes : null;
+        return codec == writer || codec.sameColumns(writer) ? bytes[i] : null;
     }
 
     /** The further chain keys (the recent entries only; see {@link #chainKeys()}). */
@@ -252,12 +306,12 @@ final class TimelineBlock {
      * This (recent) block with the keys of the blocks after {@link #older()}, as read from state.
      */
     TimelineBlock withFurtherChainKeys(byte[][] keys) {
-        return new TimelineBlock(codec, slots, older, keys, head);
+        return new TimelineBlock(codec, bytes, entries, older, keys, head);
     }
 
     /**
-     * A block as read from state: its entries as stored bytes, decoded when first asked for (see
-     * {@link TimelineBlockSerializer} for the layouts).
+     * A block as read from state, which takes {@code entries} as its own: its entries as stored
+     * bytes, decoded when first asked for (see {@link TimelineBlockSerializer} for the layouts).
      */
     static TimelineBlock stored(
             StateCodec codec,
@@ -265,21 +319,12 @@ final class TimelineBlock {
             byte[] older,
             byte[][] further,
             BitemporalHead head) {
-        Slot[] slots = new Slot[entries.length];
-        for (int i = 0; i < entries.length; i++) {
-            slots[i] = new Slot(entries[i], null);
-        }
-        return new TimelineBlock(codec, slots, older, further == null ? NONE : further, head);
-    }
-
-    /** One entry: its encoded bytes, its decoded form, or both once either was needed. */
-    private static final class Slot {
-        private byte[] bytes;
-        private TimelineEntry entry;
-
-        Slot(byte[] bytes, TimelineEntry entry) {
-            this.bytes = bytes;
-            this.entry = entry;
-        }
+        return new TimelineBlock(
+                codec,
+                entries,
+                new TimelineEntry[entries.length],
+                older,
+                further == null ? NONE : further,
+                head);
     }
 }

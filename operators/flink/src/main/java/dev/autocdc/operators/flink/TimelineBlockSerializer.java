@@ -34,7 +34,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
 
     @Override
     void write(TimelineBlock block, DataOutputView out) throws IOException {
-        writeBlock(codec(), block, out);
+        writeBlock(codec(), block, out, scratch());
     }
 
     @Override
@@ -42,11 +42,15 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
         return readBlock(codec(), in, "a timeline block");
     }
 
-    static void writeBlock(StateCodec codec, TimelineBlock block, DataOutputView out)
+    /**
+     * Writes layout 1; {@code one} is an empty buffer for an entry that has no stored bytes (the
+     * serializer's {@link StateValueSerializer#scratch()}).
+     */
+    static void writeBlock(
+            StateCodec codec, TimelineBlock block, DataOutputView out, DataOutputSerializer one)
             throws IOException {
         StateCodec.writeBytes(block.older(), out);
         StateCodec.writeVarInt(block.size(), out);
-        DataOutputSerializer one = null;
         for (int i = 0; i < block.size(); i++) {
             byte[] stored = block.storedBytes(i, codec);
             if (stored != null) {
@@ -55,9 +59,6 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
             } else {
                 // encoded here and not kept: a block is written once (RocksDB) or only at
                 // checkpoints (heap)
-                if (one == null) {
-                    one = new DataOutputSerializer(64);
-                }
                 one.clear();
                 codec.writeEntry(block.entry(i), one);
                 StateCodec.writeVarInt(one.length(), out);

@@ -148,6 +148,24 @@ class StateSerializersTest {
             assertThat(back.chainKeys()).containsExactly(seq(-1), seq(-5), seq(-300));
         }
 
+        /**
+         * A serializer keeps a scratch buffer for the entries it encodes, so Flink's duplicate (for
+         * the heap backend's asynchronous snapshot thread) is a new, equal instance that writes the
+         * same bytes, also while the original is between two values.
+         */
+        @Test
+        void aDuplicateIsANewEqualSerializerThatWritesTheSameBytes() throws IOException {
+            RecentEntriesSerializer original = new RecentEntriesSerializer(TYPES, 2);
+            TypeSerializer<TimelineBlock> copy = original.duplicate();
+            assertThat(copy).isNotSameAs(original).isEqualTo(original);
+            TimelineBlock fresh =
+                    TimelineBlock.of(new StateCodec(TYPES), entry(1))
+                            .withChainKeys(List.of(seq(-1)));
+            byte[] once = bytes(original, fresh);
+            assertThat(bytes(copy, fresh)).isEqualTo(once);
+            assertThat(bytes(original, fresh)).isEqualTo(once); // the scratch is cleared per entry
+        }
+
         @Test
         void layoutOneIsTheBlockAloneAndReadsWithItsNextOlderBlockOnly() throws IOException {
             RecentEntriesSerializer previous = new RecentEntriesSerializer(TYPES, 1);
