@@ -539,10 +539,10 @@ public final class StateCodec {
         }
     }
 
-    /** UTF-8 bytes with a length: writeUTF is limited to 64 KB. */
     /**
-     * As {@code writeBytes(s.getBytes(UTF_8))}; an ASCII string (whose UTF-8 bytes are its chars)
-     * is written char by char, without encoding it into an array first.
+     * UTF-8 bytes with a length (writeUTF is limited to 64 KB), as {@code
+     * writeBytes(s.getBytes(UTF_8))}; an ASCII string (whose UTF-8 bytes are its chars) is written
+     * char by char, without encoding it into an array first.
      */
     private static void writeString(String s, DataOutput out) throws IOException {
         int n = s.length();

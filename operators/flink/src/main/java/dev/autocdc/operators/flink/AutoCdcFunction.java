@@ -93,8 +93,12 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     private final FlowRuntime runtime;
 
-    private transient Context effectsContext;
-    private transient FlowRuntime.Effects effects;
+    /** The effects over the contexts Flink last handed for an element and for a timer. */
+    private transient Context elementContext;
+
+    private transient FlowRuntime.Effects elementEffects;
+    private transient Context timerContext;
+    private transient FlowRuntime.Effects timerEffects;
 
     public AutoCdcFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
@@ -145,25 +149,21 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     @Override
     public void processElement(RowData input, Context ctx, Collector<RowData> out)
             throws Exception {
-        runtime.process(input, effects(ctx), out, null);
+        if (ctx != elementContext) { // Flink reuses one context for elements: built once
+            elementEffects = effectsOver(ctx);
+            elementContext = ctx;
+        }
+        runtime.process(input, elementEffects, out, null);
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
             throws Exception {
-        runtime.onTimer(timestamp, ctx.getCurrentKey(), effects(ctx));
-    }
-
-    /**
-     * The effects over {@code ctx}, built again only when Flink hands a different context (it
-     * reuses one for elements and one for timers): not an allocation per event.
-     */
-    private FlowRuntime.Effects effects(Context ctx) {
-        if (ctx != effectsContext) {
-            effects = effectsOver(ctx);
-            effectsContext = ctx;
+        if (ctx != timerContext) { // and one for timers
+            timerEffects = effectsOver(ctx);
+            timerContext = ctx;
         }
-        return effects;
+        runtime.onTimer(timestamp, ctx.getCurrentKey(), timerEffects);
     }
 
     private static FlowRuntime.Effects effectsOver(Context ctx) {

@@ -41,6 +41,9 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
     private final int version;
     private transient StateCodec codec;
 
+    /** The largest scratch buffer kept between values (a few ordinary entries fit in it). */
+    private static final int MAX_KEPT_SCRATCH = 64 * 1024;
+
     /** See {@link #scratch()}: the state that makes {@link #duplicate()} return a new instance. */
     private transient DataOutputSerializer scratch;
 
@@ -72,8 +75,8 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
      * {@link #duplicate()}.
      */
     final DataOutputSerializer scratch() {
-        if (scratch == null) {
-            scratch = new DataOutputSerializer(64);
+        if (scratch == null || scratch.getSharedBuffer().length > MAX_KEPT_SCRATCH) {
+            scratch = new DataOutputSerializer(64); // a rare huge entry does not stay pinned
         }
         scratch.clear();
         return scratch;

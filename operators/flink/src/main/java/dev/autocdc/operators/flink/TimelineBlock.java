@@ -13,28 +13,30 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 
 /**
  * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
- * {@link FlinkTimeline}). Its content never changes: every change returns a new block that shares
- * the untouched entries.
+ * {@link FlinkTimeline}). Its content never changes: every change returns a new block with copies
+ * of its arrays, which hold the untouched entries' bytes and decoded forms.
  *
  * <p>Each entry read from state is kept as its encoded bytes and decoded only when the engine asks
- * for it (the decoded form is then cached: a one-time, idempotent fill that any thread may race on
- * and see the same value); an unchanged entry is written back as the same bytes. A block of four
- * entries costs one decode and one encode when one entry changes. Its byte layouts are those of
- * {@link TimelineBlockSerializer}, {@link RecentEntriesSerializer} and {@link
+ * for it (the decoded form is then cached in the block's array, which the blocks that only relink
+ * it share: a one-time, idempotent fill that any thread may race on and see the same value; a copy
+ * made before the fill may decode the entry again); an unchanged entry is written back as the same
+ * bytes. A block of four entries costs one decode and one encode when one entry changes. Its byte
+ * layouts are those of {@link TimelineBlockSerializer}, {@link RecentEntriesSerializer} and {@link
  * BitemporalRecentSerializer}.
  */
 final class TimelineBlock {
     private final StateCodec codec;
 
     /**
-     * The entries' stored bytes, index by index with {@link #entries}: null for an entry this build
-     * made and has not written. Never changed after construction (a change copies the arrays).
+     * The entries' stored bytes, index by index with {@link #entries}: null for an entry made in
+     * this run rather than read from state (its bytes are encoded when written, and not kept).
+     * Never changed after construction (a change copies the arrays).
      */
     private final byte[][] bytes;
 
     /**
      * The entries decoded: filled in when first asked for (the cache described above; the only
-     * writes after construction), given for an entry this build made.
+     * writes after construction), given for an entry made in this run.
      */
     private final TimelineEntry[] entries;
 

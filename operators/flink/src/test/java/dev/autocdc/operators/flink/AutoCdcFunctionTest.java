@@ -16,7 +16,11 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
 import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.IntType;
@@ -132,6 +136,35 @@ class AutoCdcFunctionTest {
             assertThat(run.deadLetters().get(2).payload).contains("\"id\": 1").contains("nope");
             assertThat(run.deadLetters()).allSatisfy(d -> assertThat(d.flow).isEqualTo("f"));
             assertThat(run.newOutput()).hasSize(1);
+        }
+    }
+
+    /**
+     * A sequence column typed NOT NULL that holds null anyway (a binary row with its null bit set,
+     * which a reader of the type would take for 0) is a null sequence: a dead letter, not applied.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aNullInANotNullSequenceColumnIsANullSequence(Backend backend) throws Exception {
+        RowType input =
+                RowType.of(
+                        new LogicalType[] {
+                            new IntType(), VarCharType.STRING_TYPE, new BigIntType(false)
+                        },
+                        new String[] {"id", "v", "__seq"});
+        EngineSpec spec = EngineSpec.builder("f", TargetType.SCD2, input).keys("id").build();
+        try (OperatorRun run = OperatorRun.start(spec, backend)) {
+            BinaryRowData row = new BinaryRowData(3);
+            BinaryRowWriter writer = new BinaryRowWriter(row);
+            writer.writeInt(0, 1);
+            writer.writeString(1, StringData.fromString("a"));
+            writer.setNullAt(2);
+            writer.complete();
+            run.process(row);
+            assertThat(run.deadLetters())
+                    .extracting(d -> d.reason)
+                    .containsExactly(DeadLetter.NULL_SEQUENCE);
+            assertThat(run.newOutput()).isEmpty();
         }
     }
 

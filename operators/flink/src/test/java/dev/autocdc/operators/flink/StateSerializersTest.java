@@ -149,6 +149,36 @@ class StateSerializersTest {
         }
 
         /**
+         * When the older recent entries move into blocks, the newest stays alone, linked to the
+         * keys written (newest first), then to the chain it knew, at most {@link
+         * FlinkTimeline#CHAIN_KEYS} keys.
+         */
+        @Test
+        void theNewestEntryStaysLinkedToTheWrittenBlocksThenTheKnownChain() {
+            StateCodec codec = new StateCodec(TYPES);
+            TimelineBlock two = TimelineBlock.of(codec, entry(1)).with(entry(2));
+            TimelineBlock known = two.withChainKeys(List.of(seq(-1), seq(-5)));
+
+            TimelineBlock linked = known.newestLinkedTo(List.of(seq(-9)));
+            assertThat(linked.size()).isEqualTo(1);
+            assertThat(linked.entry(0).sequence()).isEqualTo(seq(2));
+            assertThat(linked.chainKeys()).containsExactly(seq(-9), seq(-1), seq(-5));
+            // no chain known: the written key alone
+            assertThat(two.newestLinkedTo(List.of(seq(-9))).chainKeys()).containsExactly(seq(-9));
+            // a split into more blocks than the chain keeps: the newest written keys only
+            assertThat(
+                            known.newestLinkedTo(
+                                            List.of(
+                                                    seq(-20), seq(-21), seq(-22), seq(-23),
+                                                    seq(-24)))
+                                    .chainKeys())
+                    .containsExactly(seq(-20), seq(-21), seq(-22), seq(-23));
+            // written keys then known ones, cut at the limit
+            assertThat(known.newestLinkedTo(List.of(seq(-20), seq(-21), seq(-22))).chainKeys())
+                    .containsExactly(seq(-20), seq(-21), seq(-22), seq(-1));
+        }
+
+        /**
          * A serializer keeps a scratch buffer for the entries it encodes, so Flink's duplicate (for
          * the heap backend's asynchronous snapshot thread) is a new, equal instance that writes the
          * same bytes, also while the original is between two values.
