@@ -12,6 +12,8 @@ import java.util.List;
  * folding every event of the key (an event older than the last delete is wiped by it; an upsert
  * that is no column's last writer is overwritten everywhere). For full-row flows the list holds at
  * most two events, so every event, late or not, costs O(1).
+ *
+ * <p>An instance applies one event at a time (it keeps its working list and bitmap between events).
  */
 public final class Scd1Engine {
     private final Fold fold;
@@ -19,11 +21,18 @@ public final class Scd1Engine {
     private final int columns;
     private final EngineCounters counters;
 
+    /** {@link #apply}'s merge of the state and the event, cleared per event (never returned). */
+    private final List<ChangeEvent> merged = new ArrayList<>(4);
+
+    /** {@link #decisive}'s columns written so far, cleared per call. */
+    private final boolean[] covered;
+
     public Scd1Engine(Flow flow, EngineCounters counters) {
         this.counters = counters;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
         this.columns = flow.columnCount();
+        this.covered = new boolean[columns];
     }
 
     /**
@@ -35,10 +44,12 @@ public final class Scd1Engine {
      */
     public List<ChangeEvent> apply(
             List<ChangeEvent> state, ChangeEvent event, List<TargetChange> out) {
-        List<ChangeEvent> all = new ArrayList<>(state == null ? 1 : state.size() + 1);
+        List<ChangeEvent> all = merged;
+        all.clear();
         boolean inserted = false;
         if (state != null) {
-            for (ChangeEvent e : state) {
+            for (int i = 0; i < state.size(); i++) { // (no iterator: once per event)
+                ChangeEvent e = state.get(i);
                 if (!inserted) {
                     int c = order.compare(event, e);
                     if (c == 0) {
@@ -84,8 +95,8 @@ public final class Scd1Engine {
             return null;
         }
         Object[] row = null;
-        for (ChangeEvent e : state) {
-            row = fold.apply(row, e);
+        for (int i = 0; i < state.size(); i++) { // (no iterator: once per event)
+            row = fold.apply(row, state.get(i));
         }
         return row;
     }
@@ -96,7 +107,8 @@ public final class Scd1Engine {
     }
 
     private List<ChangeEvent> decisive(List<ChangeEvent> sorted) {
-        boolean[] covered = new boolean[columns];
+        boolean[] covered = this.covered;
+        Arrays.fill(covered, false);
         int uncovered = columns;
         List<ChangeEvent> keep = new ArrayList<>(4);
         for (int i = sorted.size() - 1; i >= 0; i--) {
