@@ -40,7 +40,7 @@ public final class Scd2Engine {
     /**
      * {@link #apply}'s in-order path: target rows straight from the event (see {@link Appended}).
      */
-    private final TargetRows targetRows;
+    private final Appended.TargetRows targetRows;
 
     public Scd2Engine(Flow flow, EngineCounters counters) {
         this(flow, false, counters);
@@ -59,7 +59,7 @@ public final class Scd2Engine {
         // With full rows the state after a sequence is the greatest event's row (or absent): the
         // other events at that sequence can never matter again.
         this.keepOnlyGreatestEvent = flow.isFullRow() && !keepEveryEvent;
-        this.targetRows = new TargetRows(flow.sequenceCodec());
+        this.targetRows = new Appended.TargetRows(flow.sequenceCodec());
     }
 
     /**
@@ -84,7 +84,7 @@ public final class Scd2Engine {
     public void applyVersions(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
         TimelineEntry head = timeline.head();
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
-            appendNewest(timeline, head, event, new VersionChanges(out));
+            appendNewest(timeline, head, event, new Appended.VersionChanges(out));
         } else {
             applyBehind(timeline, head, event, out);
         }
@@ -299,104 +299,6 @@ public final class Scd2Engine {
             } else if (!pair[0].sameAs(pair[1])) {
                 out.add(new VersionChange(pair[0], pair[1]));
             }
-        }
-    }
-
-    /**
-     * What an event after the head does to the key's versions: told as version changes ({@link
-     * #applyVersions}) or as target rows ({@link #apply}), so the rule is written once, in {@link
-     * #appendNewest}.
-     */
-    private interface Appended {
-        /** The open version [start, -) with {@code row} closes at {@code end}. */
-        void closed(byte[] start, Object[] row, byte[] end);
-
-        /** The open version [start, -) keeps its start; its row changes (untracked columns). */
-        void rewritten(byte[] start, Object[] before, Object[] after);
-
-        /** A version [start, -) with {@code row} opens. */
-        void opened(byte[] start, Object[] row);
-    }
-
-    /** {@link Appended} as version changes. */
-    private static final class VersionChanges implements Appended {
-        private final Collection<VersionChange> out;
-
-        VersionChanges(Collection<VersionChange> out) {
-            this.out = out;
-        }
-
-        @Override
-        public void closed(byte[] start, Object[] row, byte[] end) {
-            Version open = new Version(start, null, row);
-            out.add(new VersionChange(open, open.withEnd(end)));
-        }
-
-        @Override
-        public void rewritten(byte[] start, Object[] before, Object[] after) {
-            out.add(
-                    new VersionChange(
-                            new Version(start, null, before), new Version(start, null, after)));
-        }
-
-        @Override
-        public void opened(byte[] start, Object[] row) {
-            out.add(new VersionChange(null, new Version(start, null, row)));
-        }
-    }
-
-    /**
-     * {@link Appended} as target rows, the rows {@link VersionChange#toTargetChange} makes; a
-     * sequence the event's rows share (the closed version's end is the opened one's start) is
-     * decoded once. One per engine, pointed at the event's list by {@link #into}.
-     */
-    private static final class TargetRows implements Appended {
-        private final SequenceCodec codec;
-        private List<TargetChange> out;
-        private byte[] decodedBytes;
-        private Object decoded;
-
-        TargetRows(SequenceCodec codec) {
-            this.codec = codec;
-        }
-
-        TargetRows into(List<TargetChange> changes) {
-            out = changes;
-            decodedBytes = null;
-            decoded = null;
-            return this;
-        }
-
-        private Object decode(byte[] sequence) {
-            if (sequence != decodedBytes) {
-                decoded = codec.decode(sequence);
-                decodedBytes = sequence;
-            }
-            return decoded;
-        }
-
-        @Override
-        public void closed(byte[] start, Object[] row, byte[] end) {
-            Object s = decode(start);
-            Object e = codec.decode(end);
-            out.add(
-                    TargetChange.update(
-                            Version.targetRow(row, s, null), Version.targetRow(row, s, e)));
-            decodedBytes = end;
-            decoded = e;
-        }
-
-        @Override
-        public void rewritten(byte[] start, Object[] before, Object[] after) {
-            Object s = decode(start);
-            out.add(
-                    TargetChange.update(
-                            Version.targetRow(before, s, null), Version.targetRow(after, s, null)));
-        }
-
-        @Override
-        public void opened(byte[] start, Object[] row) {
-            out.add(TargetChange.insert(Version.targetRow(row, decode(start), null)));
         }
     }
 }
