@@ -13,7 +13,7 @@ cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmark
 out="benchmarks/target/results"
 mkdir -p "$out"
 raw="$out/raw-runs.csv"
-echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes,alloc_bytes_per_event" > "$raw"
+echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes,alloc_bytes_per_event,cpu_ns_per_event" > "$raw"
 
 run() { # variant backend workload [events]; RUN_SCALE=n runs it at a scale of its own
   local workload_label="$3" extra=()

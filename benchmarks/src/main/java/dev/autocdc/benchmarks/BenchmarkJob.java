@@ -44,7 +44,8 @@ import org.apache.flink.table.types.logical.VarCharType;
  * and the bytes the keyed operator's thread allocated per event over the last four fifths of the
  * events ({@link Progress#operatorAllocatedBytes}; a figure that does not drift between runs as
  * rates do; for {@code snapshot_scd2}, whose rows wait for their snapshot, what the thread
- * allocated while the source ran).
+ * allocated while the source ran), and the CPU time those threads used per event over the same
+ * events ({@link Progress#operatorCpuNanos}).
  *
  * <p>Variants: {@code passthrough} (keyBy and map: the limit), {@code sql_dedup} and {@code
  * sql_dedup_minibatch} (Flink SQL keep-last-row deduplication on a rowtime made from the sequence,
@@ -81,6 +82,11 @@ public final class BenchmarkJob {
         // every variant as the CLI runs a flow (AutoCdcCli.reuseObjectsUnlessConfigured): no copy
         // of each record at each chained hop; --conf pipeline.object-reuse=false measures without
         conf.setString("pipeline.object-reuse", "true");
+        // RocksDB's cache as large as a slot of k8s/autocdc-deployment.yaml has (a 4096m
+        // TaskManager, 2 slots: 0.4 of its 3,430 MB of Flink memory is managed, 686 MB a slot),
+        // not the local default of 128 MB, which holds the baseline's 19 MB of state but not a
+        // history's 250 MB; --conf taskmanager.memory.managed.size=128m measures with the default
+        conf.setString("taskmanager.memory.managed.size", "686m");
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(
                     "--conf")) { // any Flink option, key=value, for experiments (run.sh passes
@@ -211,7 +217,7 @@ public final class BenchmarkJob {
         System.out.printf(
                 "result variant=%s backend=%s workload=%s events=%d millis=%.0f events_per_s=%.0f"
                     + " peak_rss_mb=%d first_fifth_per_s=%.0f last_fifth_per_s=%.0f state_bytes=%d"
-                    + " versions=%d row_bytes=%d alloc_bytes_per_event=%d%n",
+                    + " versions=%d row_bytes=%d alloc_bytes_per_event=%d cpu_ns_per_event=%d%n",
                 variant,
                 backend,
                 w.name,
@@ -224,7 +230,8 @@ public final class BenchmarkJob {
                 stateBytes,
                 versions,
                 targetRowBytes(w),
-                (Progress.allocatedAtEnd - Progress.allocatedAtFifth) / (events - events / 5));
+                (Progress.allocatedAtEnd - Progress.allocatedAtFifth) / (events - events / 5),
+                (Progress.cpuAtEnd - Progress.cpuAtFifth) / (events - events / 5));
         System.exit(0);
     }
 

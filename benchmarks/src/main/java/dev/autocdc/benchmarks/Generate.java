@@ -34,6 +34,7 @@ final class Generate extends RichFlatMapFunction<Long, RowData> {
             Progress.start = System.nanoTime();
         } else if (i == w.events / 5) {
             Progress.allocatedAtFifth = Progress.operatorAllocatedBytes();
+            Progress.cpuAtFifth = Progress.operatorCpuNanos();
             Progress.fifth = System.nanoTime();
         } else if (i == w.events - w.events / 5) {
             Progress.fourFifths = System.nanoTime();
@@ -49,6 +50,7 @@ final class Generate extends RichFlatMapFunction<Long, RowData> {
         if (i == w.events - 1) {
             Progress.end = System.nanoTime();
             Progress.allocatedAtEnd = Progress.operatorAllocatedBytes();
+            Progress.cpuAtEnd = Progress.operatorCpuNanos();
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.autocdc.benchmarks;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * When a {@link BenchmarkJob} run's events passed (System.nanoTime), and what the job's downstream
@@ -20,6 +22,12 @@ final class Progress {
     /** {@link #operatorAllocatedBytes} when the source passed its last event. */
     static volatile long allocatedAtEnd;
 
+    /** {@link #operatorCpuNanos} when the source passed a fifth of the events. */
+    static volatile long cpuAtFifth;
+
+    /** {@link #operatorCpuNanos} when the source passed its last event. */
+    static volatile long cpuAtEnd;
+
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -34,17 +42,38 @@ final class Progress {
      * in these runs) would be missed.
      */
     static long operatorAllocatedBytes() {
-        long self = Thread.currentThread().getId();
         long sum = 0;
+        for (long id : operatorThreads()) {
+            sum += THREADS.getThreadAllocatedBytes(id);
+        }
+        return sum;
+    }
+
+    /**
+     * The CPU time so far of the threads {@link #operatorAllocatedBytes} sums, in nanoseconds: the
+     * time they ran, not the time they waited for a core, so it moves far less than a rate on a
+     * shared machine. RocksDB's own threads (flushes, compactions) are not in it.
+     */
+    static long operatorCpuNanos() {
+        long sum = 0;
+        for (long id : operatorThreads()) {
+            sum += Math.max(0, THREADS.getThreadCpuTime(id));
+        }
+        return sum;
+    }
+
+    private static List<Long> operatorThreads() {
+        long self = Thread.currentThread().getId();
+        List<Long> ids = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             String name = t.getName();
             if (t.getId() != self
                     && name.matches(".* \\(1/1\\)#\\d+$")
                     && !name.startsWith("Source:")
                     && !name.matches("^(OutputFlusher|Time Trigger|System Time Trigger) for .*")) {
-                sum += THREADS.getThreadAllocatedBytes(t.getId());
+                ids.add(t.getId());
             }
         }
-        return sum;
+        return ids;
     }
 }

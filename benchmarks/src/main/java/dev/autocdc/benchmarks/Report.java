@@ -13,11 +13,14 @@ import java.util.Map;
 /**
  * Reads the raw runs (CSV:
  * variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,
- * last_fifth_per_s,state_bytes,versions,row_bytes[,alloc_bytes_per_event]) and prints the Markdown
- * table (median events/s with min-max, peak RSS, state on disk after the last event, bytes the
- * keyed operator's thread allocated per event, ratio to sql_dedup on the same backend and workload)
- * and one {@code figure <name> <value>} line per target figure; a figure whose runs are missing
- * prints {@code n/a}. With a second argument, writes an SVG bar chart of the medians there.
+ * last_fifth_per_s,state_bytes,versions,row_bytes[,alloc_bytes_per_event[,cpu_ns_per_event]]) and
+ * prints the Markdown table (median events/s with min-max, peak RSS, state on disk after the last
+ * event, bytes the keyed operator's thread allocated per event and the CPU time it used per event,
+ * ratio to sql_dedup on the same backend and workload) and one {@code figure <name> <value>} line
+ * per target figure; a figure whose runs are missing prints {@code n/a}. Each rate ratio of the
+ * engine against {@code sql_dedup} also prints its CPU twin ({@code <figure>_cpu}: the baseline's
+ * CPU time per event over the variant's), which steal from other processes on a shared machine
+ * barely moves. With a second argument, writes an SVG bar chart of the medians there.
  */
 public final class Report {
 
@@ -31,6 +34,7 @@ public final class Report {
         final List<Double> rates = new ArrayList<>();
         final List<Double> phaseRatios = new ArrayList<>();
         final List<Double> allocations = new ArrayList<>();
+        final List<Double> cpuNanos = new ArrayList<>();
         double rssMb;
         long stateBytes = -1;
         long versions;
@@ -56,8 +60,8 @@ public final class Report {
         Map<String, Series> runs = read(Path.of(args[0]));
         System.out.println(
                 "| variant | backend | workload | events/s median (min-max) | peak RSS MB | state"
-                        + " on disk MB | bytes allocated / event | / sql_dedup |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+                        + " on disk MB | bytes allocated / event | CPU ns / event | / sql_dedup |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (Series s : runs.values()) {
             List<Double> sorted = new ArrayList<>(s.rates);
             Collections.sort(sorted);
@@ -66,7 +70,7 @@ public final class Report {
                             ? null
                             : runs.get("sql_dedup," + s.backend + "," + s.workload);
             System.out.printf(
-                    "| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s | %s |%n",
+                    "| %s | %s | %s | %,.0f (%,.0f-%,.0f) | %.0f | %s | %s | %s | %s |%n",
                     s.variant,
                     s.backend,
                     s.workload,
@@ -76,9 +80,24 @@ public final class Report {
                     s.rssMb,
                     s.stateBytes < 0 ? "" : String.format("%.1f", s.stateBytes / 1e6),
                     s.allocations.isEmpty() ? "" : String.format("%,.0f", median(s.allocations)),
+                    s.cpuNanos.isEmpty() ? "" : String.format("%,.0f", median(s.cpuNanos)),
                     base == null ? "" : String.format("%.2f", s.median() / base.median()));
         }
         figure("scd1_over_sqldedup_w1", ratio(runs, "scd1", "W1", "sql_dedup", "W1"));
+        cpuFigure("scd1_over_sqldedup_w1", runs, "scd1,rocksdb,W1", "sql_dedup,rocksdb,W1");
+        cpuFigure("scd2_over_sqldedup_w1", runs, "scd2,rocksdb,W1", "sql_dedup,rocksdb,W1");
+        cpuFigure("scd2_over_sqldedup_hashmap_w1", runs, "scd2,hashmap,W1", "sql_dedup,hashmap,W1");
+        cpuFigure(
+                "bitemporal_over_sqldedup_w4",
+                runs,
+                "bitemporal,rocksdb,W4",
+                "sql_dedup,rocksdb,W4");
+        cpuFigure("scd2_w3_over_w1", runs, "scd2,rocksdb,W3", "scd2,rocksdb,W1");
+        cpuFigure(
+                "snapshot_scd2_over_sqldedup_w6",
+                runs,
+                "snapshot_scd2,rocksdb,W6",
+                "sql_dedup,rocksdb,W6");
         figure(
                 "scd1_over_sqldedup_minibatch_w1",
                 ratio(runs, "scd1", "W1", "sql_dedup_minibatch", "W1"));
@@ -129,6 +148,21 @@ public final class Report {
         }
     }
 
+    /**
+     * The CPU twin of a rate ratio: the baseline's median CPU time per event over the variant's (so
+     * that, as for rates, above 1 means the variant is cheaper); n/a without both.
+     */
+    private static void cpuFigure(
+            String name, Map<String, Series> runs, String variant, String baseline) {
+        Series v = runs.get(variant);
+        Series b = runs.get(baseline);
+        figure(
+                name + "_cpu",
+                v == null || b == null || v.cpuNanos.isEmpty() || b.cpuNanos.isEmpty()
+                        ? null
+                        : median(b.cpuNanos) / median(v.cpuNanos));
+    }
+
     static Map<String, Series> read(Path csv) throws IOException {
         Map<String, Series> runs = new LinkedHashMap<>();
         for (String line : Files.readAllLines(csv)) {
@@ -151,6 +185,9 @@ public final class Report {
             s.rowBytes = Long.parseLong(f[11]);
             if (f.length > 12 && Long.parseLong(f[12]) >= 0) { // runs before it was measured: none
                 s.allocations.add(Double.parseDouble(f[12]));
+            }
+            if (f.length > 13 && Long.parseLong(f[13]) > 0) {
+                s.cpuNanos.add(Double.parseDouble(f[13]));
             }
         }
         return runs;
