@@ -83,37 +83,17 @@ public final class Report {
                     s.cpuNanos.isEmpty() ? "" : String.format("%,.0f", median(s.cpuNanos)),
                     base == null ? "" : String.format("%.2f", s.median() / base.median()));
         }
-        figure("scd1_over_sqldedup_w1", ratio(runs, "scd1", "W1", "sql_dedup", "W1"));
-        cpuFigure("scd1_over_sqldedup_w1", runs, "scd1,rocksdb,W1", "sql_dedup,rocksdb,W1");
-        cpuFigure("scd2_over_sqldedup_w1", runs, "scd2,rocksdb,W1", "sql_dedup,rocksdb,W1");
-        cpuFigure("scd2_over_sqldedup_hashmap_w1", runs, "scd2,hashmap,W1", "sql_dedup,hashmap,W1");
-        cpuFigure(
-                "bitemporal_over_sqldedup_w4",
-                runs,
-                "bitemporal,rocksdb,W4",
-                "sql_dedup,rocksdb,W4");
-        cpuFigure("scd2_w3_over_w1", runs, "scd2,rocksdb,W3", "scd2,rocksdb,W1");
-        cpuFigure(
-                "snapshot_scd2_over_sqldedup_w6",
-                runs,
-                "snapshot_scd2,rocksdb,W6",
-                "sql_dedup,rocksdb,W6");
+        pair("scd1_over_sqldedup_w1", runs, "scd1,rocksdb,W1", "sql_dedup,rocksdb,W1");
         figure(
                 "scd1_over_sqldedup_minibatch_w1",
                 ratio(runs, "scd1", "W1", "sql_dedup_minibatch", "W1"));
-        figure("scd2_over_sqldedup_w1", ratio(runs, "scd2", "W1", "sql_dedup", "W1"));
-        Series heapScd2 = runs.get("scd2,hashmap,W1");
-        Series heapDedup = runs.get("sql_dedup,hashmap,W1");
-        figure(
-                "scd2_over_sqldedup_hashmap_w1",
-                heapScd2 == null || heapDedup == null
-                        ? null
-                        : heapScd2.median() / heapDedup.median());
-        figure("bitemporal_over_sqldedup_w4", ratio(runs, "bitemporal", "W4", "sql_dedup", "W4"));
+        pair("scd2_over_sqldedup_w1", runs, "scd2,rocksdb,W1", "sql_dedup,rocksdb,W1");
+        pair("scd2_over_sqldedup_hashmap_w1", runs, "scd2,hashmap,W1", "sql_dedup,hashmap,W1");
+        pair("bitemporal_over_sqldedup_w4", runs, "bitemporal,rocksdb,W4", "sql_dedup,rocksdb,W4");
         Series w2 = runs.get("scd2,rocksdb,W2");
         figure("scd2_w2_last_over_first", w2 == null ? null : median(w2.phaseRatios));
         figure("scd2_over_naive_w2", ratio(runs, "scd2", "W2-1M", "naive_scd2", "W2-1M"));
-        figure("scd2_w3_over_w1", ratio(runs, "scd2", "W3", "scd2", "W1"));
+        pair("scd2_w3_over_w1", runs, "scd2,rocksdb,W3", "scd2,rocksdb,W1");
         Series w1 = runs.get("scd2,rocksdb,W1");
         figure(
                 "state_bytes_per_version_over_row_bytes",
@@ -127,9 +107,11 @@ public final class Report {
                 "scd2_kafka_over_kafka_passthrough_double",
                 ratio(runs, "kafka_scd2", "W1", "kafka_passthrough_double", "W1"));
         figure("scd2_over_sqldedup_w5", ratio(runs, "scd2", "W5", "sql_dedup", "W5"));
-        figure(
+        pair(
                 "snapshot_scd2_over_sqldedup_w6",
-                ratio(runs, "snapshot_scd2", "W6", "sql_dedup", "W6"));
+                runs,
+                "snapshot_scd2,rocksdb,W6",
+                "sql_dedup,rocksdb,W6");
         figure(
                 "flow_decoding_over_flink_decoding_kafka",
                 ratio(runs, "kafka_scd2", "W1", "kafka_scd2_flink_decoding", "W1"));
@@ -149,13 +131,16 @@ public final class Report {
     }
 
     /**
-     * The CPU twin of a rate ratio: the baseline's median CPU time per event over the variant's (so
-     * that, as for rates, above 1 means the variant is cheaper); n/a without both.
+     * A ratio of median rates, {@code variant} over {@code baseline} (keys:
+     * variant,backend,workload), and its CPU twin {@code <name>_cpu}: the baseline's median CPU
+     * time per event over the variant's, so that, as for rates, above 1 means the variant is
+     * cheaper; n/a without both.
      */
-    private static void cpuFigure(
+    private static void pair(
             String name, Map<String, Series> runs, String variant, String baseline) {
         Series v = runs.get(variant);
         Series b = runs.get(baseline);
+        figure(name, v == null || b == null ? null : v.median() / b.median());
         figure(
                 name + "_cpu",
                 v == null || b == null || v.cpuNanos.isEmpty() || b.cpuNanos.isEmpty()
