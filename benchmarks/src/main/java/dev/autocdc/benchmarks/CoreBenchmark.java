@@ -5,6 +5,7 @@ import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.EngineCounters;
 import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.FlowBuilder;
 import dev.autocdc.operators.core.InMemoryBitemporalStore;
 import dev.autocdc.operators.core.InMemoryTimeline;
 import dev.autocdc.operators.core.Op;
@@ -79,7 +80,7 @@ public class CoreBenchmark {
     @Setup(Level.Trial)
     public void events() throws IOException {
         boolean bi = workload.equals("W4");
-        Flow.Builder b =
+        FlowBuilder b =
                 Flow.builder("bench", bi ? TargetType.BITEMPORAL : TargetType.SCD2)
                         .column("k", ColumnType.of(ColumnType.Kind.BIGINT))
                         .column("a", ColumnType.of(ColumnType.Kind.INT))

@@ -34,7 +34,7 @@ class BitemporalRetentionTest {
         for (int set = 0; set < 3000; set++) {
             boolean ignoreNull = set % 3 == 1;
             boolean track = set % 4 == 2;
-            Flow.Builder b =
+            FlowBuilder b =
                     Flow.builder("f", TargetType.BITEMPORAL)
                             .column("id", integer)
                             .column("v1", string)

@@ -355,7 +355,7 @@ class EngineVersusReferenceTest {
             this.trackV1Only = trackV1Only;
             ColumnType string = ColumnType.of(ColumnType.Kind.STRING);
             ColumnType integer = ColumnType.of(ColumnType.Kind.INT);
-            Flow.Builder b =
+            FlowBuilder b =
                     Flow.builder("flow", type)
                             .column("id", integer)
                             .column("v1", string)

@@ -24,8 +24,8 @@ class FlowDefinitionTest {
      * id (key), name, city, seq (the kept SEQUENCE BY column); bitemporal adds a TIMESTAMP system
      * sequence.
      */
-    private static Flow.Builder base(TargetType type) {
-        Flow.Builder b =
+    private static FlowBuilder base(TargetType type) {
+        FlowBuilder b =
                 Flow.builder("flow", type)
                         .column("id", INT)
                         .column("name", STRING)
@@ -54,9 +54,9 @@ class FlowDefinitionTest {
             assertAccepted(type, b -> {});
             assertAccepted(
                     type,
-                    Flow.Builder::columnsToUpdate); // all three types (SPEC §1: we allow it for
+                    FlowBuilder::columnsToUpdate); // all three types (SPEC §1: we allow it for
             // bitemporal)
-            assertAccepted(type, Flow.Builder::ignoreNullUpdates);
+            assertAccepted(type, FlowBuilder::ignoreNullUpdates);
             assertAccepted(type, b -> b.ignoreNullUpdatesOn(List.of("name")));
             assertAccepted(type, b -> b.ignoreNullUpdatesExcept(List.of("city")));
         }
@@ -111,7 +111,7 @@ class FlowDefinitionTest {
 
     @Test
     void bitemporalWithoutSystemSequenceByIsRejected() {
-        Flow.Builder b =
+        FlowBuilder b =
                 Flow.builder("flow", TargetType.BITEMPORAL)
                         .column("id", INT)
                         .column("name", STRING)
@@ -132,13 +132,13 @@ class FlowDefinitionTest {
 
     @Test
     void columnsToUpdateWithIgnoreNullUpdatesIsRejected() {
-        List<Consumer<Flow.Builder>> ignoreForms =
+        List<Consumer<FlowBuilder>> ignoreForms =
                 List.of(
-                        Flow.Builder::ignoreNullUpdates,
+                        FlowBuilder::ignoreNullUpdates,
                         b -> b.ignoreNullUpdatesOn(List.of("name")),
                         b -> b.ignoreNullUpdatesExcept(List.of("city")));
         for (TargetType type : ALL) {
-            for (Consumer<Flow.Builder> ignore : ignoreForms) {
+            for (Consumer<FlowBuilder> ignore : ignoreForms) {
                 FlowDefinitionException e =
                         rejected(
                                 type,
@@ -243,7 +243,7 @@ class FlowDefinitionTest {
     @Test
     void noKeysIsRejected() {
         for (TargetType type : ALL) {
-            Flow.Builder b =
+            FlowBuilder b =
                     Flow.builder("flow", type)
                             .column("id", INT)
                             .column("name", STRING)
@@ -270,7 +270,7 @@ class FlowDefinitionTest {
     @Test
     void noSequenceByIsRejected() {
         for (TargetType type : ALL) {
-            Flow.Builder b =
+            FlowBuilder b =
                     Flow.builder("flow", type).column("id", INT).column("name", STRING).keys("id");
             if (type == TargetType.BITEMPORAL) {
                 b.systemSequenceBy(TIMESTAMP);
@@ -318,9 +318,9 @@ class FlowDefinitionTest {
     /** SPEC §1: APPLY AS TRUNCATE WHEN is for SCD type 1 only. */
     @Test
     void truncateWithHistoryTargetsIsRejected() {
-        assertAccepted(TargetType.SCD1, Flow.Builder::applyAsTruncate);
+        assertAccepted(TargetType.SCD1, FlowBuilder::applyAsTruncate);
         for (TargetType type : HISTORY) {
-            assertThat(rejected(type, Flow.Builder::applyAsTruncate).clause())
+            assertThat(rejected(type, FlowBuilder::applyAsTruncate).clause())
                     .as(type.toString())
                     .isEqualTo("APPLY AS TRUNCATE WHEN");
         }
@@ -328,8 +328,8 @@ class FlowDefinitionTest {
 
     // ------------------------------------------------------------------------------------------------
 
-    private static void assertAccepted(TargetType type, Consumer<Flow.Builder> option) {
-        Flow.Builder b = base(type);
+    private static void assertAccepted(TargetType type, Consumer<FlowBuilder> option) {
+        FlowBuilder b = base(type);
         option.accept(b);
         assertThatCode(b::build).as(type.toString()).doesNotThrowAnyException();
     }
@@ -338,15 +338,14 @@ class FlowDefinitionTest {
      * The base flow of the type plus one option: must be rejected (and the base alone must be
      * valid).
      */
-    private static FlowDefinitionException rejected(
-            TargetType type, Consumer<Flow.Builder> option) {
+    private static FlowDefinitionException rejected(TargetType type, Consumer<FlowBuilder> option) {
         assertThatCode(() -> base(type).build()).as("base " + type).doesNotThrowAnyException();
-        Flow.Builder b = base(type);
+        FlowBuilder b = base(type);
         option.accept(b);
         return rejected(b);
     }
 
-    private static FlowDefinitionException rejected(Flow.Builder b) {
+    private static FlowDefinitionException rejected(FlowBuilder b) {
         FlowDefinitionException[] caught = new FlowDefinitionException[1];
         assertThatThrownBy(b::build)
                 .isInstanceOfSatisfying(FlowDefinitionException.class, e -> caught[0] = e);

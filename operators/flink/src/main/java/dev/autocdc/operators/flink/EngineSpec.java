@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.Flow;
+import dev.autocdc.operators.core.FlowBuilder;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import java.io.Serializable;
@@ -350,7 +351,7 @@ public final class EngineSpec implements Serializable {
      * definition.
      */
     public static final class Builder {
-        private final Flow.Builder flow;
+        private final FlowBuilder flow;
         private final TargetType type;
         private final RowType input;
         private OutputMode outputMode = OutputMode.RETRACT;
