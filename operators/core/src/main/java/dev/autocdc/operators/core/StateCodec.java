@@ -1,21 +1,20 @@
 package dev.autocdc.operators.core;
 
+import static dev.autocdc.operators.core.ValueCodec.readBytes;
+import static dev.autocdc.operators.core.ValueCodec.readPresent;
+import static dev.autocdc.operators.core.ValueCodec.readVarInt;
+import static dev.autocdc.operators.core.ValueCodec.readVarLong;
+import static dev.autocdc.operators.core.ValueCodec.writeBytes;
+import static dev.autocdc.operators.core.ValueCodec.writePresent;
+import static dev.autocdc.operators.core.ValueCodec.writeVarInt;
+import static dev.autocdc.operators.core.ValueCodec.writeVarLong;
+
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The value formats of the engine's per-key state, over plain {@link DataOutput} / {@link
@@ -27,15 +26,12 @@ import java.util.Map;
  * fold computes is a change of the format too.
  *
  * <p>Format 2 is compact, since state size and RocksDB write volume follow it directly. Counts and
- * lengths are unsigned varints; byte strings are {@code varint(length + 1)} then the bytes, 0
- * meaning null. Layouts:
+ * lengths are unsigned varints, byte strings and values are as {@link ValueCodec} writes them.
+ * Layouts:
  *
  * <ul>
- *   <li>value: by type (TINYINT/SMALLINT/INT/BIGINT/DATE/TIME as zigzag varints, FLOAT/DOUBLE
- *       fixed, DECIMAL as unscaled bytes + varint scale, STRING as UTF-8 bytes, TIMESTAMP /
- *       TIMESTAMP_LTZ as zigzag epoch second + varint nano, ROW field by field, ARRAY / MAP as a
- *       count then elements); a nested value is preceded by a null flag byte;
- *   <li>row: a null bitmap (one bit per base column, in flow order), then the present values;
+ *   <li>row: a null bitmap (one bit per base column, in flow order), then the present values, each
+ *       without its flag;
  *   <li>event: a header byte (bits 0-1 the op, bit 2 "same sequence as its entry", bit 3 "has a
  *       system sequence", bit 4 "has COLUMNS TO UPDATE"), the sequence unless bit 2, the system
  *       sequence if bit 3, the row, the COLUMNS TO UPDATE bitmap if bit 4;
@@ -304,263 +300,5 @@ public final class StateCodec {
             }
         }
         return bits;
-    }
-
-    public static void writeBytes(byte[] bytes, DataOutput out) throws IOException {
-        if (bytes == null) {
-            out.writeByte(0);
-        } else {
-            writeVarInt(bytes.length + 1, out);
-            out.write(bytes);
-        }
-    }
-
-    public static byte[] readBytes(DataInput in) throws IOException {
-        int n = readVarInt(in) - 1;
-        if (n < 0) {
-            return null;
-        }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return b;
-    }
-
-    public static void writeVarInt(int v, DataOutput out) throws IOException {
-        writeVarLong(v & 0xFFFFFFFFL, out);
-    }
-
-    public static int readVarInt(DataInput in) throws IOException {
-        return (int) readVarLong(in);
-    }
-
-    /** Unsigned LEB128: 7 bits per byte, low bits first. */
-    public static void writeVarLong(long v, DataOutput out) throws IOException {
-        while ((v & ~0x7FL) != 0) {
-            out.writeByte((int) (v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.writeByte((int) v);
-    }
-
-    public static long readVarLong(DataInput in) throws IOException {
-        long v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            int b = in.readUnsignedByte();
-            v |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                return v;
-            }
-        }
-        throw new IOException("Malformed varint in state");
-    }
-
-    private static void writeZigZag(long v, DataOutput out) throws IOException {
-        writeVarLong(v << 1 ^ v >> 63, out);
-    }
-
-    private static long readZigZag(DataInput in) throws IOException {
-        long v = readVarLong(in);
-        return v >>> 1 ^ -(v & 1);
-    }
-
-    /** A value preceded by a null flag byte (0 null, 1 present). */
-    public static void writeValue(ColumnType type, Object v, DataOutput out) throws IOException {
-        if (v == null) {
-            out.writeByte(0);
-            return;
-        }
-        out.writeByte(1);
-        writePresent(type, v, out);
-    }
-
-    private static void writePresent(ColumnType type, Object v, DataOutput out) throws IOException {
-        switch (type.kind()) {
-            case BOOLEAN:
-                out.writeBoolean((Boolean) v);
-                break;
-            case TINYINT:
-                out.writeByte((Byte) v);
-                break;
-            case SMALLINT:
-                writeZigZag((Short) v, out);
-                break;
-            case INT:
-                writeZigZag((Integer) v, out);
-                break;
-            case BIGINT:
-                writeZigZag((Long) v, out);
-                break;
-            case FLOAT:
-                out.writeFloat((Float) v);
-                break;
-            case DOUBLE:
-                out.writeDouble((Double) v);
-                break;
-            case DECIMAL:
-                {
-                    BigDecimal d = (BigDecimal) v;
-                    writeBytes(d.unscaledValue().toByteArray(), out);
-                    writeZigZag(d.scale(), out);
-                    break;
-                }
-            case STRING:
-                writeString((String) v, out);
-                break;
-            case BYTES:
-                writeBytes((byte[]) v, out);
-                break;
-            case DATE:
-                writeZigZag(((LocalDate) v).toEpochDay(), out);
-                break;
-            case TIME:
-                writeVarLong(((LocalTime) v).toNanoOfDay(), out);
-                break;
-            case TIMESTAMP:
-                {
-                    LocalDateTime t = (LocalDateTime) v;
-                    writeZigZag(t.toEpochSecond(ZoneOffset.UTC), out);
-                    writeVarInt(t.getNano(), out);
-                    break;
-                }
-            case TIMESTAMP_LTZ:
-                {
-                    Instant t = (Instant) v;
-                    writeZigZag(t.getEpochSecond(), out);
-                    writeVarInt(t.getNano(), out);
-                    break;
-                }
-            case ROW:
-                {
-                    Object[] fields = (Object[]) v;
-                    for (int i = 0; i < type.children().size(); i++) {
-                        writeValue(type.children().get(i), fields[i], out);
-                    }
-                    break;
-                }
-            case ARRAY:
-                {
-                    List<?> list = (List<?>) v;
-                    writeVarInt(list.size(), out);
-                    for (Object x : list) {
-                        writeValue(type.children().get(0), x, out);
-                    }
-                    break;
-                }
-            case MAP:
-                {
-                    Map<?, ?> map = (Map<?, ?>) v;
-                    writeVarInt(map.size(), out);
-                    for (Map.Entry<?, ?> e : map.entrySet()) {
-                        writeValue(type.children().get(0), e.getKey(), out);
-                        writeValue(type.children().get(1), e.getValue(), out);
-                    }
-                    break;
-                }
-            default:
-                throw new IllegalArgumentException("Unsupported type " + type);
-        }
-    }
-
-    public static Object readValue(ColumnType type, DataInput in) throws IOException {
-        if (in.readByte() == 0) {
-            return null;
-        }
-        return readPresent(type, in);
-    }
-
-    private static Object readPresent(ColumnType type, DataInput in) throws IOException {
-        switch (type.kind()) {
-            case BOOLEAN:
-                return in.readBoolean();
-            case TINYINT:
-                return in.readByte();
-            case SMALLINT:
-                return (short) readZigZag(in);
-            case INT:
-                return (int) readZigZag(in);
-            case BIGINT:
-                return readZigZag(in);
-            case FLOAT:
-                return in.readFloat();
-            case DOUBLE:
-                return in.readDouble();
-            case DECIMAL:
-                {
-                    byte[] unscaled = readBytes(in);
-                    return new BigDecimal(new BigInteger(unscaled), (int) readZigZag(in));
-                }
-            case STRING:
-                return readString(in);
-            case BYTES:
-                return readBytes(in);
-            case DATE:
-                return LocalDate.ofEpochDay(readZigZag(in));
-            case TIME:
-                return LocalTime.ofNanoOfDay(readVarLong(in));
-            case TIMESTAMP:
-                {
-                    long s = readZigZag(in);
-                    return LocalDateTime.ofEpochSecond(s, readVarInt(in), ZoneOffset.UTC);
-                }
-            case TIMESTAMP_LTZ:
-                {
-                    long s = readZigZag(in);
-                    return Instant.ofEpochSecond(s, readVarInt(in));
-                }
-            case ROW:
-                {
-                    Object[] fields = new Object[type.children().size()];
-                    for (int i = 0; i < fields.length; i++) {
-                        fields[i] = readValue(type.children().get(i), in);
-                    }
-                    return fields;
-                }
-            case ARRAY:
-                {
-                    int n = readVarInt(in);
-                    List<Object> list = new ArrayList<>(n);
-                    for (int i = 0; i < n; i++) {
-                        list.add(readValue(type.children().get(0), in));
-                    }
-                    return list;
-                }
-            case MAP:
-                {
-                    int n = readVarInt(in);
-                    Map<Object, Object> map = new HashMap<>();
-                    for (int i = 0; i < n; i++) {
-                        Object k = readValue(type.children().get(0), in);
-                        map.put(k, readValue(type.children().get(1), in));
-                    }
-                    return map;
-                }
-            default:
-                throw new IllegalArgumentException("Unsupported type " + type);
-        }
-    }
-
-    /**
-     * UTF-8 bytes with a length (writeUTF is limited to 64 KB), as {@code
-     * writeBytes(s.getBytes(UTF_8))}; an ASCII string (whose UTF-8 bytes are its chars) is written
-     * char by char, without encoding it into an array first.
-     */
-    private static void writeString(String s, DataOutput out) throws IOException {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            if (s.charAt(i) >= 0x80) {
-                writeBytes(s.getBytes(StandardCharsets.UTF_8), out);
-                return;
-            }
-        }
-        writeVarInt(n + 1, out);
-        // byte by byte: Flink's DataOutputSerializer.writeBytes(String) advances its position
-        // twice (Flink 2.2.1), so the whole-string call is not used
-        for (int i = 0; i < n; i++) {
-            out.writeByte(s.charAt(i));
-        }
-    }
-
-    private static String readString(DataInput in) throws IOException {
-        return new String(readBytes(in), StandardCharsets.UTF_8);
     }
 }

@@ -191,46 +191,6 @@ class StateCodecTest {
         }
     }
 
-    /**
-     * A present string is its UTF-8 bytes behind their length plus one, whether it is ASCII
-     * (written char by char) or not (encoded first); and it reads back.
-     */
-    @Test
-    void aStringIsItsUtf8BytesBehindTheirLength() throws IOException {
-        ColumnType string = ColumnType.of(ColumnType.Kind.STRING);
-        String[] cases = {
-            "",
-            "a",
-            "sixteen-chars-xx",
-            "\u007f",
-            "\u0080",
-            "caf\u00e9",
-            "\uD83D\uDE00",
-            "x".repeat(200)
-        };
-        for (String v : cases) {
-            ByteArrayOutputStream written = new ByteArrayOutputStream();
-            StateCodec.writeValue(string, v, new DataOutputStream(written));
-            ByteArrayOutputStream expected = new ByteArrayOutputStream();
-            expected.write(1); // present
-            StateCodec.writeBytes(
-                    v.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    new DataOutputStream(expected));
-            assertThat(written.toByteArray()).as(v).isEqualTo(expected.toByteArray());
-            assertThat(
-                            StateCodec.readValue(
-                                    string,
-                                    new DataInputStream(
-                                            new ByteArrayInputStream(written.toByteArray()))))
-                    .isEqualTo(v);
-        }
-        // present, the length as a varint (200 chars plus one take two bytes), then the chars
-        ByteArrayOutputStream longOne = new ByteArrayOutputStream();
-        StateCodec.writeValue(string, "x".repeat(200), new DataOutputStream(longOne));
-        assertThat(longOne.toByteArray()).hasSize(203);
-        assertThat(longOne.toByteArray()[3]).isEqualTo((byte) 'x');
-    }
-
     @Test
     void aFullRowEntryStoresItsSequenceAndRowOnce() throws IOException {
         List<ColumnType> types =

@@ -15,6 +15,7 @@ import java.util.NoSuchElementException;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * A {@link Timeline} in keyed state, in blocks of consecutive entries ({@link TimelineBlock}):
@@ -78,6 +79,11 @@ final class FlinkTimeline implements Timeline {
     private final TreeMap<byte[], TimelineBlock> walked = new TreeMap<>(SequenceCodec::compare);
 
     private final List<byte[]> changedBlocks = new ArrayList<>();
+
+    /**
+     * The buffer a block's entries are encoded in when it is put ({@link TimelineBlock#encoded}).
+     */
+    private final DataOutputSerializer scratch = new DataOutputSerializer(256);
 
     FlinkTimeline(
             ValueState<TimelineBlock> recentState,
@@ -401,7 +407,7 @@ final class FlinkTimeline implements Timeline {
     private List<byte[]> writeBlock(byte[] key, TimelineBlock block) throws Exception {
         if (block.size() <= 2 * blockSize) {
             counter.mapWrites++;
-            blockState.put(new SequenceKey(key), block);
+            blockState.put(new SequenceKey(key), block.encoded(codec, scratch));
             return List.of(key);
         }
         // parts of blockSize from the top (which keeps the block's key), each linked to the next
@@ -412,7 +418,7 @@ final class FlinkTimeline implements Timeline {
             byte[] older = start == 0 ? block.older() : block.entry(start - 1).sequence();
             TimelineBlock part = block.range(start, end, older);
             counter.mapWrites++;
-            blockState.put(new SequenceKey(part.newest().sequence()), part);
+            blockState.put(new SequenceKey(part.newest().sequence()), part.encoded(codec, scratch));
             keys.add(part.newest().sequence());
         }
         return keys;

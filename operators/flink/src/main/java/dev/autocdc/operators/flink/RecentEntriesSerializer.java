@@ -1,7 +1,7 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ColumnType;
-import dev.autocdc.operators.core.StateCodec;
+import dev.autocdc.operators.core.ValueCodec;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
@@ -52,7 +52,7 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
 
     static void writeChainKeys(TimelineBlock recent, DataOutputView out) throws IOException {
         byte[][] further = recent.furtherChainKeys();
-        StateCodec.writeVarInt(further.length, out);
+        ValueCodec.writeVarInt(further.length, out);
         byte[] previous = recent.older();
         for (byte[] key : further) {
             int shared = 0;
@@ -61,9 +61,9 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
                     && key[shared] == previous[shared]) {
                 shared++;
             }
-            StateCodec.writeVarInt(shared, out);
-            // as StateCodec.writeBytes writes the rest, without copying it out first
-            StateCodec.writeVarInt(key.length - shared + 1, out);
+            ValueCodec.writeVarInt(shared, out);
+            // as ValueCodec.writeBytes writes the rest, without copying it out first
+            ValueCodec.writeVarInt(key.length - shared + 1, out);
             out.write(key, shared, key.length - shared);
             previous = key;
         }
@@ -72,7 +72,7 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
     static TimelineBlock readChainKeys(TimelineBlock block, DataInputView in, String what)
             throws IOException {
         try {
-            int n = StateCodec.readVarInt(in);
+            int n = ValueCodec.readVarInt(in);
             if (n == 0) {
                 return block;
             }
@@ -91,8 +91,8 @@ public final class RecentEntriesSerializer extends StateValueSerializer<Timeline
             byte[][] further = new byte[n][];
             byte[] previous = block.older();
             for (int i = 0; i < n; i++) {
-                int shared = StateCodec.readVarInt(in);
-                int rest = StateCodec.readVarInt(in) - 1; // StateCodec.readBytes's length
+                int shared = ValueCodec.readVarInt(in);
+                int rest = ValueCodec.readVarInt(in) - 1; // ValueCodec.readBytes's length
                 if (shared < 0 || shared > previous.length || rest < 0 || rest > MAX_KEY_BYTES) {
                     throw new CorruptStateException(
                             what

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Consecutive timeline entries of one key, ascending by sequence, stored as one state value (see
@@ -29,8 +30,9 @@ final class TimelineBlock {
 
     /**
      * The entries' stored bytes, index by index with {@link #entries}: null for an entry made in
-     * this run rather than read from state (its bytes are encoded when written, and not kept).
-     * Never changed after construction (a change copies the arrays).
+     * this run rather than read from state, until the block is put into the map ({@link #encoded});
+     * the recent entries' serializer encodes such an entry without keeping its bytes. Never changed
+     * after construction (a change copies the arrays).
      */
     private final byte[][] bytes;
 
@@ -154,6 +156,42 @@ final class TimelineBlock {
                 written.get(0),
                 rest,
                 head);
+    }
+
+    /**
+     * This block with every entry as its bytes written by {@code writer} and none decoded: the form
+     * a block is put into the map in. On the heap backend the object put is what stays in memory
+     * for the key's whole history, and a decoded entry (its row, boxed values, event list) takes
+     * several times its bytes; on RocksDB the serializer then copies the bytes instead of encoding
+     * the entries. {@code scratch} is an empty buffer the entries are encoded in.
+     */
+    TimelineBlock encoded(StateCodec writer, DataOutputSerializer scratch) {
+        byte[][] b = new byte[bytes.length][];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = storedBytes(i, writer);
+            if (b[i] == null) {
+                scratch.clear();
+                try {
+                    writer.writeEntry(entry(i), scratch);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                b[i] = scratch.getCopyOfBuffer();
+            }
+        }
+        return new TimelineBlock(writer, b, new TimelineEntry[b.length], older, further, head);
+    }
+
+    /**
+     * Whether every entry has its stored bytes: a block read from state, or put ({@link #encoded}).
+     */
+    boolean allStored() {
+        for (byte[] b : bytes) {
+            if (b == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The index of the last entry before {@code sequence}; -1 when none is. */

@@ -2,6 +2,7 @@ package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.StateCodec;
+import dev.autocdc.operators.core.ValueCodec;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.List;
@@ -49,19 +50,19 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
     static void writeBlock(
             StateCodec codec, TimelineBlock block, DataOutputView out, DataOutputSerializer one)
             throws IOException {
-        StateCodec.writeBytes(block.older(), out);
-        StateCodec.writeVarInt(block.size(), out);
+        ValueCodec.writeBytes(block.older(), out);
+        ValueCodec.writeVarInt(block.size(), out);
         for (int i = 0; i < block.size(); i++) {
             byte[] stored = block.storedBytes(i, codec);
             if (stored != null) {
-                StateCodec.writeVarInt(stored.length, out);
+                ValueCodec.writeVarInt(stored.length, out);
                 out.write(stored);
             } else {
-                // encoded here and not kept: a block is written once (RocksDB) or only at
-                // checkpoints (heap)
+                // the recent entries' new ones (a block is put encoded: TimelineBlock.encoded),
+                // encoded here and not kept, since the recent entries are rewritten every event
                 one.clear();
                 codec.writeEntry(block.entry(i), one);
-                StateCodec.writeVarInt(one.length(), out);
+                ValueCodec.writeVarInt(one.length(), out);
                 out.write(one.getSharedBuffer(), 0, one.length());
             }
         }
@@ -77,8 +78,8 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
         int n = -1;
         int i = 0;
         try {
-            older = StateCodec.readBytes(in);
-            n = StateCodec.readVarInt(in);
+            older = ValueCodec.readBytes(in);
+            n = ValueCodec.readVarInt(in);
             if (n < 1 || n > MAX_ENTRIES) {
                 throw new CorruptStateException(
                         what
@@ -90,7 +91,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
             }
             byte[][] entries = new byte[n][];
             for (; i < n; i++) {
-                int length = StateCodec.readVarInt(in);
+                int length = ValueCodec.readVarInt(in);
                 if (length < 1) { // an entry holds at least its sequence; a row may be any size
                     throw new CorruptStateException(
                             what

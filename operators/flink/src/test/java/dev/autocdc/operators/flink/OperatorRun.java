@@ -220,8 +220,8 @@ final class OperatorRun implements AutoCloseable {
     /**
      * Checks the SCD2 timeline's layout for a key (see {@link FlinkTimeline}): each block's key is
      * its newest entry, blocks hold ascending entries, at most twice the block size, and cover
-     * disjoint, ordered ranges; the recent entries come after every block. Returns the number of
-     * entries.
+     * disjoint, ordered ranges, each as its entries' bytes ({@link TimelineBlock#encoded}); the
+     * recent entries come after every block. Returns the number of entries.
      */
     int checkTimelineLayout(Object key, int blockSize) throws Exception {
         var blocks = scd2Blocks(key);
@@ -235,6 +235,9 @@ final class OperatorRun implements AutoCloseable {
         int n = 0;
         for (var e : all) {
             TimelineBlock block = e.getValue();
+            if (!block.allStored()) { // the heap backend keeps the object put: it must be compact
+                throw new AssertionError("a block in the map holds entries that were not encoded");
+            }
             if (block.size() == 0 || block.size() > 2 * blockSize) {
                 throw new AssertionError(
                         "block of " + block.size() + " entries (block size " + blockSize + ")");
