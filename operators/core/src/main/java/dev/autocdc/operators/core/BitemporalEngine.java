@@ -44,7 +44,22 @@ public final class BitemporalEngine {
     /** The same, counting nothing: a recomputed event's duplicates and ties are counted here. */
     private final Scd2Engine beliefUncounted;
 
+    /**
+     * The rows of an event after the belief's newest sequence, built as the SCD2 step tells its
+     * version changes; null when every event takes the general path (the test that compares them).
+     */
+    private final BitemporalAppended appended;
+
     public BitemporalEngine(Flow flow, EngineCounters counters) {
+        this(flow, counters, true);
+    }
+
+    /**
+     * @param appendDirectly build the rows of an event after the belief's newest sequence straight
+     *     from the SCD2 step ({@link BitemporalAppended}); false: from its version changes, as any
+     *     other event in system order (the rows are the same)
+     */
+    BitemporalEngine(Flow flow, EngineCounters counters, boolean appendDirectly) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
@@ -68,6 +83,10 @@ public final class BitemporalEngine {
                             }
                         });
         this.beliefUncounted = new Scd2Engine(flow, true, EngineCounters.NONE);
+        this.appended =
+                appendDirectly
+                        ? new BitemporalAppended(flow.sequenceCodec(), flow.systemSequenceCodec())
+                        : null;
     }
 
     /**
@@ -121,6 +140,20 @@ public final class BitemporalEngine {
     private void applyInSystemOrder(
             BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
         byte[] t = event.systemSequence();
+        TimelineEntry top = store.belief().head();
+        if (appended != null
+                && (top == null || SequenceCodec.compare(event.sequence(), top.sequence()) > 0)) {
+            // the common case: rows straight from the SCD2 step
+            // (a version closed at the event's entry is believed from t: the entry records it)
+            belief.appendNewest(
+                    store.belief(),
+                    top,
+                    event,
+                    appended.into(out, t, head == null ? null : head.openSystemStart()),
+                    t);
+            store.setHead(newHead(head, t, appended.openSince()));
+            return;
+        }
         List<VersionChange> changes = new ArrayList<>(3);
         belief.applyVersions(store.belief(), event, changes);
 
@@ -184,16 +217,20 @@ public final class BitemporalEngine {
             }
         }
         ends.forEach((end, since) -> recordSince(store.belief(), end, since));
+        store.setHead(newHead(head, t, openSince));
+    }
+
+    /** The head after an event at system sequence {@code t} in system order. */
+    private static BitemporalHead newHead(BitemporalHead head, byte[] t, byte[] openSince) {
         byte[] latest =
                 head == null || SequenceCodec.compare(t, head.latestSystemSequence()) > 0
                         ? t
                         : head.latestSystemSequence();
-        store.setHead(
-                new BitemporalHead(
-                        latest,
-                        openSince,
-                        head == null ? null : head.floorSequence(),
-                        head == null ? null : head.floorSystemSequence()));
+        return new BitemporalHead(
+                latest,
+                openSince,
+                head == null ? null : head.floorSequence(),
+                head == null ? null : head.floorSystemSequence());
     }
 
     /** The belief's entry at a sequence (where a version ends: it exists). */

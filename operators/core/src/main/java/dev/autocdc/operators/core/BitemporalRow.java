@@ -54,12 +54,22 @@ public final class BitemporalRow {
 
     /** Base columns, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT. */
     public Object[] toTargetRow(SequenceCodec business, SequenceCodec system) {
-        Object[] row = version.row();
+        return targetRow(
+                version.row(),
+                business.decode(version.start()),
+                version.end() == null ? null : business.decode(version.end()),
+                system.decode(systemStart),
+                systemEnd == null ? null : system.decode(systemEnd));
+    }
+
+    /** The target row of a version's row and its decoded sequences (null: open). */
+    static Object[] targetRow(
+            Object[] row, Object start, Object end, Object systemStart, Object systemEnd) {
         Object[] out = Arrays.copyOf(row, row.length + 4);
-        out[row.length] = business.decode(version.start());
-        out[row.length + 1] = version.end() == null ? null : business.decode(version.end());
-        out[row.length + 2] = system.decode(systemStart);
-        out[row.length + 3] = systemEnd == null ? null : system.decode(systemEnd);
+        out[row.length] = start;
+        out[row.length + 1] = end;
+        out[row.length + 2] = systemStart;
+        out[row.length + 3] = systemEnd;
         return out;
     }
 

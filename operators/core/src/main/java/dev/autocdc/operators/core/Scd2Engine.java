@@ -69,7 +69,7 @@ public final class Scd2Engine {
         TimelineEntry head = timeline.head();
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
             // the common case: its rows without version objects between
-            appendNewest(timeline, head, event, targetRows.into(out));
+            appendNewest(timeline, head, event, targetRows.into(out), null);
             return;
         }
         List<VersionChange> changes = versionChanges;
@@ -84,7 +84,7 @@ public final class Scd2Engine {
     public void applyVersions(Timeline timeline, ChangeEvent event, Collection<VersionChange> out) {
         TimelineEntry head = timeline.head();
         if (head == null || SequenceCodec.compare(event.sequence(), head.sequence()) > 0) {
-            appendNewest(timeline, head, event, new Appended.VersionChanges(out));
+            appendNewest(timeline, head, event, new Appended.VersionChanges(out), null);
         } else {
             applyBehind(timeline, head, event, out);
         }
@@ -102,8 +102,18 @@ public final class Scd2Engine {
         applyBehindHead(timeline, event, out);
     }
 
-    private void appendNewest(
-            Timeline timeline, TimelineEntry head, ChangeEvent event, Appended out) {
+    /**
+     * An event after the head's sequence ({@code head}: the timeline's head, null when empty): its
+     * version changes told to {@code out}, then its entry written, carrying {@code closedSince} (a
+     * bitemporal belief's system start of the version closed there; null for SCD2) when the event
+     * closed a version.
+     */
+    void appendNewest(
+            Timeline timeline,
+            TimelineEntry head,
+            ChangeEvent event,
+            Appended out,
+            byte[] closedSince) {
         Object[] previous = head == null ? null : head.state();
         Object[] state = fold.apply(previous, event);
         byte[] start;
@@ -114,8 +124,9 @@ public final class Scd2Engine {
         } else {
             start = event.sequence();
         }
+        boolean closed = previous != null && start != head.versionStart();
         if (previous != null) {
-            if (start != head.versionStart()) {
+            if (closed) {
                 out.closed(head.versionStart(), previous, event.sequence());
             } else if (!Values.sameRow(previous, state)) {
                 out.rewritten(head.versionStart(), previous, state);
@@ -124,7 +135,14 @@ public final class Scd2Engine {
         if (state != null && start == event.sequence()) {
             out.opened(start, state);
         }
-        TimelineEntry entry = new TimelineEntry(event.sequence(), List.of(event), state, start);
+        TimelineEntry entry =
+                new TimelineEntry(
+                        event.sequence(),
+                        List.of(event),
+                        state,
+                        start,
+                        0L,
+                        closed ? closedSince : null);
         timeline.put(entry);
         timeline.setHead(entry);
     }
