@@ -73,14 +73,13 @@ final class BitemporalAppended implements Appended {
         Object e = business.decode(end);
         decodedBytes = end;
         decoded = e;
-        Object[] was = BitemporalRow.targetRow(row, s, null, since, null);
-        Object[] now = BitemporalRow.targetRow(row, s, e, t(), null);
-        if (Arrays.equals(believedSince, t)) {
-            out.add(TargetChange.update(was, now));
-        } else {
-            out.add(TargetChange.update(was, BitemporalRow.targetRow(row, s, null, since, t())));
-            out.add(TargetChange.insert(now));
-        }
+        boolean believedFromT = Arrays.equals(believedSince, t);
+        BitemporalRow.transition(
+                out,
+                BitemporalRow.targetRow(row, s, null, since, null),
+                believedFromT,
+                believedFromT ? null : BitemporalRow.targetRow(row, s, null, since, t()),
+                BitemporalRow.targetRow(row, s, e, t(), null));
         openSince = null;
     }
 
@@ -96,8 +95,19 @@ final class BitemporalAppended implements Appended {
 
     @Override
     public void opened(byte[] start, Object[] row) {
-        out.add(TargetChange.insert(BitemporalRow.targetRow(row, decode(start), null, t(), null)));
+        BitemporalRow.transition(
+                out,
+                null,
+                false,
+                null,
+                BitemporalRow.targetRow(row, decode(start), null, t(), null));
         openSince = t;
+    }
+
+    /** A believed row without its system start: the key's state is inconsistent. */
+    static IllegalStateException noSystemStart() {
+        return new IllegalStateException(
+                "The key's state has no system start for a believed version");
     }
 
     private Object decode(byte[] sequence) {
@@ -118,8 +128,7 @@ final class BitemporalAppended implements Appended {
     /** The open version's believed row's system start, decoded; it must exist. */
     private Object since() {
         if (believedSince == null) {
-            throw new IllegalStateException(
-                    "The key's state has no system start for a believed version");
+            throw noSystemStart();
         }
         if (believedSinceDecoded == null) {
             believedSinceDecoded = system.decode(believedSince);

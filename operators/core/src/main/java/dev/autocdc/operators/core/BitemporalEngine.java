@@ -22,7 +22,10 @@ import java.util.TreeMap;
  * new version's row opens there; a version whose tracked columns and interval stay the same is
  * updated in place. An event at the greatest system sequence takes this path too when it is after
  * the greatest business sequence and only rows believed from that very system time can change (they
- * are replaced).
+ * are replaced). When the event is also after the belief's newest sequence (the common case), its
+ * rows come straight from the SCD2 step ({@link BitemporalAppended}) and the entry it writes
+ * already carries the system start of the version it closed; otherwise from the SCD2 step's version
+ * changes.
  *
  * <p>Any other event (late in system time, or a tie with the greatest system sequence) recomputes
  * the key's table from its events with {@link #table}, before and after the event, and emits the
@@ -46,7 +49,7 @@ public final class BitemporalEngine {
 
     /**
      * The rows of an event after the belief's newest sequence, built as the SCD2 step tells its
-     * version changes; null when every event takes the general path (the test that compares them).
+     * version changes; null: from the version changes, as any other event in system order.
      */
     private final BitemporalAppended appended;
 
@@ -55,11 +58,14 @@ public final class BitemporalEngine {
     }
 
     /**
-     * @param appendDirectly build the rows of an event after the belief's newest sequence straight
-     *     from the SCD2 step ({@link BitemporalAppended}); false: from its version changes, as any
-     *     other event in system order (the rows are the same)
+     * An engine that builds every event's rows from the SCD2 step's version changes, without {@link
+     * BitemporalAppended}: the rows are the same, which a test checks change by change.
      */
-    BitemporalEngine(Flow flow, EngineCounters counters, boolean appendDirectly) {
+    static BitemporalEngine withVersionChangesOnly(Flow flow, EngineCounters counters) {
+        return new BitemporalEngine(flow, counters, false);
+    }
+
+    private BitemporalEngine(Flow flow, EngineCounters counters, boolean appendDirectly) {
         this.flow = flow;
         this.fold = new Fold(flow);
         this.order = new EventOrder(flow);
@@ -100,7 +106,7 @@ public final class BitemporalEngine {
             if (top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0) {
                 counters.countLate();
             }
-            applyInSystemOrder(store, head, event, out);
+            applyInSystemOrder(store, head, top, event, out);
         } else {
             if ((top != null && SequenceCodec.compare(event.sequence(), top.sequence()) < 0)
                     || SequenceCodec.compare(event.systemSequence(), head.latestSystemSequence())
@@ -138,9 +144,12 @@ public final class BitemporalEngine {
      * believed from t.
      */
     private void applyInSystemOrder(
-            BitemporalStore store, BitemporalHead head, ChangeEvent event, List<TargetChange> out) {
+            BitemporalStore store,
+            BitemporalHead head,
+            TimelineEntry top,
+            ChangeEvent event,
+            List<TargetChange> out) {
         byte[] t = event.systemSequence();
-        TimelineEntry top = store.belief().head();
         if (appended != null
                 && (top == null || SequenceCodec.compare(event.sequence(), top.sequence()) > 0)) {
             // the common case: rows straight from the SCD2 step
@@ -169,8 +178,7 @@ public final class BitemporalEngine {
                                     ? head.openSystemStart()
                                     : entryAt(store.belief(), before.end()).believedSince();
             if (before != null && since == null) {
-                throw new IllegalStateException(
-                        "The key's state has no system start for a believed version");
+                throw BitemporalAppended.noSystemStart();
             }
             believed.add(before == null ? null : new BitemporalRow(before, since, null));
         }
@@ -192,17 +200,13 @@ public final class BitemporalEngine {
                 }
                 continue;
             }
-            BitemporalRow now = after == null ? null : new BitemporalRow(after, t, null);
-            if (was != null && Arrays.equals(was.systemStart(), t)) {
-                emit(out, was, now); // believed only from t: it never was, replace it
-            } else {
-                if (was != null) {
-                    emit(out, was, was.closedAt(t));
-                }
-                if (now != null) {
-                    emit(out, null, now);
-                }
-            }
+            boolean believedFromT = was != null && Arrays.equals(was.systemStart(), t);
+            BitemporalRow.transition(
+                    out,
+                    targetRow(was),
+                    believedFromT,
+                    was == null || believedFromT ? null : targetRow(was.closedAt(t)),
+                    after == null ? null : targetRow(new BitemporalRow(after, t, null)));
             if (before != null && !before.isOpen()) {
                 ends.putIfAbsent(before.end(), null);
             }
@@ -326,6 +330,13 @@ public final class BitemporalEngine {
     /** The whole bitemporal table of one key's events (any order), by primary key. */
     public Map<BitemporalRow.PrimaryKey, BitemporalRow> table(Collection<ChangeEvent> events) {
         return new BitemporalReplay(flow, fold, order, null).run(events);
+    }
+
+    /** The row's target row; null for null. */
+    private Object[] targetRow(BitemporalRow row) {
+        return row == null
+                ? null
+                : row.toTargetRow(flow.sequenceCodec(), flow.systemSequenceCodec());
     }
 
     private void emit(List<TargetChange> out, BitemporalRow before, BitemporalRow after) {

@@ -1,6 +1,7 @@
 package dev.autocdc.operators.core;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One bitemporal row (SPEC §5): a version of some belief, with the maximal system interval
@@ -60,6 +61,34 @@ public final class BitemporalRow {
                 version.end() == null ? null : business.decode(version.end()),
                 system.decode(systemStart),
                 systemEnd == null ? null : system.decode(systemEnd));
+    }
+
+    /**
+     * The changes one changed version makes at system time t (SPEC §5), as target rows: the row
+     * believed before ({@code believed}; null: none) closes at t ({@code closed}, that row closed
+     * at t), or, when it was believed from t itself, never was and is replaced; the new version's
+     * row ({@code now}; null: none) is believed from t. Both bitemporal paths emit through this, so
+     * the rule is written once.
+     */
+    static void transition(
+            List<TargetChange> out,
+            Object[] believed,
+            boolean believedFromT,
+            Object[] closed,
+            Object[] now) {
+        if (believed != null && believedFromT) {
+            out.add(
+                    now == null
+                            ? TargetChange.delete(believed)
+                            : TargetChange.update(believed, now));
+            return;
+        }
+        if (believed != null) {
+            out.add(TargetChange.update(believed, closed));
+        }
+        if (now != null) {
+            out.add(TargetChange.insert(now));
+        }
     }
 
     /** The target row of a version's row and its decoded sequences (null: open). */
