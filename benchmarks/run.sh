@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # The benchmark: every variant on the same generated workloads, parallelism 1, each run in its own JVM,
 # runs interleaved so drift hits all variants alike; prints a Markdown table and `figure <name> <value>` lines.
-# Usage: benchmarks/run.sh [--quick]     (--quick: sizes / 100, one run: keeps the harness alive in CI)
+# Usage: benchmarks/run.sh [--quick] [--rounds N]
+#   --quick: sizes / 100, one round: keeps the harness alive in CI
+#   --rounds N: N interleaved rounds instead of 3 (each about 15 minutes at full size); the medians of
+#     more rounds hold on a machine whose runs of one job spread 1.5x (docs/performance.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 quick=false
-[ "${1:-}" = "--quick" ] && quick=true
-if $quick; then scale=100; runs=1; else scale=1; runs=3; fi
+rounds=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=true; shift ;;
+    --rounds)
+      if ! [[ "${2:-}" =~ ^[1-9][0-9]*$ ]]; then echo "--rounds needs a whole number of rounds, like --rounds 5" >&2; exit 2; fi
+      rounds="$2"; shift 2 ;;
+    *) echo "unknown option: $1 (usage: benchmarks/run.sh [--quick] [--rounds N])" >&2; exit 2 ;;
+  esac
+done
+if $quick; then scale=100; runs=1; else scale=1; runs=$rounds; fi
 mvn -B -ntp -q package -DskipTests -pl benchmarks -am
 cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmarks/target/benchmark-classpath.txt)"
 out="benchmarks/target/results"
