@@ -81,9 +81,10 @@ final class FlinkTimeline implements Timeline {
     private final List<byte[]> changedBlocks = new ArrayList<>();
 
     /**
-     * The buffer a block's entries are encoded in when it is put ({@link TimelineBlock#encoded}).
+     * The buffer a block's entries are encoded in when it is put ({@link TimelineBlock#encoded}),
+     * kept between puts ({@link StateValueSerializer#emptied}).
      */
-    private final DataOutputSerializer scratch = new DataOutputSerializer(256);
+    private DataOutputSerializer scratch;
 
     FlinkTimeline(
             ValueState<TimelineBlock> recentState,
@@ -407,6 +408,7 @@ final class FlinkTimeline implements Timeline {
     private List<byte[]> writeBlock(byte[] key, TimelineBlock block) throws Exception {
         if (block.size() <= 2 * blockSize) {
             counter.mapWrites++;
+            scratch = StateValueSerializer.emptied(scratch);
             blockState.put(new SequenceKey(key), block.encoded(codec, scratch));
             return List.of(key);
         }
@@ -418,6 +420,7 @@ final class FlinkTimeline implements Timeline {
             byte[] older = start == 0 ? block.older() : block.entry(start - 1).sequence();
             TimelineBlock part = block.range(start, end, older);
             counter.mapWrites++;
+            scratch = StateValueSerializer.emptied(scratch);
             blockState.put(new SequenceKey(part.newest().sequence()), part.encoded(codec, scratch));
             keys.add(part.newest().sequence());
         }

@@ -75,11 +75,21 @@ public abstract class StateValueSerializer<T> extends TypeSerializer<T> {
      * {@link #duplicate()}.
      */
     final DataOutputSerializer scratch() {
-        if (scratch == null || scratch.getSharedBuffer().length > MAX_KEPT_SCRATCH) {
-            scratch = new DataOutputSerializer(64); // a rare huge entry does not stay pinned
-        }
-        scratch.clear();
+        scratch = emptied(scratch);
         return scratch;
+    }
+
+    /**
+     * {@code kept} cleared for the next value, or a new small buffer when there is none or it grew
+     * past {@value #MAX_KEPT_SCRATCH} bytes: a rare huge entry does not stay pinned. The rule of
+     * every scratch buffer kept between state values.
+     */
+    static DataOutputSerializer emptied(DataOutputSerializer kept) {
+        if (kept == null || kept.getSharedBuffer().length > MAX_KEPT_SCRATCH) {
+            return new DataOutputSerializer(64);
+        }
+        kept.clear();
+        return kept;
     }
 
     abstract void write(T value, DataOutputView out) throws IOException;

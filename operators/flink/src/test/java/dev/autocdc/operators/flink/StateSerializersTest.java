@@ -196,6 +196,25 @@ class StateSerializersTest {
             assertThat(bytes(original, fresh)).isEqualTo(once); // the scratch is cleared per entry
         }
 
+        /**
+         * Every scratch buffer kept between state values (the serializers', the timeline's for the
+         * blocks it puts) is emptied for the next value, and dropped once a huge entry grew it past
+         * 64 KiB, so that one such entry does not pin its size for the operator's life.
+         */
+        @Test
+        void aScratchBufferIsKeptEmptiedUnlessAHugeEntryGrewIt() throws IOException {
+            DataOutputSerializer first = StateValueSerializer.emptied(null);
+            first.write(new byte[100]);
+            DataOutputSerializer again = StateValueSerializer.emptied(first);
+            assertThat(again).isSameAs(first);
+            assertThat(again.length()).isZero();
+            again.write(new byte[64 * 1024 + 1]);
+            DataOutputSerializer afterHuge = StateValueSerializer.emptied(again);
+            assertThat(afterHuge).isNotSameAs(again);
+            assertThat(afterHuge.length()).isZero();
+            assertThat(afterHuge.getSharedBuffer().length).isLessThanOrEqualTo(64 * 1024);
+        }
+
         @Test
         void layoutOneIsTheBlockAloneAndReadsWithItsNextOlderBlockOnly() throws IOException {
             RecentEntriesSerializer previous = new RecentEntriesSerializer(TYPES, 1);
