@@ -11,14 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.catalog.Catalog;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ContextResolvedTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.catalog.UniqueConstraint;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -27,11 +30,13 @@ import org.apache.flink.types.RowKind;
 
 /**
  * A flow's target as Flink resolves it: creates a target that has a connector in the catalog (its
- * declared columns, or the flow's), and reads back what the catalog holds, not the DDL's text: the
- * primary key, the columns, and the changelog its sink accepts. Checks them against the flow (SPEC
- * §3-5), so that {@code validate} refuses a target an upsert sink would collapse or Flink would
- * refuse at its first insert. A target with columns and no connector is resolved under a scratch
- * name with the {@code blackhole} connector, for the same checks.
+ * declared columns, or the flow's; a temporary table, except in a catalog that makes its own
+ * tables, such as Paimon's, where the table is permanent and one that exists is used as it is), and
+ * reads back what the catalog holds, not the DDL's text: the primary key, the columns, and the
+ * changelog its sink accepts. Checks them against the flow (SPEC §3-5), so that {@code validate}
+ * refuses a target an upsert sink would collapse or Flink would refuse at its first insert. A
+ * target with columns and no connector is resolved under a scratch name with the {@code blackhole}
+ * connector, for the same checks.
  *
  * <p>The changelog the flow emits: the setting {@code changelog-mode} if given; else upsert when
  * the sink takes no {@code -U} rows (upsert-kafka, JDBC) or the table has a primary key; else
@@ -85,9 +90,12 @@ final class DeclaredTarget {
                 tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
             }
         }
+        String qualified = FlowPlanner.quoteName(target.name());
+        if (catalogMakesItsTables(tEnv, qualified)) {
+            return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified);
+        }
         // a temporary table: the script is where the target is declared, so a run leaves nothing
         // behind in a persistent catalog, and a refused target is dropped again
-        String qualified = FlowPlanner.quoteName(target.name());
         if (target.columns() != null) {
             create(
                     tEnv,
@@ -136,6 +144,51 @@ final class DeclaredTarget {
     }
 
     private static final String BLACKHOLE = "'connector' = 'blackhole'";
+
+    /**
+     * Whether the target's catalog makes its tables with its own factory (Paimon, Hive, Iceberg): a
+     * table there has no {@code connector} option, and only a permanent one reaches that factory.
+     */
+    private static boolean catalogMakesItsTables(StreamTableEnvironment tEnv, String qualified) {
+        CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
+        return catalogs.getCatalog(identifier(tEnv, qualified).getCatalogName())
+                .flatMap(Catalog::getFactory)
+                .isPresent();
+    }
+
+    /**
+     * A target in a catalog that makes its own tables: the table that history lives in, so it
+     * outlives the flow. One that exists is used as it is (its columns and key checked, its options
+     * not changed); a missing one is created, with the declared columns or the flow's own and the
+     * flow's primary key (SPEC §3-5), and dropped again when refused.
+     */
+    private static DeclaredTarget inCatalog(
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            TargetType type,
+            RowType flowTarget,
+            List<String> flowKey,
+            String qualified) {
+        CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
+        boolean exists = catalogs.getTable(identifier(tEnv, qualified)).isPresent();
+        if (!exists) {
+            create(
+                    tEnv,
+                    target,
+                    "TABLE " + qualified,
+                    target.columns() != null ? target.columns() : columns(flowTarget, flowKey),
+                    target.options());
+        }
+        try {
+            List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
+            return new DeclaredTarget(key, changelog(tEnv, target, qualified, null));
+        } catch (FlowSyntaxException refused) {
+            if (!exists) {
+                tEnv.executeSql("DROP TABLE " + qualified);
+            }
+            throw refused;
+        }
+    }
 
     private static void create(
             StreamTableEnvironment tEnv,
@@ -222,29 +275,41 @@ final class DeclaredTarget {
         return String.join(", ", columns);
     }
 
-    private static ResolvedCatalogTable lookUp(StreamTableEnvironment tEnv, String qualified) {
-        CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
-        ObjectIdentifier id =
-                catalogs.qualifyIdentifier(
+    private static ObjectIdentifier identifier(StreamTableEnvironment tEnv, String qualified) {
+        return ((TableEnvironmentInternal) tEnv)
+                .getCatalogManager()
+                .qualifyIdentifier(
                         ((TableEnvironmentInternal) tEnv).getParser().parseIdentifier(qualified));
-        return catalogs.getTableOrError(id).getResolvedTable();
     }
 
-    /** The changelog the sink accepts, asked of the connector's factory as the planner would. */
+    private static ResolvedCatalogTable lookUp(StreamTableEnvironment tEnv, String qualified) {
+        CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
+        return catalogs.getTableOrError(identifier(tEnv, qualified)).getResolvedTable();
+    }
+
+    /**
+     * The changelog the sink accepts, asked of the factory the planner would use: the catalog's own
+     * when it has one (Paimon), else the one the {@code connector} option names.
+     */
     private static ChangelogMode sinkMode(StreamTableEnvironment tEnv, String qualified) {
         CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
-        ObjectIdentifier id =
-                catalogs.qualifyIdentifier(
-                        ((TableEnvironmentInternal) tEnv).getParser().parseIdentifier(qualified));
+        ObjectIdentifier id = identifier(tEnv, qualified);
+        ContextResolvedTable table = catalogs.getTableOrError(id);
+        DynamicTableSinkFactory catalogFactory =
+                table.getCatalog()
+                        .flatMap(Catalog::getFactory)
+                        .filter(DynamicTableSinkFactory.class::isInstance)
+                        .map(DynamicTableSinkFactory.class::cast)
+                        .orElse(null);
         DynamicTableSink sink =
                 FactoryUtil.createDynamicTableSink(
-                        null,
+                        catalogFactory,
                         id,
-                        catalogs.getTableOrError(id).getResolvedTable(),
+                        table.getResolvedTable(),
                         Map.of(),
                         tEnv.getConfig(),
                         Thread.currentThread().getContextClassLoader(),
-                        false);
+                        table.isTemporary());
         return sink.getChangelogMode(ChangelogMode.all());
     }
 
