@@ -284,7 +284,7 @@ public final class AutoCdcCli {
             }
         } else {
             for (PlannedFlow f : flows) {
-                if (!f.target().hasConnector()) {
+                if (!f.writesTable()) {
                     changelogs
                             .get(f.flow().target())
                             .map(new PrintedRow(f.spec().targetType()))

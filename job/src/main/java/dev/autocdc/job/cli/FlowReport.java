@@ -64,9 +64,13 @@ final class FlowReport {
                                 : " (+I, -U, +U, -D)"));
         out.println(
                 "  target: "
-                        + (flow.target().hasConnector()
-                                ? "table with connector (" + flow.target().options() + ")"
-                                : "kept by the CLI (--materialize) or printed"));
+                        + (!flow.writesTable()
+                                ? "kept by the CLI (--materialize) or printed"
+                                : "table "
+                                        + flow.target().name()
+                                        + (flow.target().hasConnector()
+                                                ? " (" + flow.target().options() + ")"
+                                                : " in its catalog")));
         out.println("  engine input: " + flow.inputSql());
     }
 

@@ -35,7 +35,7 @@ final class KafkaCheck {
         Map<String, String> tables = new LinkedHashMap<>(); // table -> its role, for the message
         for (PlannedFlow f : flows) {
             tables.putIfAbsent(f.flow().source(), "source");
-            if (f.target().hasConnector()) {
+            if (f.writesTable()) {
                 tables.putIfAbsent(f.flow().target(), "target");
             }
             if (f.deadLetterTable() != null) {

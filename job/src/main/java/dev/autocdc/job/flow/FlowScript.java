@@ -29,7 +29,10 @@ public final class FlowScript {
      */
     public record TargetTable(String name, String columns, String options, int line)
             implements Item {
-        /** Whether the target is a Flink table with a connector (else only the CLI keeps it). */
+        /**
+         * Whether the target declares Flink table options ({@code WITH}); a target without them is
+         * kept by the CLI unless its catalog makes its own tables (the planner decides).
+         */
         public boolean hasConnector() {
             return options != null;
         }

@@ -51,6 +51,11 @@ final class DeclaredTarget {
         this.sinkMode = sinkMode;
     }
 
+    /** Whether the flow writes into a Flink table (else the CLI keeps or prints the target). */
+    boolean writesTable() {
+        return sinkMode != null;
+    }
+
     /** The flow's output mode: the setting's, else the one the target's sink and key call for. */
     OutputMode outputMode(Optional<OutputMode> setting) {
         if (setting.isPresent()) {
@@ -76,6 +81,10 @@ final class DeclaredTarget {
             TargetType type,
             RowType flowTarget,
             List<String> flowKey) {
+        String qualified = FlowPlanner.quoteName(target.name());
+        if (catalogMakesItsTables(tEnv, qualified)) {
+            return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified);
+        }
         if (!target.hasConnector() && target.columns() == null) {
             return new DeclaredTarget(null, null);
         }
@@ -89,10 +98,6 @@ final class DeclaredTarget {
             } finally {
                 tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
             }
-        }
-        String qualified = FlowPlanner.quoteName(target.name());
-        if (catalogMakesItsTables(tEnv, qualified)) {
-            return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified);
         }
         // a temporary table: the script is where the target is declared, so a run leaves nothing
         // behind in a persistent catalog, and a refused target is dropped again
@@ -197,7 +202,13 @@ final class DeclaredTarget {
             String columns,
             String options) {
         try {
-            tEnv.executeSql("CREATE " + what + " (" + columns + ") WITH (" + options + ")");
+            tEnv.executeSql(
+                    "CREATE "
+                            + what
+                            + " ("
+                            + columns
+                            + ")"
+                            + (options == null ? "" : " WITH (" + options + ")"));
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
                     target.line(),

@@ -171,7 +171,7 @@ public final class FlowJob {
                             flow.lateEventsTable(),
                             FlowOptions.LATE_EVENTS_TABLE.key(),
                             LetterCounts.LATE);
-            if (flow.target().hasConnector()) { // created by the planner (DeclaredTarget)
+            if (flow.writesTable()) { // created or found by the planner (DeclaredTarget)
                 statements.add(
                         toTable(flow, changelog)
                                 .insertInto(FlowPlanner.quoteName(flow.flow().target())));

@@ -176,6 +176,7 @@ public final class FlowPlanner {
                     new PlannedFlow(
                             p.flow(),
                             p.target(),
+                            p.writesTable(),
                             p.spec(),
                             p.inputSql(),
                             p.input(),
@@ -297,6 +298,7 @@ public final class FlowPlanner {
         return new PlannedFlow(
                 flow,
                 target,
+                declared.writesTable(),
                 spec,
                 sql,
                 projection,
@@ -409,12 +411,16 @@ public final class FlowPlanner {
      * A flow ready to wire: its definition, target, engine spec, input projection, and the tables
      * its dead letters and late events go to (null: logged).
      *
+     * @param writesTable whether the flow writes its target into a Flink table (one with a
+     *     connector, or one in a catalog that makes its own tables); false: the CLI keeps or prints
+     *     the target
      * @param carriesBytes whether the input's last column is each record's bytes (a decoded
      *     source), which the engine's input ({@link EngineSpec#inputType()}) does not have
      */
     public record PlannedFlow(
             AutoCdcFlow flow,
             FlowScript.TargetTable target,
+            boolean writesTable,
             EngineSpec spec,
             String inputSql,
             Table input,
