@@ -6,14 +6,12 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.Catalog;
 import org.apache.flink.table.catalog.CatalogManager;
-import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ContextResolvedTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
@@ -25,7 +23,6 @@ import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeCasts;
 import org.apache.flink.types.RowKind;
 
 /**
@@ -227,8 +224,8 @@ final class DeclaredTarget {
             String qualified) {
         ResolvedSchema schema = lookUp(tEnv, qualified).getResolvedSchema();
         List<String> key = schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(null);
-        checkColumns(target, schema, flowTarget);
-        checkKey(target, type, key, flowKey);
+        TargetSchemaCheck.columns(target, schema, flowTarget);
+        TargetSchemaCheck.key(target, type, key, flowKey);
         return key;
     }
 
@@ -322,88 +319,5 @@ final class DeclaredTarget {
                         Thread.currentThread().getContextClassLoader(),
                         table.isTemporary());
         return sink.getChangelogMode(ChangelogMode.all());
-    }
-
-    private static void checkColumns(
-            FlowScript.TargetTable target, ResolvedSchema declared, RowType flowTarget) {
-        List<String> names = new ArrayList<>();
-        List<LogicalType> types = new ArrayList<>();
-        for (Column c : declared.getColumns()) {
-            if (c.isPhysical()) {
-                names.add(c.getName());
-                types.add(c.getDataType().getLogicalType());
-            }
-        }
-        boolean same = names.size() == flowTarget.getFieldCount();
-        for (int i = 0; same && i < names.size(); i++) {
-            same = names.get(i).equalsIgnoreCase(flowTarget.getFieldNames().get(i));
-        }
-        if (!same) {
-            throw new FlowSyntaxException(
-                    target.line(),
-                    "CREATE OR REFRESH STREAMING TABLE",
-                    "target "
-                            + target.name()
-                            + " declares the columns "
-                            + names
-                            + ", but the flow writes "
-                            + flowTarget.getFieldNames()
-                            + "; declare those, in that order, or leave the columns out");
-        }
-        for (int i = 0; i < names.size(); i++) {
-            LogicalType from = flowTarget.getTypeAt(i);
-            // NOT NULL is the sink's business: the key columns are never null
-            if (!LogicalTypeCasts.supportsImplicitCast(
-                    from.copy(types.get(i).isNullable()), types.get(i))) {
-                throw new FlowSyntaxException(
-                        target.line(),
-                        "CREATE OR REFRESH STREAMING TABLE",
-                        "target "
-                                + target.name()
-                                + " declares "
-                                + names.get(i)
-                                + " "
-                                + types.get(i).asSummaryString()
-                                + ", but the flow writes "
-                                + from.asSummaryString()
-                                + " there; declare "
-                                + names.get(i)
-                                + " "
-                                + from.copy(true).asSummaryString());
-            }
-        }
-    }
-
-    private static void checkKey(
-            FlowScript.TargetTable target,
-            TargetType type,
-            List<String> key,
-            List<String> flowKey) {
-        if (key == null) {
-            return;
-        }
-        List<String> a = new ArrayList<>();
-        key.forEach(k -> a.add(k.toLowerCase(Locale.ROOT)));
-        List<String> b = new ArrayList<>();
-        flowKey.forEach(k -> b.add(k.toLowerCase(Locale.ROOT)));
-        if (!a.containsAll(b) || !b.containsAll(a)) {
-            throw new FlowSyntaxException(
-                    target.line(),
-                    "PRIMARY KEY",
-                    "target "
-                            + target.name()
-                            + " declares PRIMARY KEY ("
-                            + String.join(", ", key)
-                            + "), but the primary key of "
-                            + (type == TargetType.BITEMPORAL ? "a " : "an ")
-                            + type
-                            + " target is ("
-                            + String.join(", ", flowKey)
-                            + "), one row per "
-                            + (type == TargetType.SCD1 ? "key" : "version")
-                            + "; declare PRIMARY KEY ("
-                            + String.join(", ", flowKey)
-                            + ") NOT ENFORCED, or leave the key out");
-        }
     }
 }

@@ -1,0 +1,109 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.operators.core.TargetType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeCasts;
+
+/**
+ * A resolved target table against the flow's target (SPEC §3-5): its physical columns and its
+ * primary key, each refused with a message that names the clause, the first difference and the fix.
+ */
+final class TargetSchemaCheck {
+    private TargetSchemaCheck() {}
+
+    /**
+     * The declared columns must be the flow's, in order, of types the flow's values cast to
+     * implicitly; the first that is not is named, with the declaration that fixes it.
+     */
+    static void columns(
+            FlowScript.TargetTable target, ResolvedSchema declared, RowType flowTarget) {
+        List<String> names = new ArrayList<>();
+        List<LogicalType> types = new ArrayList<>();
+        for (Column c : declared.getColumns()) {
+            if (c.isPhysical()) {
+                names.add(c.getName());
+                types.add(c.getDataType().getLogicalType());
+            }
+        }
+        boolean same = names.size() == flowTarget.getFieldCount();
+        for (int i = 0; same && i < names.size(); i++) {
+            same = names.get(i).equalsIgnoreCase(flowTarget.getFieldNames().get(i));
+        }
+        if (!same) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "CREATE OR REFRESH STREAMING TABLE",
+                    "target "
+                            + target.name()
+                            + " declares the columns "
+                            + names
+                            + ", but the flow writes "
+                            + flowTarget.getFieldNames()
+                            + "; declare those, in that order, or leave the columns out");
+        }
+        for (int i = 0; i < names.size(); i++) {
+            LogicalType from = flowTarget.getTypeAt(i);
+            // NOT NULL is the sink's business: the key columns are never null
+            if (!LogicalTypeCasts.supportsImplicitCast(
+                    from.copy(types.get(i).isNullable()), types.get(i))) {
+                throw new FlowSyntaxException(
+                        target.line(),
+                        "CREATE OR REFRESH STREAMING TABLE",
+                        "target "
+                                + target.name()
+                                + " declares "
+                                + names.get(i)
+                                + " "
+                                + types.get(i).asSummaryString()
+                                + ", but the flow writes "
+                                + from.asSummaryString()
+                                + " there; declare "
+                                + names.get(i)
+                                + " "
+                                + from.copy(true).asSummaryString());
+            }
+        }
+    }
+
+    /** A declared primary key must be the target's by SPEC §3-5 (null: none declared). */
+    static void key(
+            FlowScript.TargetTable target,
+            TargetType type,
+            List<String> key,
+            List<String> flowKey) {
+        if (key == null) {
+            return;
+        }
+        List<String> a = new ArrayList<>();
+        key.forEach(k -> a.add(k.toLowerCase(Locale.ROOT)));
+        List<String> b = new ArrayList<>();
+        flowKey.forEach(k -> b.add(k.toLowerCase(Locale.ROOT)));
+        if (!a.containsAll(b) || !b.containsAll(a)) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "PRIMARY KEY",
+                    "target "
+                            + target.name()
+                            + " declares PRIMARY KEY ("
+                            + String.join(", ", key)
+                            + "), but the primary key of "
+                            + (type == TargetType.BITEMPORAL ? "a " : "an ")
+                            + type
+                            + " target is ("
+                            + String.join(", ", flowKey)
+                            + "), one row per "
+                            + (type == TargetType.SCD1 ? "key" : "version")
+                            + "; declare PRIMARY KEY ("
+                            + String.join(", ", flowKey)
+                            + ") NOT ENFORCED, or leave the key out");
+        }
+    }
+}
