@@ -2,6 +2,7 @@ package dev.autocdc.embedded;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -26,19 +27,36 @@ public final class Demo {
         System.exit(run(System.out) ? 0 : 1);
     }
 
-    /** Runs the demo; returns whether every table equals the reference. */
+    /** Runs the demo into Kafka topics; returns whether every table equals the reference. */
     public static boolean run(PrintStream out) throws Exception {
+        return run(out, "kafka");
+    }
+
+    /**
+     * Runs the demo; returns whether every table equals the reference.
+     *
+     * @param target {@code kafka}: every walkthrough into upsert-kafka topics; {@code paimon}: the
+     *     employees walkthrough into a Paimon table in a local warehouse, asked in batch SQL
+     */
+    public static boolean run(PrintStream out, String target) throws Exception {
+        if (!target.equals("kafka") && !target.equals("paimon")) {
+            throw new IllegalArgumentException("demo --target is kafka or paimon, not " + target);
+        }
         out.println("Starting an in-JVM Kafka broker (KRaft) ...");
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             out.println("Kafka is up at " + kafka.bootstrapServers() + "; Flink runs in this JVM.");
-            DemoSession session =
-                    new DemoSession(out, kafka, Files.createTempDirectory("autocdc-demo-"));
-            Demo demo = new Demo(session);
-            EmployeeDemo employees = new EmployeeDemo(session);
-            demo.users();
-            employees.changeFeed();
-            employees.snapshots();
-            demo.companyA();
+            Path dir = Files.createTempDirectory("autocdc-demo-");
+            DemoSession session = new DemoSession(out, kafka, dir);
+            if (target.equals("paimon")) {
+                new LakeDemo(session).employees(dir.resolve("warehouse"));
+            } else {
+                Demo demo = new Demo(session);
+                EmployeeDemo employees = new EmployeeDemo(session);
+                demo.users();
+                employees.changeFeed();
+                employees.snapshots();
+                demo.companyA();
+            }
             if (session.mismatches().isEmpty()) {
                 out.println("\nEvery table equals the reference.");
                 return true;

@@ -245,7 +245,8 @@ final class EmployeeDemo {
         return row.get(start).compareTo(at) <= 0 && (e == null || e.compareTo(at) > 0);
     }
 
-    private static String employee(
+    /** One change event of the employees walkthrough, as JSON. */
+    static String employee(
             int id, String name, String role, String op, String date, String recorded) {
         return "{\"employeeId\": "
                 + id

@@ -25,4 +25,22 @@ class DemoTest {
         assertThat(printed.split("matches the reference", -1)).hasSize(17); // 16 tables
         assertThat(printed).doesNotContain("DIFFERS");
     }
+
+    /**
+     * {@code demo --target paimon}: the employees' history in a Paimon table, asked in batch SQL.
+     */
+    @Test
+    void thePaimonDemoAnswersTheQuestionsFromTheTable() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        boolean ok = Demo.run(new PrintStream(out, true, StandardCharsets.UTF_8), "paimon");
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(ok).as(printed).isTrue();
+        assertThat(printed)
+                .contains(
+                        "Every table equals the reference.",
+                        "== what did we believe on 2025-03-10 about 2025-02-15",
+                        "FROM lake.hr.employees");
+        assertThat(printed.split("matches the reference", -1)).hasSize(5); // 4 answers
+        assertThat(printed).doesNotContain("DIFFERS");
+    }
 }

@@ -56,7 +56,7 @@ public final class AutoCdcCli {
                     "                   [--metrics-port PORT] [--log-level"
                             + " error|warn|info|debug|trace]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
-                    "       autocdc demo",
+                    "       autocdc demo [--target kafka|paimon]",
                     "       autocdc --help | --version");
 
     /**
@@ -173,7 +173,7 @@ public final class AutoCdcCli {
                 case "run":
                     return runFlows(options);
                 case "demo":
-                    return demo();
+                    return demo(options);
                 default:
                     err.println(USAGE);
                     return 2;
@@ -192,7 +192,7 @@ public final class AutoCdcCli {
     }
 
     /** The demo needs the embedded runtime (in-JVM Kafka), which the cluster jar does not carry. */
-    private int demo() throws Exception {
+    private int demo(CliOptions options) throws Exception {
         Class<?> demo;
         try {
             demo = Class.forName("dev.autocdc.embedded.Demo");
@@ -203,7 +203,11 @@ public final class AutoCdcCli {
             return 1;
         }
         try {
-            return (Boolean) demo.getMethod("run", PrintStream.class).invoke(null, out) ? 0 : 1;
+            return (Boolean)
+                            demo.getMethod("run", PrintStream.class, String.class)
+                                    .invoke(null, out, options.demoTarget)
+                    ? 0
+                    : 1;
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
@@ -213,7 +217,8 @@ public final class AutoCdcCli {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(options.configuration(local));
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        List<PlannedFlow> flows = new FlowPlanner(tEnv).plan(load(options));
+        // validate creates no target: one missing from its catalog is reported, not created
+        List<PlannedFlow> flows = new FlowPlanner(tEnv, false).plan(load(options));
         for (PlannedFlow f : flows) {
             FlowReport.print(out, tEnv, f);
         }

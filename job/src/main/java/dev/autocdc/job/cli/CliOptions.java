@@ -27,6 +27,10 @@ final class CliOptions {
     Integer parallelism;
     String stateBackend;
     String checkpointDir;
+
+    /** The demo's target: {@code kafka} (upsert-kafka topics) or {@code paimon} (a local table). */
+    String demoTarget = "kafka";
+
     Integer metricsPort;
     String logLevel;
     final Map<String, String> properties = new LinkedHashMap<>();
@@ -80,6 +84,14 @@ final class CliOptions {
                     }
                 }
                 case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
+                case "--target" -> {
+                    o.demoTarget = value(args, ++i, a);
+                    if (!o.command.equals("demo")
+                            || !List.of("kafka", "paimon").contains(o.demoTarget)) {
+                        throw new IllegalArgumentException(
+                                "--target is for demo, and is kafka (the default) or paimon");
+                    }
+                }
                 case "--metrics-port" -> {
                     try {
                         o.metricsPort = Integer.parseInt(value(args, ++i, a));

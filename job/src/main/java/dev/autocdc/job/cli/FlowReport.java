@@ -62,15 +62,7 @@ final class FlowReport {
                         + (flow.spec().outputMode().name().equals("UPSERT")
                                 ? " (+I, +U, -D)"
                                 : " (+I, -U, +U, -D)"));
-        out.println(
-                "  target: "
-                        + (!flow.writesTable()
-                                ? "kept by the CLI (--materialize) or printed"
-                                : "table "
-                                        + flow.target().name()
-                                        + (flow.target().hasConnector()
-                                                ? " (" + flow.target().options() + ")"
-                                                : " in its catalog")));
+        out.println("  target: " + where(flow));
         out.println("  engine input: " + flow.inputSql());
     }
 
@@ -78,5 +70,21 @@ final class FlowReport {
         return tEnv.from(source.contains(".") ? source : "`" + source + "`")
                 .getResolvedSchema()
                 .getColumns();
+    }
+
+    /** Where the flow writes its target, as validate prints it. */
+    private static String where(PlannedFlow flow) {
+        String table = "table " + flow.target().name();
+        return switch (flow.targetKind()) {
+            case KEPT_BY_CLI -> "kept by the CLI (--materialize) or printed";
+            case CONNECTOR_TABLE -> table + " (" + flow.target().options() + ")";
+            case CATALOG_TABLE -> table + " in its catalog";
+            case MISSING_CATALOG_TABLE ->
+                    table
+                            + " in its catalog, not there yet: run creates it with "
+                            + (flow.target().columns() == null
+                                    ? "the flow's columns and primary key"
+                                    : "the declared columns");
+        };
     }
 }

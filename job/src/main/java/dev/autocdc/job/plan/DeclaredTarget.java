@@ -2,6 +2,7 @@ package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.plan.FlowPlanner.PlannedFlow.TargetKind;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;
@@ -42,15 +43,17 @@ import org.apache.flink.types.RowKind;
 final class DeclaredTarget {
     private final List<String> primaryKey;
     private final ChangelogMode sinkMode;
+    private final TargetKind kind;
 
-    private DeclaredTarget(List<String> primaryKey, ChangelogMode sinkMode) {
+    private DeclaredTarget(List<String> primaryKey, ChangelogMode sinkMode, TargetKind kind) {
         this.primaryKey = primaryKey;
         this.sinkMode = sinkMode;
+        this.kind = kind;
     }
 
-    /** Whether the flow writes into a Flink table (else the CLI keeps or prints the target). */
-    boolean writesTable() {
-        return sinkMode != null;
+    /** Where the flow writes its target. */
+    TargetKind kind() {
+        return kind;
     }
 
     /** The flow's output mode: the setting's, else the one the target's sink and key call for. */
@@ -71,30 +74,28 @@ final class DeclaredTarget {
      *
      * @param flowTarget the target row type the flow produces
      * @param flowKey the target's primary key by SPEC §3-5
+     * @param createMissing whether a table missing from a catalog that makes its own tables is
+     *     created; when not, it is planned as the first run would create it
      */
     static DeclaredTarget resolve(
             StreamTableEnvironment tEnv,
             FlowScript.TargetTable target,
             TargetType type,
             RowType flowTarget,
-            List<String> flowKey) {
+            List<String> flowKey,
+            boolean createMissing) {
         String qualified = FlowPlanner.quoteName(target.name());
         if (catalogMakesItsTables(tEnv, qualified)) {
-            return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified);
+            return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified, createMissing);
         }
         if (!target.hasConnector() && target.columns() == null) {
-            return new DeclaredTarget(null, null);
+            return new DeclaredTarget(null, null, TargetKind.KEPT_BY_CLI);
         }
-        if (!target.hasConnector()) { // columns only: resolved under a scratch name, then dropped
-            String scratch =
-                    FlowPlanner.quote("__autocdc_declared_" + Math.abs(target.name().hashCode()));
-            create(tEnv, target, "TEMPORARY TABLE " + scratch, target.columns(), BLACKHOLE);
-            try {
-                return new DeclaredTarget(
-                        checked(tEnv, target, type, flowTarget, flowKey, scratch), null);
-            } finally {
-                tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
-            }
+        if (!target.hasConnector()) { // columns only
+            return new DeclaredTarget(
+                    declaredKey(tEnv, target, type, flowTarget, flowKey),
+                    null,
+                    TargetKind.KEPT_BY_CLI);
         }
         // a temporary table: the script is where the target is declared, so a run leaves nothing
         // behind in a persistent catalog, and a refused target is dropped again
@@ -107,7 +108,8 @@ final class DeclaredTarget {
                     target.options());
             try {
                 List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
-                return new DeclaredTarget(key, changelog(tEnv, target, qualified, null));
+                return new DeclaredTarget(
+                        key, changelog(tEnv, target, qualified, null), TargetKind.CONNECTOR_TABLE);
             } catch (FlowSyntaxException refused) {
                 tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
                 throw refused;
@@ -125,7 +127,7 @@ final class DeclaredTarget {
         try {
             ChangelogMode mode = sinkMode(tEnv, qualified);
             if (!mode.contains(RowKind.UPDATE_BEFORE) && mode.contains(RowKind.UPDATE_AFTER)) {
-                return new DeclaredTarget(flowKey, mode);
+                return new DeclaredTarget(flowKey, mode, TargetKind.CONNECTOR_TABLE);
             }
         } catch (RuntimeException e) {
             withKey = e; // perhaps a connector that takes no primary key: tried without one
@@ -138,7 +140,8 @@ final class DeclaredTarget {
                 columns(flowTarget, null),
                 target.options());
         try {
-            return new DeclaredTarget(null, changelog(tEnv, target, qualified, withKey));
+            return new DeclaredTarget(
+                    null, changelog(tEnv, target, qualified, withKey), TargetKind.CONNECTOR_TABLE);
         } catch (FlowSyntaxException refused) {
             tEnv.executeSql("DROP TEMPORARY TABLE " + qualified);
             throw refused;
@@ -146,6 +149,26 @@ final class DeclaredTarget {
     }
 
     private static final String BLACKHOLE = "'connector' = 'blackhole'";
+
+    /**
+     * Declared columns checked without their table: resolved under a scratch name with the {@code
+     * blackhole} connector, then dropped; returns the declared key (null: none).
+     */
+    private static List<String> declaredKey(
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            TargetType type,
+            RowType flowTarget,
+            List<String> flowKey) {
+        String scratch =
+                FlowPlanner.quote("__autocdc_declared_" + Math.abs(target.name().hashCode()));
+        create(tEnv, target, "TEMPORARY TABLE " + scratch, target.columns(), BLACKHOLE);
+        try {
+            return checked(tEnv, target, type, flowTarget, flowKey, scratch);
+        } finally {
+            tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
+        }
+    }
 
     /**
      * Whether the target's catalog makes its tables with its own factory (Paimon, Hive, Iceberg): a
@@ -162,7 +185,9 @@ final class DeclaredTarget {
      * A target in a catalog that makes its own tables: the table that history lives in, so it
      * outlives the flow. One that exists is used as it is (its columns and key checked, its options
      * not changed); a missing one is created, with the declared columns or the flow's own and the
-     * flow's primary key (SPEC §3-5), and dropped again when refused.
+     * flow's primary key (SPEC §3-5), and dropped again when refused. Unless it may not be created:
+     * then the declared columns are checked without it, and its sink is taken to accept every
+     * change, as the lakehouse catalogs' sinks do.
      */
     private static DeclaredTarget inCatalog(
             StreamTableEnvironment tEnv,
@@ -170,9 +195,17 @@ final class DeclaredTarget {
             TargetType type,
             RowType flowTarget,
             List<String> flowKey,
-            String qualified) {
+            String qualified,
+            boolean createMissing) {
         CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
         boolean exists = catalogs.getTable(identifier(tEnv, qualified)).isPresent();
+        if (!exists && !createMissing) {
+            List<String> key =
+                    target.columns() == null
+                            ? flowKey
+                            : declaredKey(tEnv, target, type, flowTarget, flowKey);
+            return new DeclaredTarget(key, ChangelogMode.all(), TargetKind.MISSING_CATALOG_TABLE);
+        }
         if (!exists) {
             create(
                     tEnv,
@@ -183,7 +216,8 @@ final class DeclaredTarget {
         }
         try {
             List<String> key = checked(tEnv, target, type, flowTarget, flowKey, qualified);
-            return new DeclaredTarget(key, changelog(tEnv, target, qualified, null));
+            return new DeclaredTarget(
+                    key, changelog(tEnv, target, qualified, null), TargetKind.CATALOG_TABLE);
         } catch (FlowSyntaxException refused) {
             if (!exists) {
                 tEnv.executeSql("DROP TABLE " + qualified);

@@ -44,6 +44,7 @@ public final class FlowPlanner {
                     "(?is)SET\\s+('(?:[^']|'')*'|[\\w.\\-]+)\\s*=\\s*('(?:[^']|'')*'|\\S+)\\s*");
 
     private final StreamTableEnvironment tEnv;
+    private final boolean createsTargets;
     private final List<String> inserts = new ArrayList<>();
 
     /** The script line of each key set with SET, for messages. */
@@ -59,7 +60,16 @@ public final class FlowPlanner {
     }
 
     public FlowPlanner(StreamTableEnvironment tEnv) {
+        this(tEnv, true);
+    }
+
+    /**
+     * @param createsTargets whether a target missing from a catalog that makes its own tables is
+     *     created (run); false for validate, which changes nothing and reports it as missing
+     */
+    public FlowPlanner(StreamTableEnvironment tEnv, boolean createsTargets) {
         this.tEnv = tEnv;
+        this.createsTargets = createsTargets;
     }
 
     /** Runs the script's SQL statements and plans every flow, in script order. */
@@ -176,7 +186,7 @@ public final class FlowPlanner {
                     new PlannedFlow(
                             p.flow(),
                             p.target(),
-                            p.writesTable(),
+                            p.targetKind(),
                             p.spec(),
                             p.inputSql(),
                             p.input(),
@@ -290,7 +300,8 @@ public final class FlowPlanner {
             key.add(spec.targetType().getFieldNames().get(i));
         }
         DeclaredTarget declared =
-                DeclaredTarget.resolve(tEnv, target, flow.storedAs(), spec.targetType(), key);
+                DeclaredTarget.resolve(
+                        tEnv, target, flow.storedAs(), spec.targetType(), key, createsTargets);
         OutputMode mode = declared.outputMode(options.changelogMode(flow.name()));
         if (mode != spec.outputMode()) {
             spec = spec(flow, mapping, input, prefix, options, mode);
@@ -298,7 +309,7 @@ public final class FlowPlanner {
         return new PlannedFlow(
                 flow,
                 target,
-                declared.writesTable(),
+                declared.kind(),
                 spec,
                 sql,
                 projection,
@@ -411,16 +422,14 @@ public final class FlowPlanner {
      * A flow ready to wire: its definition, target, engine spec, input projection, and the tables
      * its dead letters and late events go to (null: logged).
      *
-     * @param writesTable whether the flow writes its target into a Flink table (one with a
-     *     connector, or one in a catalog that makes its own tables); false: the CLI keeps or prints
-     *     the target
+     * @param targetKind where the flow's target is written
      * @param carriesBytes whether the input's last column is each record's bytes (a decoded
      *     source), which the engine's input ({@link EngineSpec#inputType()}) does not have
      */
     public record PlannedFlow(
             AutoCdcFlow flow,
             FlowScript.TargetTable target,
-            boolean writesTable,
+            TargetKind targetKind,
             EngineSpec spec,
             String inputSql,
             Table input,
@@ -430,6 +439,25 @@ public final class FlowPlanner {
             boolean carriesBytes) {
         public TargetType type() {
             return flow.storedAs();
+        }
+
+        /**
+         * Whether the flow writes its target into a Flink table (else the CLI keeps or prints it).
+         */
+        public boolean writesTable() {
+            return targetKind != TargetKind.KEPT_BY_CLI;
+        }
+
+        /** Where a flow's target is written. */
+        public enum TargetKind {
+            /** No table: the CLI keeps it ({@code --materialize}) or prints its changelog. */
+            KEPT_BY_CLI,
+            /** A temporary table of a connector named in {@code WITH}. */
+            CONNECTOR_TABLE,
+            /** A table of a catalog that makes its own tables (Paimon, Iceberg). */
+            CATALOG_TABLE,
+            /** Such a table, not there yet: planned without creating it (validate). */
+            MISSING_CATALOG_TABLE
         }
     }
 }

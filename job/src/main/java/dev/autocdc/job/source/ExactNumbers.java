@@ -11,6 +11,7 @@ import java.util.List;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -36,7 +37,9 @@ import org.apache.flink.table.types.logical.RowType;
  * FLOAT and DOUBLE are approximate by definition and not checked; nor are numbers nested in ROW,
  * ARRAY or MAP columns. Where the columns are: the top-level object for {@code json}; the {@code
  * before} and {@code after} objects for {@code debezium-json} (under {@code payload} with {@code
- * debezium-json.schema-include}).
+ * debezium-json.schema-include}) and {@code ogg-json}; the {@code data} and {@code old} objects for
+ * {@code maxwell-json}, and each object of the {@code data} and {@code old} arrays for {@code
+ * canal-json} (Canal writes every value as a string, which Flink reads as the column's type).
  */
 final class ExactNumbers implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -88,18 +91,20 @@ final class ExactNumbers implements Serializable {
      * @param physical the columns the format fills
      */
     static ExactNumbers of(String format, boolean schemaInclude, RowType physical) {
-        List<List<String>> objects;
-        if (format.equals("json")) {
-            objects = List.of(List.of());
-        } else if (format.equals("debezium-json")) {
-            List<String> root = schemaInclude ? List.of("payload") : List.of();
-            objects = new ArrayList<>();
-            for (String side : List.of("before", "after")) {
-                List<String> path = new ArrayList<>(root);
-                path.add(side);
-                objects.add(List.copyOf(path));
-            }
-        } else {
+        List<List<String>> objects =
+                switch (format) {
+                    case "json" -> List.of(List.of());
+                    case "debezium-json" ->
+                            schemaInclude
+                                    ? List.of(
+                                            List.of("payload", "before"),
+                                            List.of("payload", "after"))
+                                    : List.of(List.of("before"), List.of("after"));
+                    case "ogg-json" -> List.of(List.of("before"), List.of("after"));
+                    case "canal-json", "maxwell-json" -> List.of(List.of("data"), List.of("old"));
+                    default -> null;
+                };
+        if (objects == null) {
             return null;
         }
         List<String> names = new ArrayList<>();
@@ -149,22 +154,40 @@ final class ExactNumbers implements Serializable {
                 for (String step : path) {
                     node = node == null ? null : node.get(step);
                 }
-                if (!(node instanceof ObjectNode object)) {
-                    continue;
-                }
-                for (int i = 0; i < names.length; i++) {
-                    String problem = problem(object.get(names[i]), types[i]);
+                if (node instanceof ArrayNode rows) { // canal-json: one object per row
+                    for (JsonNode row : rows) {
+                        String problem = problemIn(row);
+                        if (problem != null) {
+                            return problem;
+                        }
+                    }
+                } else {
+                    String problem = problemIn(node);
                     if (problem != null) {
-                        return "column "
-                                + names[i]
-                                + " ("
-                                + types[i].asSummaryString()
-                                + ") cannot hold "
-                                + object.get(names[i])
-                                + " exactly: "
-                                + problem;
+                        return problem;
                     }
                 }
+            }
+        }
+        return null;
+    }
+
+    /** The first inexact number among the checked columns of a node that holds them, or null. */
+    private String problemIn(JsonNode node) {
+        if (!(node instanceof ObjectNode object)) {
+            return null;
+        }
+        for (int i = 0; i < names.length; i++) {
+            String problem = problem(object.get(names[i]), types[i]);
+            if (problem != null) {
+                return "column "
+                        + names[i]
+                        + " ("
+                        + types[i].asSummaryString()
+                        + ") cannot hold "
+                        + object.get(names[i])
+                        + " exactly: "
+                        + problem;
             }
         }
         return null;

@@ -78,6 +78,30 @@ class ExactNumbersTest {
     }
 
     @Test
+    void theOtherChangelogFormatsAreCheckedWhereTheirRowsAre() throws Exception {
+        assertThat(check("ogg-json", "{\"before\": {\"i\": 1}, \"after\": {\"i\": 2.5}}"))
+                .contains("column i (INT) cannot hold 2.5");
+        assertThat(check("maxwell-json", "{\"data\": {\"i\": 2}, \"old\": {\"d\": 1.234}}"))
+                .contains("column d (DECIMAL(5, 2)) cannot hold 1.234");
+        // Canal writes values as strings, one object per row in arrays
+        assertThat(
+                        check(
+                                "canal-json",
+                                "{\"data\": [{\"i\": \"1\"}, {\"i\": \"3000000000\"}], \"old\":"
+                                        + " null}"))
+                .contains("column i (INT) cannot hold \"3000000000\" exactly: it is outside");
+        assertThat(check("canal-json", "{\"data\": [{\"i\": \"1\", \"d\": \"2.25\"}]}")).isNull();
+        assertThat(check("ogg-json", "{\"op_ts\": \"2020-05-13 15:40:06.000000\", \"pos\": 1.5}"))
+                .as("fields outside the row images are the format's")
+                .isNull();
+    }
+
+    private static String check(String format, String record) throws Exception {
+        return ExactNumbers.of(format, false, COLUMNS)
+                .check(record.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void thePreScanSkipsOnlyRecordsThatCannotBeInexact() {
         ExactNumbers n = ExactNumbers.of("json", false, COLUMNS); // TINYINT: 2 safe digits
         assertThat(n.mayBeInexact(bytes("{\"t\": 12, \"name\": \"Steve\"}"))).isFalse();
