@@ -12,6 +12,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -21,22 +27,41 @@ import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A flow's history in an Apache Paimon table survives a stop with a savepoint and a restart on a
- * Flink cluster of separate processes (Paimon and the Hadoop client in the cluster's lib, as a user
- * installs them): the restarted job resumes from its state and offsets, reading only the new
- * events, and the table, read with Paimon's own API, equals the reference over all of them.
+ * A flow's history in an Apache Paimon or Apache Iceberg table survives a stop with a savepoint and
+ * a restart on a Flink cluster of separate processes (the format's jar and the Hadoop client in the
+ * cluster's lib, as a user installs them): the restarted job resumes from its state and offsets,
+ * reading only the new events, and the table, read with the format's own Java API, equals the
+ * reference over all of them.
  */
 class LakeRestartTest {
     private static final String CONF = "execution.checkpointing.interval: 2s";
 
     @TempDir Path dir;
 
-    @Test
-    void historyInAPaimonTableSurvivesAStopWithSavepointAndARestart() throws Exception {
+    /** A lakehouse format: its catalog, the target's table options, and its own reader. */
+    enum Lake {
+        PAIMON("'type' = 'paimon'", "'bucket' = '2'"),
+        ICEBERG(
+                "'type' = 'iceberg', 'catalog-type' = 'hadoop'",
+                "'format-version' = '2', 'write.upsert.enabled' = 'true'");
+
+        final String catalogOptions;
+        final String tableOptions;
+
+        Lake(String catalogOptions, String tableOptions) {
+            this.catalogOptions = catalogOptions;
+            this.tableOptions = tableOptions;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Lake.class)
+    void historySurvivesAStopWithSavepointAndARestart(Lake lake) throws Exception {
         HistoryWorkload w = new HistoryWorkload(41, 300, 10);
         int half = w.lines.size() / 2;
         Path warehouse = dir.resolve("warehouse");
@@ -46,29 +71,33 @@ class LakeRestartTest {
             Files.writeString(
                     flow,
                     """
-                    CREATE CATALOG lake WITH ('type' = 'paimon', 'warehouse' = '%s');
+                    CREATE CATALOG lake WITH (%s, 'warehouse' = '%s');
                     CREATE DATABASE IF NOT EXISTS lake.db;
                     CREATE TABLE src (id INT, v STRING, op STRING, seq INT, sys INT)
                     WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '%s',
                           'properties.group.id' = 'lake', 'scan.startup.mode' = 'earliest-offset',
                           'format' = 'json');
-                    CREATE OR REFRESH STREAMING TABLE lake.db.history WITH ('bucket' = '2');
+                    CREATE OR REFRESH STREAMING TABLE lake.db.history WITH (%s);
                     CREATE FLOW lake_flow AS AUTO CDC INTO lake.db.history FROM STREAM(src)
                     KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
                     COLUMNS * EXCEPT (op, seq, sys) STORED AS SCD TYPE 2;
                     """
-                            .formatted(warehouse.toUri(), kafka.bootstrapServers()));
+                            .formatted(
+                                    lake.catalogOptions,
+                                    warehouse.toUri(),
+                                    kafka.bootstrapServers(),
+                                    lake.tableOptions));
             LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
             try {
                 cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 2, null);
                 Topics.append(kafka, "events", w.lines.subList(0, half), 4);
-                awaitTable(warehouse, w.expectedScd2(half));
+                awaitTable(lake, warehouse, w.expectedScd2(half));
                 String savepoint = cluster.stopWithSavepoint(dir.resolve("stop.log"), job);
 
                 job = cluster.submit(dir.resolve("run-2.log"), flow, 2, savepoint);
                 Topics.append(kafka, "events", w.lines.subList(half, w.lines.size()), 4);
-                awaitTable(warehouse, w.expectedScd2());
+                awaitTable(lake, warehouse, w.expectedScd2());
                 assertThat(cluster.awaitRead(job, "AUTO CDC lake_flow", w.lines.size() - half))
                         .as("the restarted job resumes from its offsets")
                         .isEqualTo(w.lines.size() - half);
@@ -77,29 +106,52 @@ class LakeRestartTest {
                                 + w.lines.size()
                                 + " events in two runs, "
                                 + w.expectedScd2().size()
-                                + " rows in the Paimon table, equal to the reference");
+                                + " rows in the "
+                                + lake
+                                + " table, equal to the reference");
             } finally {
                 cluster.stop();
             }
         }
     }
 
-    /** Polls the table until it holds exactly the expected rows (Paimon commits at checkpoints). */
-    private static void awaitTable(Path warehouse, Set<List<Object>> expected) throws Exception {
+    /** Polls the table until it holds exactly the expected rows (both commit at checkpoints). */
+    private static void awaitTable(Lake lake, Path warehouse, Set<List<Object>> expected)
+            throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         Set<List<Object>> rows = Set.of();
         while (System.nanoTime() < deadline) {
-            rows = read(warehouse);
+            rows = lake == Lake.PAIMON ? readPaimon(warehouse) : readIceberg(warehouse);
             if (rows.equals(expected)) {
                 return;
             }
             Thread.sleep(1_000);
         }
-        assertThat(rows).as("the Paimon table").containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(rows).as("the " + lake + " table").containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /** The table's rows as the reference model writes them: id, v, start, end; none: empty. */
-    private static Set<List<Object>> read(Path warehouse) throws Exception {
+    private static Set<List<Object>> readIceberg(Path warehouse) throws Exception {
+        Set<List<Object>> rows = new HashSet<>();
+        try (HadoopCatalog catalog =
+                new HadoopCatalog(new Configuration(), warehouse.toUri().toString())) {
+            TableIdentifier id = TableIdentifier.of("db", "history");
+            if (!catalog.tableExists(id)) {
+                return rows;
+            }
+            try (CloseableIterable<Record> records =
+                    IcebergGenerics.read(catalog.loadTable(id)).build()) {
+                for (Record r : records) {
+                    rows.add(
+                            new ArrayList<>(Arrays.asList(r.get(0), r.get(1), r.get(2), r.get(3))));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** The table's rows as the reference model writes them: id, v, start, end; none: empty. */
+    private static Set<List<Object>> readPaimon(Path warehouse) throws Exception {
         Options options = new Options();
         options.set("warehouse", warehouse.toUri().toString());
         Set<List<Object>> rows = new HashSet<>();
