@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.job.plan.PlannedFlow;
 import dev.autocdc.job.plan.TargetTable;
 import java.time.Duration;
 import java.util.ArrayList;

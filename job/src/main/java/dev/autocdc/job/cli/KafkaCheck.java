@@ -1,6 +1,6 @@
 package dev.autocdc.job.cli;
 
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.job.plan.PlannedFlow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.autocdc.job.cli;
 
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
+import dev.autocdc.job.plan.PlannedFlow;
 import dev.autocdc.job.plan.TargetTable;
 import java.nio.file.Path;
 import java.util.ArrayList;

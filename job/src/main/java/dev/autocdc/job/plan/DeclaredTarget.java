@@ -2,7 +2,7 @@ package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow.TargetKind;
+import dev.autocdc.job.plan.PlannedFlow.TargetKind;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.AutoCdcFunction;
 import dev.autocdc.operators.flink.DeadLetter;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import dev.autocdc.operators.flink.OutputMode;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -3,7 +3,6 @@ package dev.autocdc.job.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.job.flow.FlowScript;
-import dev.autocdc.job.plan.FlowPlanner.PlannedFlow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,0 +1,50 @@
+package dev.autocdc.job.plan;
+
+import dev.autocdc.job.flow.AutoCdcFlow;
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.EngineSpec;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.api.Table;
+
+/**
+ * A flow ready to wire: its definition, target, engine spec, input projection, and the tables its
+ * dead letters and late events go to (null: logged).
+ *
+ * @param targetKind where the flow's target is written
+ * @param carriesBytes whether the input's last column is each record's bytes (a decoded source),
+ *     which the engine's input ({@link EngineSpec#inputType()}) does not have
+ */
+public record PlannedFlow(
+        AutoCdcFlow flow,
+        FlowScript.TargetTable target,
+        TargetKind targetKind,
+        EngineSpec spec,
+        String inputSql,
+        Table input,
+        String deadLetterTable,
+        String lateEventsTable,
+        DataStream<DeadLetter> sourceLetters,
+        boolean carriesBytes) {
+    public TargetType type() {
+        return flow.storedAs();
+    }
+
+    /** Whether the flow writes its target into a Flink table (else the CLI keeps or prints it). */
+    public boolean writesTable() {
+        return targetKind != TargetKind.KEPT_BY_CLI;
+    }
+
+    /** Where a flow's target is written. */
+    public enum TargetKind {
+        /** No table: the CLI keeps it ({@code --materialize}) or prints its changelog. */
+        KEPT_BY_CLI,
+        /** A temporary table of a connector named in {@code WITH}. */
+        CONNECTOR_TABLE,
+        /** A table of a catalog that makes its own tables (Paimon, Iceberg). */
+        CATALOG_TABLE,
+        /** Such a table, not there yet: planned without creating it (validate). */
+        MISSING_CATALOG_TABLE
+    }
+}
