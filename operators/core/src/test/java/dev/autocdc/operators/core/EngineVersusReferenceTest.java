@@ -32,7 +32,7 @@ class EngineVersusReferenceTest {
     /**
      * The option combinations: IGNORE NULL UPDATES forms and COLUMNS TO UPDATE exclude each other.
      */
-    private enum Partial {
+    enum Partial {
         FULL_ROW,
         IGNORE_ALL,
         IGNORE_ON_V1,
@@ -278,7 +278,7 @@ class EngineVersusReferenceTest {
         COVERAGE.merge(counter, 1, Integer::sum);
     }
 
-    private static List<ReferenceModel.Event> randomEvents(Random random, Setup setup) {
+    static List<ReferenceModel.Event> randomEvents(Random random, Setup setup) {
         int keys = 1 + random.nextInt(3);
         int size = 1 + random.nextInt(10);
         List<ReferenceModel.Event> events = new ArrayList<>();
@@ -331,7 +331,7 @@ class EngineVersusReferenceTest {
     }
 
     /** One option combination, as a core {@link Flow} and as reference-model options. */
-    private static final class Setup {
+    static final class Setup {
         final TargetType type;
         final Partial partial;
         final boolean keepSequence;
