@@ -24,15 +24,36 @@ public final class FlowKeySelector
     private transient RowData.FieldGetter[] getters;
 
     public FlowKeySelector(EngineSpec spec) {
+        this(spec, spec.baseFields(), false);
+    }
+
+    /**
+     * The key of rows whose base column {@code i} is field {@code baseFields[i]}; {@code nullable}:
+     * read as nullable whatever the flow's type says (a null key gets the stand-in).
+     */
+    private FlowKeySelector(EngineSpec spec, int[] baseFields, boolean nullable) {
         int[] keys = spec.flow().keyIndexes();
         this.fields = new int[keys.length];
         this.types = new LogicalType[keys.length];
         this.names = new String[keys.length];
         for (int i = 0; i < keys.length; i++) {
-            fields[i] = spec.baseFields()[keys[i]];
-            types[i] = spec.inputType().getTypeAt(fields[i]);
-            names[i] = spec.inputType().getFieldNames().get(fields[i]);
+            fields[i] = baseFields[keys[i]];
+            LogicalType type = spec.inputType().getTypeAt(spec.baseFields()[keys[i]]);
+            types[i] = nullable ? type.copy(true) : type;
+            names[i] = spec.inputType().getFieldNames().get(spec.baseFields()[keys[i]]);
         }
+    }
+
+    /**
+     * The key of target rows (and of {@link HistoryLoader#historyType} rows), whose base columns
+     * come first: the same key, of the same type, as the flow's input rows have.
+     */
+    public static FlowKeySelector ofTargetRows(EngineSpec spec) {
+        int[] identity = new int[spec.flow().columnCount()];
+        for (int i = 0; i < identity.length; i++) {
+            identity[i] = i;
+        }
+        return new FlowKeySelector(spec, identity, true);
     }
 
     @Override

@@ -193,6 +193,28 @@ final class FlowRuntime implements Serializable {
         return apply(input, fx, out, null, true);
     }
 
+    /**
+     * Applies an event of the current key that the caller made (a stored history's, {@link
+     * HistoryLoader}), uncounted: its changes go to {@code out}, not to an output.
+     */
+    void replay(ChangeEvent event, TimerService timers, List<TargetChange> out) throws Exception {
+        boolean applied;
+        try {
+            applied = target.apply(event, null, timers, out);
+        } catch (Exception e) {
+            throw failure(keyOf(event), e);
+        }
+        if (!applied) {
+            throw new IllegalStateException(
+                    "AUTO CDC flow "
+                            + spec.flow().name()
+                            + ", key "
+                            + Arrays.deepToString(keyOf(event))
+                            + ": a stored history's event was refused as before the key's"
+                            + " retained history");
+        }
+    }
+
     /** Sends a row to the late events as before the key's retained history, counted. */
     void lateBeforeRetainedHistory(RowData input, Effects fx) {
         metrics.droppedLate.inc();
