@@ -4,6 +4,8 @@ import dev.autocdc.job.flow.EnvReferences;
 import dev.autocdc.job.flow.FlowFile;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.ops.Bootstrap;
+import dev.autocdc.job.ops.BootstrapSources;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.LetterCounts;
@@ -19,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,10 +55,12 @@ public final class AutoCdcCli {
                     "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl]"
                             + " [--dead-letters FILE.jsonl] [--parallelism N]",
                     "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
-                            + " [-Dkey=value ...]",
+                            + " [--from-savepoint DIR] [-Dkey=value ...]",
                     "                   [--metrics-port PORT] [--log-level"
                             + " error|warn|info|debug|trace]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+                    "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
+                            + " DIR [--as-of SQL] [--max-parallelism N]",
                     "       autocdc demo [--target kafka|paimon]",
                     "       autocdc --help | --version");
 
@@ -174,6 +179,8 @@ public final class AutoCdcCli {
                     return runFlows(options);
                 case "demo":
                     return demo(options);
+                case "bootstrap":
+                    return bootstrap(options);
                 default:
                     err.println(USAGE);
                     return 2;
@@ -211,6 +218,70 @@ public final class AutoCdcCli {
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    /**
+     * Writes a savepoint of each named flow's state from its stored history ({@link Bootstrap});
+     * the other flows of the file start empty.
+     */
+    private int bootstrap(CliOptions options) throws Exception {
+        FlowScript script = load(options);
+        Configuration conf = options.configuration(local);
+        // the flows' engines are planned in an environment of their own: nothing of theirs runs
+        StreamTableEnvironment planning =
+                StreamTableEnvironment.create(
+                        StreamExecutionEnvironment.getExecutionEnvironment(conf));
+        List<PlannedFlow> flows = new FlowPlanner(planning, false).plan(script);
+        List<Bootstrap.Source> sources = new ArrayList<>();
+        for (String from : options.from) {
+            sources.add(BootstrapSources.source(flows, from, options.asOf));
+        }
+        List<FlowScript.SqlStatement> statements = new ArrayList<>();
+        for (FlowScript.Item item : script.items()) {
+            if (item instanceof FlowScript.SqlStatement sql && BootstrapSources.declares(sql)) {
+                statements.add(sql);
+            }
+        }
+        String savepoint = BootstrapSources.savepointUri(options.savepoint);
+        int maxParallelism =
+                options.maxParallelism != null
+                        ? options.maxParallelism
+                        : conf.getOptional(PipelineOptions.MAX_PARALLELISM)
+                                .filter(n -> n > 0)
+                                .orElse(BootstrapSources.DEFAULT_MAX_PARALLELISM);
+        Map<String, long[]> loaded =
+                Bootstrap.write(
+                        StreamExecutionEnvironment.getExecutionEnvironment(conf),
+                        statements,
+                        sources,
+                        savepoint,
+                        maxParallelism);
+        for (Bootstrap.Source s : sources) {
+            long[] n = loaded.get(s.flow().flow().name());
+            out.println(
+                    "flow "
+                            + s.flow().flow().name()
+                            + ": "
+                            + n[0]
+                            + " keys, "
+                            + n[1]
+                            + " rows of "
+                            + s.table()
+                            + " loaded");
+        }
+        out.println(
+                "savepoint "
+                        + options.savepoint
+                        + " (max parallelism "
+                        + maxParallelism
+                        + "); start the flow file from it: autocdc run --flow "
+                        + options.flow
+                        + " --from-savepoint "
+                        + options.savepoint
+                        + " (on a cluster: flink run -s "
+                        + savepoint
+                        + " ...)");
+        return 0;
     }
 
     private int validate(CliOptions options) throws Exception {

@@ -14,6 +14,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 
 /** The command line's options, parsed and checked before anything runs. */
 final class CliOptions {
@@ -33,6 +34,22 @@ final class CliOptions {
 
     Integer metricsPort;
     String logLevel;
+
+    /** bootstrap: {@code [FLOW=]TABLE}, the stored history each flow starts from. */
+    final List<String> from = new java.util.ArrayList<>();
+
+    /** bootstrap: an SCD1 table's sequence, an SQL expression. */
+    String asOf;
+
+    /** bootstrap: the savepoint written (a path or a Flink file-system URI). */
+    String savepoint;
+
+    /** run: the savepoint the job starts from (execution.state-recovery.path). */
+    String fromSavepoint;
+
+    /** bootstrap: the savepoint's key groups (pipeline.max-parallelism of the jobs it starts). */
+    Integer maxParallelism;
+
     final Map<String, String> properties = new LinkedHashMap<>();
 
     /** The levels of {@code --log-level}, as log4j names them. */
@@ -61,7 +78,7 @@ final class CliOptions {
         }
         CliOptions o = new CliOptions();
         o.command = args[0];
-        if (!List.of("run", "validate", "demo").contains(o.command)) {
+        if (!List.of("run", "validate", "demo", "bootstrap").contains(o.command)) {
             throw new IllegalArgumentException("unknown command " + o.command);
         }
         for (int i = 1; i < args.length; i++) {
@@ -84,6 +101,17 @@ final class CliOptions {
                     }
                 }
                 case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
+                case "--from" -> o.from.add(value(args, ++i, a));
+                case "--as-of" -> o.asOf = value(args, ++i, a);
+                case "--savepoint" -> o.savepoint = value(args, ++i, a);
+                case "--from-savepoint" -> o.fromSavepoint = value(args, ++i, a);
+                case "--max-parallelism" -> {
+                    try {
+                        o.maxParallelism = Integer.parseInt(value(args, ++i, a));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--max-parallelism needs a number");
+                    }
+                }
                 case "--target" -> {
                     o.demoTarget = value(args, ++i, a);
                     if (!o.command.equals("demo")
@@ -127,6 +155,22 @@ final class CliOptions {
                 throw new IllegalArgumentException(o.command + " needs --flow FILE.sql");
             }
             FlowFile.check(o.flow);
+        }
+        if (o.command.equals("bootstrap") && (o.from.isEmpty() || o.savepoint == null)) {
+            throw new IllegalArgumentException(
+                    "bootstrap needs --from TABLE (the stored history) and --savepoint DIR (where"
+                            + " the flow's state is written)");
+        }
+        if (!o.command.equals("bootstrap")
+                && (!o.from.isEmpty()
+                        || o.asOf != null
+                        || o.savepoint != null
+                        || o.maxParallelism != null)) {
+            throw new IllegalArgumentException(
+                    "--from, --as-of, --savepoint and --max-parallelism are for bootstrap");
+        }
+        if (o.fromSavepoint != null && !o.command.equals("run")) {
+            throw new IllegalArgumentException("--from-savepoint is for run");
         }
         // checked before the job runs, not after it has read every event
         writableFile("--materialize", o.materialize);
@@ -208,6 +252,9 @@ final class CliOptions {
         }
         if (parallelism != null) {
             conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        }
+        if (fromSavepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, fromSavepoint);
         }
         if (metricsPort != null && local) {
             Configuration prom = MetricOptions.forReporter(conf, PROMETHEUS_REPORTER);

@@ -17,9 +17,9 @@ import java.util.TreeMap;
  * each system time in order (type 1 and 2: once), an event at each business point where the belief
  * at that time differs from what the earlier events fold to there: an upsert of the believed row,
  * or a delete. For type 2 that is an upsert at the start of each row and a delete where a row ends
- * without a next one. The caller checks the contract on the rows the engine makes of the events:
- * what the checks here cannot see (an untracked column that could not show its value) it refuses
- * there.
+ * without a next one. {@link #checked} also checks the contract on the rows the engines make of the
+ * events: what the checks of {@link #of} cannot see (an untracked column that could not show its
+ * value) it refuses there.
  *
  * <p>Not for every flow: see {@link #unsupported}.
  *
@@ -116,6 +116,118 @@ public final class HistoryEvents {
             }
         }
         return null;
+    }
+
+    /**
+     * {@link #of}, checked: the flow's engines fold the events, in memory, to exactly the given
+     * rows (the contract above), else the history is refused with the first row that differs.
+     *
+     * @throws InvalidHistoryException naming the first row that no flow of this shape makes
+     */
+    public static List<ChangeEvent> checked(Flow flow, List<Row> rows)
+            throws InvalidHistoryException {
+        List<ChangeEvent> events = of(flow, rows);
+        List<TargetChange> changes = new ArrayList<>();
+        switch (flow.targetType()) {
+            case SCD1:
+                {
+                    Scd1Engine engine = new Scd1Engine(flow, EngineCounters.NONE);
+                    List<ChangeEvent> state = null;
+                    for (ChangeEvent e : events) {
+                        state = engine.apply(state, e, changes);
+                    }
+                    break;
+                }
+            case SCD2:
+                {
+                    Scd2Engine engine = new Scd2Engine(flow, EngineCounters.NONE);
+                    InMemoryTimeline timeline = new InMemoryTimeline();
+                    for (ChangeEvent e : events) {
+                        engine.apply(timeline, e, changes);
+                    }
+                    break;
+                }
+            default:
+                {
+                    BitemporalEngine engine = new BitemporalEngine(flow, EngineCounters.NONE);
+                    InMemoryBitemporalStore store = new InMemoryBitemporalStore();
+                    for (ChangeEvent e : events) {
+                        engine.apply(store, e, changes);
+                    }
+                }
+        }
+        TreeMap<Object[], Integer> made = new TreeMap<>(HistoryEvents::compareRows);
+        for (TargetChange c : changes) {
+            if (c.before() != null) {
+                made.computeIfPresent(c.before(), (k, n) -> n == 1 ? null : n - 1);
+            }
+            if (c.after() != null) {
+                made.merge(c.after(), 1, Integer::sum);
+            }
+        }
+        TreeMap<Object[], Row> stored = new TreeMap<>(HistoryEvents::compareRows);
+        for (Row r : rows) {
+            Object[] target = targetRow(flow, r);
+            if (stored.put(target, r) != null) {
+                throw new InvalidHistoryException(r, "it is stored twice");
+            }
+            if (!made.containsKey(target)) {
+                throw new InvalidHistoryException(
+                        r,
+                        "the flow makes other rows of this key's events: "
+                                + describe(made.keySet()));
+            }
+        }
+        if (made.size() != stored.size()) {
+            throw new InvalidHistoryException(
+                    rows.get(0),
+                    "the flow makes more rows of this key's events: " + describe(made.keySet()));
+        }
+        return events;
+    }
+
+    /** A stored row as the target has it (SPEC §3-5): base columns, then the periods. */
+    private static Object[] targetRow(Flow flow, Row r) {
+        Object[] row = r.row();
+        switch (flow.targetType()) {
+            case SCD1:
+                return row;
+            case SCD2:
+                {
+                    Object[] t = Arrays.copyOf(row, row.length + 2);
+                    t[row.length] = r.start();
+                    t[row.length + 1] = r.end();
+                    return t;
+                }
+            default:
+                {
+                    Object[] t = Arrays.copyOf(row, row.length + 4);
+                    t[row.length] = r.start();
+                    t[row.length + 1] = r.end();
+                    t[row.length + 2] = r.systemStart();
+                    t[row.length + 3] = r.systemEnd();
+                    return t;
+                }
+        }
+    }
+
+    private static String describe(Iterable<Object[]> rows) {
+        List<String> out = new ArrayList<>();
+        for (Object[] r : rows) {
+            out.add(Arrays.deepToString(r));
+        }
+        return String.join(", ", out);
+    }
+
+    /** Rows column by column in {@link Values#compare}'s order. */
+    private static int compareRows(Object[] a, Object[] b) {
+        for (int i = 0; i < Math.min(a.length, b.length); i++) {
+            int c = Values.compare(a[i], b[i]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.length, b.length);
     }
 
     /**

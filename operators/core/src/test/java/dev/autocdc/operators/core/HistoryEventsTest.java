@@ -55,7 +55,7 @@ class HistoryEventsTest {
             List<ChangeEvent> replay = new ArrayList<>();
             for (List<HistoryEvents.Row> rows : rowsByKey(setup, table).values()) {
                 try {
-                    replay.addAll(HistoryEvents.of(setup.flow, rows));
+                    replay.addAll(HistoryEvents.checked(setup.flow, rows));
                 } catch (InvalidHistoryException e) {
                     throw new AssertionError(context + ": " + e.getMessage(), e);
                 }
@@ -171,6 +171,27 @@ class HistoryEventsTest {
                 .hasMessageEndingWith(
                         "row [1, b, null] [2, open) system [15, open): it starts after the open row"
                                 + " [1, a, null] [1, open) system [10, 20) (in the same belief)");
+    }
+
+    /**
+     * Rows that the checks of each belief pass but no events make: a row's untracked column changes
+     * between two system intervals of one business row (SPEC §5 shows one row with the latest
+     * value), which only the fold finds.
+     */
+    @Test
+    void theFoldRefusesWhatNoEventsMake() throws Exception {
+        Setup tracked = new Setup(TargetType.BITEMPORAL, Partial.FULL_ROW, false, false, true);
+        List<HistoryEvents.Row> rows =
+                List.of(
+                        new HistoryEvents.Row(new Object[] {1, "s", "a"}, 1, null, 5, 7),
+                        new HistoryEvents.Row(new Object[] {1, "s", "b"}, 1, null, 7, null));
+        assertThat(HistoryEvents.of(tracked.flow, rows)).hasSize(2);
+        assertThatThrownBy(() -> HistoryEvents.checked(tracked.flow, rows))
+                .isInstanceOf(InvalidHistoryException.class)
+                .hasMessage(
+                        "not a valid history at row [1, s, a] [1, open) system [5, 7): the flow"
+                                + " makes other rows of this key's events: [1, s, b, 1, null, 5,"
+                                + " null]");
     }
 
     private static HistoryEvents.Row row(int key, String v1, Integer start, Integer end) {

@@ -5,13 +5,10 @@ import dev.autocdc.operators.core.HistoryEvents;
 import dev.autocdc.operators.core.InvalidHistoryException;
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.core.Values;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.streaming.api.TimerService;
@@ -98,11 +95,16 @@ public final class HistoryLoader implements Serializable {
 
     public void open(RuntimeContext context) {
         runtime.open(KeyedStateAccess.of(context));
-        types = historyType.getChildren().toArray(new LogicalType[0]);
-        getters = new RowData.FieldGetter[types.length];
-        for (int i = 0; i < types.length; i++) {
-            getters[i] = RowData.createFieldGetter(types[i], i);
-        }
+    }
+
+    /**
+     * Checks one key's stored rows without touching state: what {@link #load} refuses, this refuses
+     * (for a host whose failures would not fail its job).
+     *
+     * @throws InvalidHistoryException naming the first row that the flow does not make
+     */
+    public void check(List<RowData> rows) throws InvalidHistoryException {
+        HistoryEvents.checked(runtime.spec().flow(), stored(rows));
     }
 
     /**
@@ -111,12 +113,25 @@ public final class HistoryLoader implements Serializable {
      * @throws InvalidHistoryException naming the first row that the flow does not make
      */
     public void load(List<RowData> rows, TimerService timers) throws Exception {
+        List<TargetChange> changes = new ArrayList<>();
+        for (ChangeEvent e : HistoryEvents.checked(runtime.spec().flow(), stored(rows))) {
+            changes.clear(); // already in the target
+            runtime.replay(e, timers, changes);
+        }
+    }
+
+    /** The rows as Java values; a null key is refused. */
+    private List<HistoryEvents.Row> stored(List<RowData> rows) throws InvalidHistoryException {
+        if (getters == null) {
+            types = historyType.getChildren().toArray(new LogicalType[0]);
+            getters = new RowData.FieldGetter[types.length];
+            for (int i = 0; i < types.length; i++) {
+                getters[i] = RowData.createFieldGetter(types[i], i);
+            }
+        }
         EngineSpec spec = runtime.spec();
         int base = spec.flow().columnCount();
-        int columns = spec.targetType().getFieldCount();
-        TreeMap<Object[], Integer> stored = new TreeMap<>(HistoryLoader::compareRows);
         List<HistoryEvents.Row> history = new ArrayList<>(rows.size());
-        List<Object[]> targetRows = new ArrayList<>(rows.size());
         for (RowData r : rows) {
             Object[] values = new Object[types.length];
             for (int i = 0; i < values.length; i++) {
@@ -137,72 +152,11 @@ public final class HistoryLoader implements Serializable {
                 }
             }
             history.add(h);
-            targetRows.add(Arrays.copyOf(values, columns));
-            stored.merge(targetRows.get(targetRows.size() - 1), 1, Integer::sum);
         }
-        TreeMap<Object[], Integer> made = new TreeMap<>(HistoryLoader::compareRows);
-        List<TargetChange> changes = new ArrayList<>();
-        for (ChangeEvent e : HistoryEvents.of(spec.flow(), history)) {
-            changes.clear();
-            runtime.replay(e, timers, changes);
-            for (TargetChange c : changes) {
-                if (c.before() != null) {
-                    made.computeIfPresent(c.before(), (k, n) -> n == 1 ? null : n - 1);
-                }
-                if (c.after() != null) {
-                    made.merge(c.after(), 1, Integer::sum);
-                }
-            }
-        }
-        for (Map.Entry<Object[], Integer> e : stored.entrySet()) {
-            if (!e.getValue().equals(made.get(e.getKey()))) {
-                throw new InvalidHistoryException(
-                        history.get(indexOf(targetRows, e.getKey())),
-                        e.getValue() > 1
-                                ? "it is stored " + e.getValue() + " times"
-                                : "the flow makes other rows of this key's events: "
-                                        + describe(made.keySet()));
-            }
-        }
-        for (Object[] r : made.keySet()) {
-            if (!stored.containsKey(r)) {
-                throw new InvalidHistoryException(
-                        history.get(0),
-                        "the flow makes other rows of this key's events: "
-                                + describe(made.keySet()));
-            }
-        }
+        return history;
     }
 
     private static Object at(Object[] values, int i) {
         return i < values.length ? values[i] : null;
-    }
-
-    private static int indexOf(List<Object[]> rows, Object[] row) {
-        for (int i = 0; i < rows.size(); i++) {
-            if (compareRows(rows.get(i), row) == 0) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("a stored row that is not among the rows read");
-    }
-
-    private static String describe(Iterable<Object[]> rows) {
-        List<String> out = new ArrayList<>();
-        for (Object[] r : rows) {
-            out.add(Arrays.deepToString(r));
-        }
-        return String.join(", ", out);
-    }
-
-    /** Rows column by column in {@link Values#compare}'s order. */
-    private static int compareRows(Object[] a, Object[] b) {
-        for (int i = 0; i < a.length; i++) {
-            int c = Values.compare(a[i], b[i]);
-            if (c != 0) {
-                return c;
-            }
-        }
-        return Integer.compare(a.length, b.length);
     }
 }

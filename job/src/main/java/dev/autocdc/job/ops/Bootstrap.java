@@ -1,0 +1,238 @@
+package dev.autocdc.job.ops;
+
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.plan.PlannedFlow;
+import dev.autocdc.operators.core.ColumnType;
+import dev.autocdc.operators.core.InvalidHistoryException;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.FlowKeySelector;
+import dev.autocdc.operators.flink.HistoryLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.java.typeutils.ListTypeInfo;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.StateBootstrapTransformation;
+import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
+import org.apache.flink.streaming.api.windowing.windows.GlobalWindow;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.util.Collector;
+
+/**
+ * Starts flows from histories stored elsewhere: reads each flow's stored table with Flink SQL, in
+ * batch, and writes a savepoint holding the state the flow's engine keeps for those rows ({@link
+ * HistoryLoader}, through Flink's State Processor API), under the engine operator's uid. A job of
+ * the flow file started from that savepoint applies new events as if it had seen the past; its
+ * sources have no state there, so they start from their {@code scan.startup.mode}.
+ */
+public final class Bootstrap {
+    /** The uid of a flow's engine operator (part of the savepoint format, docs/reliability.md). */
+    private static final String ENGINE_UID = "auto-cdc-";
+
+    /** Accumulators of the bootstrap job: keys and rows loaded, per flow. */
+    static final String KEYS = "keys-";
+
+    static final String ROWS = "rows-";
+
+    private Bootstrap() {}
+
+    /** What one flow starts from. */
+    public record Source(PlannedFlow flow, String table, String asOf) {}
+
+    /**
+     * Writes the savepoint; returns the keys and rows loaded per flow name.
+     *
+     * @param env a fresh environment (it runs in batch)
+     * @param statements the flow file's statements that declare catalogs and tables
+     */
+    public static Map<String, long[]> write(
+            StreamExecutionEnvironment env,
+            List<FlowScript.SqlStatement> statements,
+            List<Source> sources,
+            String savepoint,
+            int maxParallelism)
+            throws Exception {
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        for (FlowScript.SqlStatement s : statements) {
+            tEnv.executeSql(s.sql());
+        }
+        SavepointWriter writer =
+                SavepointWriter.newSavepoint(
+                        env, new EmbeddedRocksDBStateBackend(), maxParallelism);
+        for (Source source : sources) {
+            EngineSpec spec = source.flow().spec();
+            writer.withOperator(
+                    OperatorIdentifier.forUid(ENGINE_UID + spec.flow().name()),
+                    transformation(tEnv, spec, source));
+        }
+        writer.write(savepoint);
+        JobExecutionResult result = env.execute("autocdc bootstrap");
+        Map<String, long[]> loaded = new java.util.LinkedHashMap<>();
+        for (Source source : sources) {
+            String name = source.flow().spec().flow().name();
+            Long keys = result.getAccumulatorResult(KEYS + name);
+            Long rows = result.getAccumulatorResult(ROWS + name);
+            loaded.put(name, new long[] {keys == null ? 0 : keys, rows == null ? 0 : rows});
+        }
+        return loaded;
+    }
+
+    private static StateBootstrapTransformation<List<RowData>> transformation(
+            StreamTableEnvironment tEnv, EngineSpec spec, Source source) {
+        RowType history = HistoryLoader.historyType(spec);
+        Table table = tEnv.sqlQuery(select(spec, history, source));
+        DataStream<RowData> rows =
+                tEnv.toDataStream(
+                        table,
+                        TypeConversions.fromLogicalToDataType(history).bridgedTo(RowData.class));
+        FlowKeySelector keys = HistoryLoader.keySelector(spec);
+        ListTypeInfo<RowData> listType = new ListTypeInfo<>(InternalTypeInfo.of(history));
+        DataStream<List<RowData>> byKey =
+                rows.keyBy(keys)
+                        .window(GlobalWindows.createWithEndOfStreamTrigger())
+                        .process(new CheckedRowsOfKey(new HistoryLoader(spec), spec.flow().name()))
+                        .returns(listType)
+                        .name("rows of each key of " + source.table());
+        return OperatorTransformation.bootstrapWith(byKey)
+                .keyBy(list -> keys.getKey(list.get(0)), keys.getProducedType())
+                .transform(new Load(new HistoryLoader(spec)));
+    }
+
+    /** The stored table's columns by name, cast to the history's types. */
+    static String select(EngineSpec spec, RowType history, Source source) {
+        List<String> columns = new ArrayList<>();
+        int n = history.getFieldCount();
+        boolean scd1 = spec.flow().targetType() == TargetType.SCD1;
+        for (int i = 0; i < (scd1 ? n - 1 : n); i++) {
+            columns.add(cast(quote(history.getFieldNames().get(i)), history.getTypeAt(i)));
+        }
+        if (scd1) {
+            columns.add(
+                    cast(scd1Sequence(spec, source), history.getTypeAt(n - 1))
+                            + " AS `__START_AT`");
+        }
+        return "SELECT " + String.join(", ", columns) + " FROM " + source.table();
+    }
+
+    /** An SCD1 row's sequence: --as-of, else the one kept SEQUENCE BY column. */
+    private static String scd1Sequence(EngineSpec spec, Source source) {
+        if (source.asOf() != null) {
+            return source.asOf();
+        }
+        List<String> kept = new ArrayList<>();
+        for (int c = 0; c < spec.flow().columnCount(); c++) {
+            if (spec.flow().isSequenceColumn(c)) {
+                kept.add(spec.flow().columnNames().get(c));
+            }
+        }
+        if (kept.size() != 1 || spec.flow().sequenceType().kind() == ColumnType.Kind.ROW) {
+            throw new IllegalArgumentException(
+                    "flow "
+                            + spec.flow().name()
+                            + " is SCD TYPE 1 and its target does not keep its SEQUENCE BY column:"
+                            + " give the sequence its rows are as of, with --as-of (an SQL"
+                            + " expression of the SEQUENCE BY type, say --as-of \"TIMESTAMP"
+                            + " '2026-01-01 00:00:00'\")");
+        }
+        return quote(kept.get(0));
+    }
+
+    private static String cast(String expression, LogicalType type) {
+        return "CAST(" + expression + " AS " + type.asSerializableString() + ")";
+    }
+
+    private static String quote(String name) {
+        return "`" + name.replace("`", "``") + "`";
+    }
+
+    /**
+     * All stored rows of a key, in one list, checked. The check is here, not in {@link Load}: the
+     * State Processor API runs a bootstrap function in a thread of its own and does not fail the
+     * job when it throws (Flink 2.2), nor keep its accumulators.
+     */
+    private static final class CheckedRowsOfKey
+            extends ProcessWindowFunction<RowData, List<RowData>, Object, GlobalWindow> {
+        private final HistoryLoader loader;
+        private final String flow;
+        private transient LongCounter keys;
+        private transient LongCounter rows;
+
+        CheckedRowsOfKey(HistoryLoader loader, String flow) {
+            this.loader = loader;
+            this.flow = flow;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            keys = getRuntimeContext().getLongCounter(KEYS + flow);
+            rows = getRuntimeContext().getLongCounter(ROWS + flow);
+        }
+
+        @Override
+        public void process(
+                Object key, Context context, Iterable<RowData> stored, Collector<List<RowData>> out)
+                throws Exception {
+            List<RowData> all = new ArrayList<>();
+            stored.forEach(all::add);
+            try {
+                loader.check(all);
+            } catch (InvalidHistoryException e) {
+                // the message is whole: it is what a user reads, as the root of the job's failure
+                throw new IllegalArgumentException("flow " + flow + ": " + e.getMessage());
+            }
+            keys.add(1);
+            rows.add(all.size());
+            out.collect(all);
+        }
+    }
+
+    /** The loader as a State Processor API function, on rows checked already. */
+    private static final class Load extends KeyedStateBootstrapFunction<Object, List<RowData>>
+            implements CheckpointedFunction {
+        private final HistoryLoader loader;
+
+        Load(HistoryLoader loader) {
+            this.loader = loader;
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            loader.initializeShape(context);
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) {}
+
+        @Override
+        public void open(OpenContext context) {
+            loader.open(getRuntimeContext());
+        }
+
+        @Override
+        public void processElement(List<RowData> value, Context ctx) throws Exception {
+            loader.load(value, ctx.timerService());
+        }
+    }
+}

@@ -1,0 +1,255 @@
+package dev.autocdc.job.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.job.cli.LakeTargetsTest.Lake;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code autocdc bootstrap}: a history that exists only as a table (in Paimon, written by plain
+ * SQL, as a migration would leave it) becomes a savepoint of the flow's state; the flow started
+ * from it with new events extends that history as if it had seen the events behind it. Every
+ * expected row is typed by hand from SPEC §3-4.
+ */
+class BootstrapTest {
+    @TempDir Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    /** The users walkthrough's SCD2 table (SPEC §12), as stored before the flow existed. */
+    private static final String USERS_HISTORY =
+            "(123, 'Isabel', 'Monterrey', 1, 5), (123, 'Isabel', 'Chihuahua', 5, 6),"
+                    + " (124, 'Raul', 'Oaxaca', 1, CAST(NULL AS INT)),"
+                    + " (125, 'Mercedes', 'Tijuana', 2, 5), (125, 'Mercedes', 'Mexicali', 5, 6),"
+                    + " (125, 'Mercedes', 'Guadalajara', 6, CAST(NULL AS INT)),"
+                    + " (126, 'Lily', 'Cancun', 2, CAST(NULL AS INT))";
+
+    /** Events after the history: a move, a return after the delete at 6, a delete. */
+    private static final List<String> LATER =
+            List.of(
+                    "{\"userId\": 124, \"name\": \"Raul\", \"city\": \"Puebla\", \"operation\":"
+                            + " \"UPDATE\", \"sequenceNum\": 7}",
+                    "{\"userId\": 123, \"name\": \"Isabel\", \"city\": \"Zacatecas\","
+                            + " \"operation\": \"INSERT\", \"sequenceNum\": 8}",
+                    "{\"userId\": 126, \"name\": null, \"city\": null, \"operation\": \"DELETE\","
+                            + " \"sequenceNum\": 9}");
+
+    @Test
+    void anScd2HistoryGoesOnAsIfTheFlowHadSeenItsEvents() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        store(
+                warehouse,
+                "users",
+                "__START_AT INT NOT NULL, __END_AT INT",
+                "__START_AT",
+                USERS_HISTORY);
+        Path flow = flow(warehouse, "users", "2");
+        Path savepoint = dir.resolve("savepoint");
+
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--savepoint",
+                                savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .contains("flow apply_cdc: 4 keys, 7 rows of lake.hr.users loaded")
+                .contains("--from-savepoint " + savepoint + " ");
+        assertThat(savepoint.resolve("_metadata")).exists();
+
+        assertThat(cli("run", "--flow", flow.toString(), "--from-savepoint", savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        // Oaxaca closes at 7 and Cancun at 9: only the loaded state knows those rows are open
+        assertThat(Lake.PAIMON.read(warehouse, "users").rows())
+                .containsExactlyInAnyOrder(
+                        "123|Isabel|Monterrey|1|5",
+                        "123|Isabel|Chihuahua|5|6",
+                        "123|Isabel|Zacatecas|8|null",
+                        "124|Raul|Oaxaca|1|7",
+                        "124|Raul|Puebla|7|null",
+                        "125|Mercedes|Tijuana|2|5",
+                        "125|Mercedes|Mexicali|5|6",
+                        "125|Mercedes|Guadalajara|6|null",
+                        "126|Lily|Cancun|2|9");
+    }
+
+    /**
+     * A type 1 table keeps no sequence: --as-of says when its rows are from. A later event older
+     * than that changes nothing (full rows: the row as of --as-of wins), a newer one applies.
+     */
+    @Test
+    void anScd1TableIsAsOfTheSequenceGiven() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        store(
+                warehouse,
+                "users",
+                "",
+                null,
+                "(124, 'Raul', 'Oaxaca'), (125, 'Mercedes', 'Guadalajara'), (126, 'Lily',"
+                        + " 'Cancun')");
+        Path flow =
+                flow(
+                        warehouse,
+                        "users",
+                        "1",
+                        "{\"userId\": 125, \"name\": \"Mercedes\", \"city\": \"Merida\","
+                                + " \"operation\": \"UPDATE\", \"sequenceNum\": 3}");
+        Path savepoint = dir.resolve("savepoint");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "apply_cdc=lake.hr.users",
+                                "--as-of",
+                                "6",
+                                "--savepoint",
+                                savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(cli("run", "--flow", flow.toString(), "--from-savepoint", savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Lake.PAIMON.read(warehouse, "users").rows())
+                .containsExactlyInAnyOrder(
+                        "123|Isabel|Zacatecas", "124|Raul|Puebla", "125|Mercedes|Guadalajara");
+    }
+
+    @Test
+    void anScd1TableWithoutItsSequenceNeedsAsOf() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        store(warehouse, "users", "", null, "(124, 'Raul', 'Oaxaca')");
+        Path flow = flow(warehouse, "users", "1");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--savepoint",
+                                dir.resolve("sp").toString()))
+                .isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "flow apply_cdc is SCD TYPE 1 and its target does not keep its SEQUENCE"
+                                + " BY column: give the sequence its rows are as of, with --as-of");
+    }
+
+    /** Overlapping versions are no SCD2 history: refused, the row named, no savepoint written. */
+    @Test
+    void anInvalidHistoryIsRefusedNamingTheFirstBadRow() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        store(
+                warehouse,
+                "users",
+                "__START_AT INT NOT NULL, __END_AT INT",
+                "__START_AT",
+                "(124, 'Raul', 'Oaxaca', 1, 5), (124, 'Raul', 'Puebla', 3, CAST(NULL AS INT))");
+        Path flow = flow(warehouse, "users", "2");
+        Path savepoint = dir.resolve("savepoint");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--savepoint",
+                                savepoint.toString()))
+                .isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "flow apply_cdc: not a valid history at row [124, Raul, Puebla] [3, open):"
+                                + " it overlaps [124, Raul, Oaxaca] [1, 5)");
+        assertThat(savepoint.resolve("_metadata")).doesNotExist();
+    }
+
+    @Test
+    void fromNamesAFlowOfTheFile() throws Exception {
+        Path flow = flow(dir.resolve("warehouse"), "users", "2");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "other=lake.hr.users",
+                                "--savepoint",
+                                dir.resolve("sp").toString()))
+                .isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "--from other=lake.hr.users: the file has no flow other (flows:"
+                                + " apply_cdc)");
+    }
+
+    /** The table as a migration leaves it: created and filled by plain SQL. */
+    private static void store(
+            Path warehouse, String table, String periods, String periodKey, String values)
+            throws Exception {
+        TableEnvironment tables = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        tables.executeSql(Lake.PAIMON.createCatalog(warehouse).replace(";", ""));
+        tables.executeSql("CREATE DATABASE IF NOT EXISTS lake.hr");
+        tables.executeSql(
+                "CREATE TABLE lake.hr."
+                        + table
+                        + " (userId INT NOT NULL, name STRING, city STRING"
+                        + (periods.isEmpty() ? "" : ", " + periods)
+                        + ", PRIMARY KEY (userId"
+                        + (periodKey == null ? "" : ", " + periodKey)
+                        + ") NOT ENFORCED) WITH ('bucket' = '1')");
+        tables.executeSql("INSERT INTO lake.hr." + table + " VALUES " + values).await();
+    }
+
+    private Path flow(Path warehouse, String table, String type, String... more) throws Exception {
+        Path events = dir.resolve("later.json");
+        List<String> lines = new java.util.ArrayList<>(LATER);
+        lines.addAll(List.of(more));
+        Files.write(events, lines);
+        Path flow = dir.resolve("users.sql");
+        Files.writeString(
+                flow,
+                Lake.PAIMON.createCatalog(warehouse)
+                        + """
+
+                        CREATE DATABASE IF NOT EXISTS lake.hr;
+                        CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE lake.hr.%s WITH ('bucket' = '1');
+                        CREATE FLOW apply_cdc AS AUTO CDC INTO lake.hr.%s
+                        FROM STREAM(users_cdf)
+                        KEYS (userId)
+                        APPLY AS DELETE WHEN operation = "DELETE"
+                        SEQUENCE BY sequenceNum
+                        COLUMNS * EXCEPT (operation, sequenceNum)
+                        STORED AS SCD TYPE %s;
+                        """
+                                .formatted(events, table, table, type));
+        return flow;
+    }
+
+    private int cli(String... args) {
+        return new AutoCdcCli(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(args);
+    }
+}
