@@ -327,6 +327,23 @@ public final class BitemporalEngine {
                         latest, openSince, head.floorSequence(), head.floorSystemSequence()));
     }
 
+    /**
+     * The target rows (SPEC §5) the store holds, as its events and retained snapshot make them:
+     * what erasing the key deletes.
+     */
+    public List<Object[]> rows(BitemporalStore store) {
+        List<ChangeEvent> events = new ArrayList<>();
+        for (Iterator<TimelineEntry> it = store.belief().newestFirst(); it.hasNext(); ) {
+            events.addAll(it.next().events());
+        }
+        List<Object[]> rows = new ArrayList<>();
+        for (BitemporalRow r :
+                new BitemporalReplay(flow, fold, order, store.snapshot()).run(events).values()) {
+            rows.add(targetRow(r));
+        }
+        return rows;
+    }
+
     /** The whole bitemporal table of one key's events (any order), by primary key. */
     public Map<BitemporalRow.PrimaryKey, BitemporalRow> table(Collection<ChangeEvent> events) {
         return new BitemporalReplay(flow, fold, order, null).run(events);

@@ -272,6 +272,22 @@ public final class Scd2Engine {
     }
 
     /**
+     * The target rows (SPEC §4) of the versions the timeline holds, a version whose start lies
+     * before its oldest entry included: what erasing the key deletes.
+     */
+    public List<Object[]> rows(Timeline timeline) {
+        List<TimelineEntry> ascending = new ArrayList<>();
+        for (Iterator<TimelineEntry> it = timeline.newestFirst(); it.hasNext(); ) {
+            ascending.add(0, it.next());
+        }
+        List<Object[]> rows = new ArrayList<>();
+        for (Version v : versions(null, ascending)) {
+            rows.add(v.toTargetRow(flow.sequenceCodec()));
+        }
+        return rows;
+    }
+
+    /**
      * The versions over {@code entries} (ascending), preceded by {@code before}, whose version
      * start is taken as stored (it may lie further back).
      */

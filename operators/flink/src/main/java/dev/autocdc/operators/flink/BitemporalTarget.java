@@ -105,6 +105,17 @@ final class BitemporalTarget implements KeyedTarget {
     }
 
     @Override
+    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+        store.beginEvent(timers.currentProcessingTime());
+        for (Object[] row : engine.rows(store)) {
+            out.add(TargetChange.delete(row));
+        }
+        store.erase();
+        pruning.cancel();
+        tombstones.forget();
+    }
+
+    @Override
     public void onTimer(long timestamp, TimerService timers) throws Exception {
         if (pruning.dueAt(timestamp)) {
             prune(timestamp, timers);

@@ -36,6 +36,9 @@ final class EngineMetrics implements EngineCounters {
      */
     final Counter droppedLate;
 
+    /** Keys erased (their rows deleted, their state cleared). */
+    final Counter erased;
+
     /** The greatest applied sequence, as {@link SequenceClock} reads it. */
     static final String NEWEST_APPLIED = "newest_applied_sequence";
 
@@ -83,6 +86,7 @@ final class EngineMetrics implements EngineCounters {
         droppedLate = metrics.counter("num_late_events_dropped");
         ties = metrics.counter("num_conflicting_ties");
         duplicates = metrics.counter("num_duplicate_events");
+        erased = metrics.counter("num_erased_keys");
     }
 
     /** Notes an applied input row for the freshness gauges. */

@@ -38,6 +38,9 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@value #TRUNCATE} (optional BOOLEAN, SCD type 1 only): APPLY AS TRUNCATE WHEN;
  *   <li>{@value #COLUMNS_TO_UPDATE} (ARRAY&lt;STRING&gt; or STRING of comma-separated names,
  *       required with COLUMNS TO UPDATE);
+ *   <li>{@value #ERASE} (optional BOOLEAN, a flow from a stream only): the row erases its key (only
+ *       its key columns are read): every row of the key is deleted and its state cleared; null
+ *       counts as false;
  *   <li>{@value #SNAPSHOT_END} (optional BOOLEAN, a flow from snapshots only, {@link
  *       Builder#fromSnapshot}): APPLY AS SNAPSHOT END WHEN;
  *   <li>{@value #CAST_FAILED} (optional STRING): the clause whose CAST could not convert the
@@ -65,6 +68,12 @@ public final class EngineSpec implements Serializable {
      * false.
      */
     public static final String SNAPSHOT_END = "__snapshot_end";
+
+    /**
+     * Optional BOOLEAN, flows from a stream only: the row erases its key ({@link
+     * KeyedTarget#erase}). Null counts as false.
+     */
+    public static final String ERASE = "__erase";
 
     /**
      * Optional STRING: the clause whose CAST could not convert the record's value (the row is a
@@ -96,6 +105,7 @@ public final class EngineSpec implements Serializable {
                     TRUNCATE,
                     COLUMNS_TO_UPDATE,
                     SNAPSHOT_END,
+                    ERASE,
                     CAST_FAILED,
                     TOPIC,
                     PARTITION,
@@ -133,6 +143,7 @@ public final class EngineSpec implements Serializable {
     private final int columnsToUpdateField;
     private final boolean snapshot;
     private final int snapshotEndField;
+    private final int eraseField;
     private final Double snapshotHoldThreshold;
     private final String controlPrefix;
     private final OutputMode outputMode;
@@ -154,6 +165,7 @@ public final class EngineSpec implements Serializable {
         this.snapshotHoldThreshold = b.snapshotHoldThreshold;
         this.snapshotEndField =
                 b.input.getFieldNames().indexOf(controlName(b.controlPrefix, SNAPSHOT_END));
+        this.eraseField = b.input.getFieldNames().indexOf(controlName(b.controlPrefix, ERASE));
         this.controlPrefix = b.controlPrefix;
         this.outputMode = b.outputMode;
         this.tombstoneRetention = b.tombstoneRetention;
@@ -254,6 +266,11 @@ public final class EngineSpec implements Serializable {
      */
     public Double snapshotHoldThreshold() {
         return snapshotHoldThreshold;
+    }
+
+    /** The {@value #ERASE} column, or -1. */
+    int eraseField() {
+        return eraseField;
     }
 
     /** The {@value #SNAPSHOT_END} column, or -1. */
@@ -527,6 +544,7 @@ public final class EngineSpec implements Serializable {
                 flow.applyAsTruncate();
             }
             int end = names.indexOf(controlName(controlPrefix, SNAPSHOT_END));
+            int erase = names.indexOf(controlName(controlPrefix, ERASE));
             if (snapshotHoldThreshold != null
                     && (!snapshot || !(snapshotHoldThreshold > 0 && snapshotHoldThreshold < 1))) {
                 throw new FlowDefinitionException(
@@ -542,6 +560,7 @@ public final class EngineSpec implements Serializable {
                 refuseInSnapshot(del, "APPLY AS DELETE WHEN");
                 refuseInSnapshot(trunc, "APPLY AS TRUNCATE WHEN");
                 refuseInSnapshot(ctu, "COLUMNS TO UPDATE");
+                refuseInSnapshot(erase, "erasures");
             } else if (end >= 0) {
                 throw new FlowDefinitionException(
                         "APPLY AS SNAPSHOT END WHEN",
@@ -549,6 +568,7 @@ public final class EngineSpec implements Serializable {
             }
             checkBoolean(end, "APPLY AS SNAPSHOT END WHEN");
             checkBoolean(del, "APPLY AS DELETE WHEN");
+            checkBoolean(erase, "erasures");
             checkBoolean(trunc, "APPLY AS TRUNCATE WHEN");
             if (ctu >= 0) {
                 LogicalType t = input.getTypeAt(ctu);

@@ -151,13 +151,9 @@ final class EventDecoder {
                             + " input (AutoCdc.apply does), since they apply to every key");
         }
         if (!truncate) { // a truncate needs no key
-            for (int k : keyIndexes) {
-                if (input.isNullAt(spec.baseFields()[k])) {
-                    return letter(
-                            input,
-                            DeadLetter.NULL_KEY,
-                            "key column " + flow.columnNames().get(k) + " is null");
-                }
+            DeadLetter nullKey = nullKey(input);
+            if (nullKey != null) {
+                return nullKey;
             }
         }
         try {
@@ -189,6 +185,29 @@ final class EventDecoder {
                                     + ", which is not a value column of the target "
                                     + flow.columnNames());
                 }
+            }
+        }
+        return null;
+    }
+
+    /** The key columns of a row, as Java values. */
+    Object[] key(RowData input) {
+        Object[] key = new Object[keyIndexes.length];
+        for (int i = 0; i < key.length; i++) {
+            int k = keyIndexes[i];
+            key[i] = TypeMapping.toJava(baseTypes[k], baseGetters[k].getFieldOrNull(input));
+        }
+        return key;
+    }
+
+    /** The dead letter of a row with a null key column, uncounted; null when it has its key. */
+    DeadLetter nullKey(RowData input) {
+        for (int k : keyIndexes) {
+            if (input.isNullAt(spec.baseFields()[k])) {
+                return letter(
+                        input,
+                        DeadLetter.NULL_KEY,
+                        "key column " + flow.columnNames().get(k) + " is null");
             }
         }
         return null;

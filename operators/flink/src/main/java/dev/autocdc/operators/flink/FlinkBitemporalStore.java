@@ -136,6 +136,14 @@ final class FlinkBitemporalStore implements BitemporalStore {
         }
     }
 
+    /** Forgets the key: its history, its retained snapshot and its head. */
+    void erase() {
+        clear();
+        head.clear();
+        lastHead = null;
+        headRead = false;
+    }
+
     /** Forgets the key's whole history (a tombstone expired); the head is set by the caller. */
     void clear() {
         belief.clear();

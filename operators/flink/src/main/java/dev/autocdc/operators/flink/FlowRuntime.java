@@ -228,6 +228,12 @@ final class FlowRuntime implements Serializable {
             ChangeEvent truncateFloor,
             boolean derived)
             throws Exception {
+        if (spec.eraseField() >= 0
+                && !input.isNullAt(spec.eraseField())
+                && input.getBoolean(spec.eraseField())) {
+            erase(input, fx, out);
+            return true;
+        }
         if (input.getRowKind() == RowKind.UPDATE_BEFORE) {
             // a changelog source's -U: its +U carries the new row
             metrics.skippedUpdateBefore.inc();
@@ -250,6 +256,24 @@ final class FlowRuntime implements Serializable {
         metrics.applied(input);
         emitter.emit(changes, out);
         return true;
+    }
+
+    /** Erases the current key ({@link KeyedTarget#erase}); a row without its key is a letter. */
+    private void erase(RowData input, Effects fx, Collector<RowData> out) throws Exception {
+        DeadLetter nullKey = decoder.nullKey(input);
+        if (nullKey != null) {
+            metrics.deadLettered.inc();
+            fx.deadLetter(nullKey);
+            return;
+        }
+        changes.clear();
+        try {
+            target.erase(fx.timerService(), changes);
+        } catch (Exception e) {
+            throw failure(decoder.key(input), e);
+        }
+        metrics.erased.inc();
+        emitter.emit(changes, out);
     }
 
     /**

@@ -31,6 +31,13 @@ interface KeyedTarget {
             throws Exception;
 
     /**
+     * Removes every trace of the current key: appends a delete of each target row its state holds
+     * to {@code out}, and clears its state, so that a later event of the key starts a new history.
+     * Rows of history a retention dropped from state are not among them (the sink has them).
+     */
+    void erase(TimerService timers, List<TargetChange> out) throws Exception;
+
+    /**
      * Runs the current key's timers due at {@code timestamp} (processing time); a stale timer does
      * nothing.
      */

@@ -98,6 +98,16 @@ final class Scd1Target implements KeyedTarget {
     }
 
     @Override
+    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+        Object[] row = engine.row(events.value());
+        if (row != null) {
+            out.add(TargetChange.delete(row));
+        }
+        events.clear();
+        tombstones.forget();
+    }
+
+    @Override
     public void onTimer(long timestamp, TimerService timers) throws Exception {
         if (tombstones.expiresAt(timestamp)) {
             events.clear();

@@ -115,6 +115,18 @@ final class Scd2Target implements KeyedTarget {
     }
 
     @Override
+    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+        timeline.beginEvent(timers.currentProcessingTime());
+        for (Object[] row : engine.rows(timeline)) {
+            out.add(TargetChange.delete(row));
+        }
+        timeline.clear();
+        historyFloor.clear();
+        pruning.cancel();
+        tombstones.forget();
+    }
+
+    @Override
     public void onTimer(long timestamp, TimerService timers) throws Exception {
         if (pruning.dueAt(timestamp)) {
             prune(timestamp, timers);

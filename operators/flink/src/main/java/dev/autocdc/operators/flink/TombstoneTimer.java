@@ -44,6 +44,11 @@ final class TombstoneTimer {
         }
     }
 
+    /** Forgets a pending expiry (the key was erased): its timer fires and finds nothing to do. */
+    void forget() {
+        expiry.clear();
+    }
+
     /**
      * Whether the key's tombstone expires at this timer; if so the expiry is done and the caller
      * forgets the key.

@@ -1,0 +1,219 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.reference.ReferenceModel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Erasing a key ({@link EngineSpec#ERASE}) on RocksDB, through a restore: random events over three
+ * keys with erasures among them. An erasure emits a {@code -D} of every row the key has in the
+ * materialized table, and nothing else; afterwards the table equals the reference over each key's
+ * events after its last erasure (a later event starts a new history); erasing every key at the end
+ * leaves an empty table and no state at all.
+ */
+class EraseTest {
+
+    @ParameterizedTest
+    @EnumSource(TargetType.class)
+    void anErasedKeyLeavesNoRowAndNoStateAndStartsAnew(TargetType type) throws Exception {
+        Random random = new Random(5 + type.ordinal());
+        int erasedRows = 0;
+        for (int round = 0; round < 30; round++) {
+            boolean ignoreNull = type != TargetType.BITEMPORAL && round % 2 == 1;
+            EngineSpec spec = spec(type, ignoreNull);
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            Map<Integer, List<ReferenceModel.Event>> sinceErased = new LinkedHashMap<>();
+            List<Object[]> inputs = new ArrayList<>();
+            int n = 10 + random.nextInt(40);
+            for (int i = 0; i < n; i++) {
+                int key = 1 + random.nextInt(3);
+                if (random.nextInt(8) == 0) {
+                    inputs.add(erasure(key, type));
+                } else {
+                    ReferenceModel.Event e = randomEvent(random, type, key);
+                    inputs.add(inputRow(e, type));
+                }
+            }
+            for (int key = 1; key <= 3; key++) {
+                inputs.add(erasure(key, type)); // the end: every key erased
+            }
+            int cut = random.nextInt(inputs.size() - 2); // before the final erasures
+            OperatorSubtaskState state;
+            try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
+                erasedRows += apply(run, table, inputs.subList(0, cut), sinceErased, type);
+                state = run.snapshot();
+            }
+            try (OperatorRun run = OperatorRun.restore(spec, Backend.ROCKSDB, state)) {
+                erasedRows +=
+                        apply(
+                                run,
+                                table,
+                                inputs.subList(cut, inputs.size() - 3),
+                                sinceErased,
+                                type);
+                List<ReferenceModel.Event> all = new ArrayList<>();
+                sinceErased.values().forEach(all::addAll);
+                assertThat(table.rows())
+                        .as(type + " inputs " + inputs.stream().map(Arrays::toString).toList())
+                        .isEqualTo(reference(type, ignoreNull, all));
+                erasedRows +=
+                        apply(
+                                run,
+                                table,
+                                inputs.subList(inputs.size() - 3, inputs.size()),
+                                sinceErased,
+                                type);
+                assertThat(table.rows()).isEmpty();
+                assertThat(run.keysWithState()).as("state left after erasing every key").isZero();
+                assertThat(run.deadLetters()).isEmpty();
+            }
+        }
+        assertThat(erasedRows).isGreaterThan(100);
+    }
+
+    /** Applies inputs one by one; returns the rows erasures deleted. */
+    private static int apply(
+            OperatorRun run,
+            ChangelogTable table,
+            List<Object[]> inputs,
+            Map<Integer, List<ReferenceModel.Event>> sinceErased,
+            TargetType type)
+            throws Exception {
+        int deleted = 0;
+        for (Object[] in : inputs) {
+            run.process(run.input(in));
+            List<OperatorRun.Change> out = run.newOutput();
+            boolean erase = (Boolean) in[in.length - 1];
+            int key = (Integer) in[0];
+            if (erase) {
+                long before = table.rows().stream().filter(r -> r.get(0).equals(key)).count();
+                assertThat(out).allMatch(c -> c.kind() == RowKind.DELETE);
+                assertThat(out).hasSize((int) before);
+                table.apply(out);
+                assertThat(table.rows()).noneMatch(r -> r.get(0).equals(key));
+                sinceErased.remove(key);
+                deleted += out.size();
+            } else {
+                table.apply(out);
+                sinceErased.computeIfAbsent(key, k -> new ArrayList<>()).add(event(in, type));
+            }
+        }
+        return deleted;
+    }
+
+    private static Object[] erasure(int key, TargetType type) {
+        List<Object> row = new ArrayList<>(Arrays.asList(key, null, null, null));
+        if (type == TargetType.BITEMPORAL) {
+            row.add(null);
+        }
+        row.add(null);
+        row.add(true);
+        return row.toArray();
+    }
+
+    private static ReferenceModel.Event randomEvent(Random random, TargetType type, int key) {
+        String[] domain = {"a", "b", null};
+        return new ReferenceModel.Event(
+                key,
+                1 + random.nextInt(8),
+                type == TargetType.BITEMPORAL ? 1 + random.nextInt(8) : null,
+                random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
+                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
+                null);
+    }
+
+    private static Object[] inputRow(ReferenceModel.Event e, TargetType type) {
+        List<Object> row =
+                new ArrayList<>(
+                        Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
+        if (type == TargetType.BITEMPORAL) {
+            row.add(e.sys());
+        }
+        row.add(e.kind() == ReferenceModel.Kind.DELETE);
+        row.add(false);
+        return row.toArray();
+    }
+
+    private static ReferenceModel.Event event(Object[] in, TargetType type) {
+        boolean bitemporal = type == TargetType.BITEMPORAL;
+        return new ReferenceModel.Event(
+                in[0],
+                (Integer) in[3],
+                bitemporal ? (Integer) in[4] : null,
+                (Boolean) in[bitemporal ? 5 : 4]
+                        ? ReferenceModel.Kind.DELETE
+                        : ReferenceModel.Kind.UPSERT,
+                Arrays.asList(in[1], in[2]),
+                null);
+    }
+
+    private static Set<List<Object>> reference(
+            TargetType type, boolean ignoreNull, List<ReferenceModel.Event> events) {
+        ReferenceModel.Options options =
+                new ReferenceModel.Options(
+                        List.of("v1", "v2"),
+                        ignoreNull ? Set.of("v1", "v2") : Set.of(),
+                        false,
+                        null,
+                        null,
+                        null);
+        Set<List<Object>> rows =
+                switch (type) {
+                    case SCD1 -> ReferenceModel.scd1(events, options);
+                    case SCD2 -> ReferenceModel.scd2(events, options);
+                    default -> ReferenceModel.bitemporal(events, options);
+                };
+        return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
+    }
+
+    private static EngineSpec spec(TargetType type, boolean ignoreNull) {
+        List<LogicalType> types =
+                new ArrayList<>(
+                        List.of(
+                                new IntType(false),
+                                VarCharType.STRING_TYPE,
+                                VarCharType.STRING_TYPE,
+                                new IntType()));
+        List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
+        if (type == TargetType.BITEMPORAL) {
+            types.add(new IntType());
+            names.add("__sys");
+        }
+        types.add(new BooleanType());
+        names.add("__delete");
+        types.add(new BooleanType());
+        names.add("__erase");
+        EngineSpec.Builder b =
+                EngineSpec.builder(
+                                "erase",
+                                type,
+                                RowType.of(
+                                        types.toArray(new LogicalType[0]),
+                                        names.toArray(new String[0])))
+                        .keys("id")
+                        .blockSize(2);
+        if (ignoreNull) {
+            b.ignoreNullUpdates();
+        }
+        return b.build();
+    }
+}
