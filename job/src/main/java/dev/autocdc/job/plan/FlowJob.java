@@ -143,9 +143,13 @@ public final class FlowJob {
                             .name("engine input of " + flow.flow().name())
                             .uid("auto-cdc-input-" + flow.flow().name());
             StableUids.ofInput(events, flow.flow().name(), flow.flow().source());
+            DataStream<RowData> engineInput =
+                    flow.erasuresTable() == null
+                            ? events
+                            : events.union(Erasures.stream(tEnv, flow));
             SingleOutputStreamOperator<RowData> changelog =
                     AutoCdc.apply(
-                            events,
+                            engineInput,
                             spec,
                             InternalTypeInfo.of(spec.targetType()),
                             "auto-cdc-" + flow.flow().name());

@@ -69,6 +69,17 @@ public final class FlowOptions {
                     .noDefaultValue()
                     .withDescription("the same for events refused by a retention");
 
+    public static final ConfigOption<String> ERASURES_TABLE =
+            ConfigOptions.key("erasures-table")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "a declared table (say a Kafka topic) whose rows name keys to erase, by"
+                                    + " the flow's key columns: each row deletes every row of its"
+                                    + " key from the target and clears its state"
+                                    + " ([operations](operations.md#erase-a-key)); set it before"
+                                    + " the flow");
+
     /** What a source record its format cannot read becomes. */
     public enum BadRecords {
         /** A dead letter with its bytes and reason (SPEC §11). */
@@ -128,6 +139,7 @@ public final class FlowOptions {
                     new Documented(HISTORY_RETENTION, "keep all"),
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
+                    new Documented(ERASURES_TABLE, "none"),
                     new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"),
                     new Documented(BAD_RECORDS, "`dead_letter`"),
                     new Documented(SNAPSHOT_HOLD_THRESHOLD, "off"));
@@ -241,6 +253,11 @@ public final class FlowOptions {
     /** The table that receives the late events; null: they are logged. */
     public String lateEventsTable(String flow) {
         return value(flow, LATE_EVENTS_TABLE);
+    }
+
+    /** The table the flow reads keys to erase from; null: none. */
+    public String erasuresTable(String flow) {
+        return value(flow, ERASURES_TABLE);
     }
 
     public int blockSize(String flow) {

@@ -190,6 +190,7 @@ public final class FlowPlanner {
                             p.input(),
                             whole.deadLetterTable(name),
                             whole.lateEventsTable(name),
+                            p.erasuresTable(),
                             p.sourceLetters(),
                             p.carriesBytes()));
         }
@@ -276,7 +277,10 @@ public final class FlowPlanner {
         if (flow.fromSnapshot()) {
             SnapshotSources.check(tEnv, flow, source, decoded);
         }
-        String sql = InputProjection.select(tEnv, flow, mapping, source, prefix, decoded);
+        String erasures = options.erasuresTable(flow.name());
+        String sql =
+                InputProjection.select(
+                        tEnv, flow, mapping, source, prefix, decoded, erasures != null);
         Table projection;
         try {
             projection = tEnv.sqlQuery(sql);
@@ -300,6 +304,9 @@ public final class FlowPlanner {
         DeclaredTarget declared =
                 DeclaredTarget.resolve(
                         tEnv, target, flow.storedAs(), spec.targetType(), key, createsTargets);
+        if (erasures != null) {
+            Erasures.check(tEnv, flow, erasures, spec, setLines);
+        }
         OutputMode mode = declared.outputMode(options.changelogMode(flow.name()));
         if (mode != spec.outputMode()) {
             spec = spec(flow, mapping, input, prefix, options, mode);
@@ -313,6 +320,7 @@ public final class FlowPlanner {
                 projection,
                 options.deadLetterTable(flow.name()),
                 options.lateEventsTable(flow.name()),
+                erasures,
                 decoded == null ? null : decoded.letters(),
                 decoded != null);
     }

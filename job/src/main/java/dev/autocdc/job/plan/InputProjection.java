@@ -52,7 +52,8 @@ final class InputProjection {
             FlowMapping mapping,
             ResolvedSchema source,
             String prefix,
-            SourceDecoding.Decoded decoded) {
+            SourceDecoding.Decoded decoded,
+            boolean erasable) {
         // Kafka's coordinates of each record, for its dead letters: the decoded view's own columns,
         // else the source's metadata columns if it declares them (which stay data of the target)
         Map<String, String> coordinates = new LinkedHashMap<>(); // column -> control column
@@ -106,6 +107,9 @@ final class InputProjection {
         }
         if (mapping.columnsToUpdate() != null) {
             as(select, quote(mapping.columnsToUpdate()), prefix, EngineSpec.COLUMNS_TO_UPDATE);
+        }
+        if (erasable) { // the flow's own rows erase nothing; Erasures' rows set it
+            as(select, "CAST(NULL AS BOOLEAN)", prefix, EngineSpec.ERASE);
         }
         // in the control columns' own types, whatever type the source declared (a BIGINT partition)
         Map<String, String> coordinateTypes =

@@ -13,6 +13,7 @@ import org.apache.flink.table.api.Table;
  * dead letters and late events go to (null: logged).
  *
  * @param targetKind where the flow's target is written
+ * @param erasuresTable the table of keys to erase ({@link Erasures}); null: none
  * @param carriesBytes whether the input's last column is each record's bytes (a decoded source),
  *     which the engine's input ({@link EngineSpec#inputType()}) does not have
  */
@@ -25,6 +26,7 @@ public record PlannedFlow(
         Table input,
         String deadLetterTable,
         String lateEventsTable,
+        String erasuresTable,
         DataStream<DeadLetter> sourceLetters,
         boolean carriesBytes) {
     public TargetType type() {

@@ -218,7 +218,8 @@ public final class EngineSpec implements Serializable {
         return inputType;
     }
 
-    int[] baseFields() {
+    /** Where each base column (keys and values, target order) is in the input row. */
+    public int[] baseFields() {
         return baseFields;
     }
 
@@ -269,7 +270,7 @@ public final class EngineSpec implements Serializable {
     }
 
     /** The {@value #ERASE} column, or -1. */
-    int eraseField() {
+    public int eraseField() {
         return eraseField;
     }
 
