@@ -63,6 +63,12 @@ final class FlowReport {
                                 ? " (+I, +U, -D)"
                                 : " (+I, -U, +U, -D)"));
         out.println("  target: " + where(flow));
+        if (flow.erasuresTable() != null) {
+            out.println(
+                    "  erasures: each row of "
+                            + flow.erasuresTable()
+                            + " erases its key (the key columns, by name)");
+        }
         out.println("  engine input: " + flow.inputSql());
     }
 

@@ -83,7 +83,7 @@ class FlowOptionsTest {
                         "setting autocdc.f.tombstone-retension: a flow has no setting"
                                 + " tombstone-retension; the settings are [changelog-mode,"
                                 + " tombstone-retention, history-retention, dead-letter-table,"
-                                + " late-events-table, block-size, bad-records,"
+                                + " late-events-table, erasures-table, block-size, bad-records,"
                                 + " snapshot-hold-threshold]");
         assertThatThrownBy(
                         () ->
