@@ -80,6 +80,83 @@ class HistoryLoaderTest {
         assertThat(rows).isGreaterThan(50);
     }
 
+    /**
+     * A late event (at or before the stored history's newest sequence) applies as if each stored
+     * row had been made by one event at its start, and each end without a next row by a delete
+     * there (type 1: one event at --as-of): the history keeps what its rows show, not the events
+     * that left no trace in them.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = TargetType.class,
+            names = {"SCD1", "SCD2"})
+    void aLateEventAppliesAsIfEachRowWasMadeByOneEvent(TargetType type) throws Exception {
+        Random random = new Random(77 + type.ordinal());
+        for (int round = 0; round < 25; round++) {
+            boolean ignoreNull = round % 2 == 1;
+            EngineSpec spec = spec(type, ignoreNull);
+            List<ReferenceModel.Event> past = randomEvents(random, type, 0);
+            List<ReferenceModel.Event> later = randomEvents(random, type, random.nextInt(CUTOVER));
+            ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
+            try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
+                for (ReferenceModel.Event e : past) {
+                    run.process(run.input(inputRow(e, type)));
+                }
+                table.apply(run.newOutput());
+            }
+            List<ReferenceModel.Event> stored = storedAsEvents(type, table.rows());
+            OperatorSubtaskState loaded = load(spec, table.rows());
+            try (OperatorRun run = OperatorRun.restore(spec, Backend.ROCKSDB, loaded)) {
+                for (ReferenceModel.Event e : later) {
+                    run.process(run.input(inputRow(e, type)));
+                }
+                table.apply(run.newOutput());
+            }
+            stored.addAll(later);
+            assertThat(table.rows())
+                    .as(type + " E1 " + past + " E2 " + later)
+                    .isEqualTo(reference(type, ignoreNull, stored));
+        }
+    }
+
+    /**
+     * The stored rows as events, typed from SPEC §3-4: an upsert per row, a delete per lone end.
+     */
+    private static List<ReferenceModel.Event> storedAsEvents(
+            TargetType type, Set<List<Object>> rows) {
+        List<ReferenceModel.Event> events = new ArrayList<>();
+        for (List<Object> r : rows) {
+            List<Object> values = Arrays.asList(r.get(1), r.get(2));
+            if (type == TargetType.SCD1) {
+                events.add(event(r.get(0), CUTOVER, ReferenceModel.Kind.UPSERT, values));
+                continue;
+            }
+            events.add(event(r.get(0), (Integer) r.get(3), ReferenceModel.Kind.UPSERT, values));
+            Integer end = (Integer) r.get(4);
+            boolean next =
+                    rows.stream()
+                            .anyMatch(
+                                    o ->
+                                            o.get(0).equals(r.get(0))
+                                                    && end != null
+                                                    && end.equals(o.get(3)));
+            if (end != null && !next) {
+                events.add(
+                        event(
+                                r.get(0),
+                                end,
+                                ReferenceModel.Kind.DELETE,
+                                Arrays.asList(null, null)));
+            }
+        }
+        return events;
+    }
+
+    private static ReferenceModel.Event event(
+            Object key, int seq, ReferenceModel.Kind kind, List<Object> values) {
+        return new ReferenceModel.Event(key, seq, null, kind, values, null);
+    }
+
     @Test
     void anOverlapIsRefusedNamingTheRow() {
         EngineSpec spec = spec(TargetType.SCD2, false);
