@@ -6,6 +6,7 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.ops.Bootstrap;
 import dev.autocdc.job.ops.BootstrapSources;
+import dev.autocdc.job.ops.Rebuild;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.LetterCounts;
@@ -59,6 +60,7 @@ public final class AutoCdcCli {
                     "                   [--metrics-port PORT] [--log-level"
                             + " error|warn|info|debug|trace]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+                    "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
                     "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
                             + " DIR [--as-of SQL] [--max-parallelism N]",
                     "       autocdc demo [--target kafka|paimon]",
@@ -181,6 +183,8 @@ public final class AutoCdcCli {
                     return demo(options);
                 case "bootstrap":
                     return bootstrap(options);
+                case "rebuild":
+                    return rebuild(options);
                 default:
                     err.println(USAGE);
                     return 2;
@@ -281,6 +285,47 @@ public final class AutoCdcCli {
                         + " (on a cluster: flink run -s "
                         + savepoint
                         + " ...)");
+        return 0;
+    }
+
+    /**
+     * Writes the flow file of a rebuild ({@link Rebuild}), checks that it plans, and says how to
+     * run it.
+     */
+    private int rebuild(CliOptions options) throws Exception {
+        Path source = Path.of(options.flow);
+        Path target =
+                options.out != null
+                        ? options.out
+                        : source.resolveSibling(
+                                source.getFileName().toString().replaceFirst("(\\.sql)?$", "")
+                                        + "_"
+                                        + options.suffix
+                                        + ".sql");
+        String rebuilt = Rebuild.of(Files.readString(source), options.suffix);
+        Files.writeString(target, rebuilt);
+        CliOptions check = CliOptions.parse(new String[] {"validate", "--flow", target.toString()});
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(
+                        StreamExecutionEnvironment.getExecutionEnvironment(
+                                check.configuration(local)));
+        List<PlannedFlow> flows = new FlowPlanner(tEnv, false).plan(load(check));
+        out.println("wrote " + target);
+        for (PlannedFlow f : flows) {
+            out.println(
+                    "  flow "
+                            + f.flow().name()
+                            + " into "
+                            + f.flow().target()
+                            + ", from "
+                            + f.flow().source()
+                            + " from its start");
+        }
+        out.println(
+                "run it as a new job, without a savepoint (autocdc run --flow "
+                        + target
+                        + "); once it has caught up, move readers to the new targets and stop"
+                        + " the old job (docs/operations.md)");
         return 0;
     }
 

@@ -47,6 +47,12 @@ final class CliOptions {
     /** run: the savepoint the job starts from (execution.state-recovery.path). */
     String fromSavepoint;
 
+    /** rebuild: what the rebuilt flows and targets are suffixed with. */
+    String suffix;
+
+    /** rebuild: the rebuilt flow file (default: beside the flow file, suffixed). */
+    Path out;
+
     /** bootstrap: the savepoint's key groups (pipeline.max-parallelism of the jobs it starts). */
     Integer maxParallelism;
 
@@ -78,7 +84,7 @@ final class CliOptions {
         }
         CliOptions o = new CliOptions();
         o.command = args[0];
-        if (!List.of("run", "validate", "demo", "bootstrap").contains(o.command)) {
+        if (!List.of("run", "validate", "demo", "bootstrap", "rebuild").contains(o.command)) {
             throw new IllegalArgumentException("unknown command " + o.command);
         }
         for (int i = 1; i < args.length; i++) {
@@ -103,6 +109,8 @@ final class CliOptions {
                 case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
                 case "--from" -> o.from.add(value(args, ++i, a));
                 case "--as-of" -> o.asOf = value(args, ++i, a);
+                case "--suffix" -> o.suffix = value(args, ++i, a);
+                case "--out" -> o.out = Path.of(value(args, ++i, a));
                 case "--savepoint" -> o.savepoint = value(args, ++i, a);
                 case "--from-savepoint" -> o.fromSavepoint = value(args, ++i, a);
                 case "--max-parallelism" -> {
@@ -168,6 +176,15 @@ final class CliOptions {
                         || o.maxParallelism != null)) {
             throw new IllegalArgumentException(
                     "--from, --as-of, --savepoint and --max-parallelism are for bootstrap");
+        }
+        if (o.command.equals("rebuild")
+                && (o.suffix == null || !o.suffix.matches("[A-Za-z0-9_]+"))) {
+            throw new IllegalArgumentException(
+                    "rebuild needs --suffix NAME (letters, digits, _), say --suffix v2: the rebuilt"
+                            + " flows and targets are named <name>_v2");
+        }
+        if ((o.suffix != null || o.out != null) && !o.command.equals("rebuild")) {
+            throw new IllegalArgumentException("--suffix and --out are for rebuild");
         }
         if (o.fromSavepoint != null && !o.command.equals("run")) {
             throw new IllegalArgumentException("--from-savepoint is for run");
