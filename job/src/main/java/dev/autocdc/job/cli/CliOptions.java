@@ -189,6 +189,12 @@ final class CliOptions {
         if (o.fromSavepoint != null && !o.command.equals("run")) {
             throw new IllegalArgumentException("--from-savepoint is for run");
         }
+        if (o.fromSavepoint != null && o.materialize != null) {
+            throw new IllegalArgumentException(
+                    "--materialize builds a target from this run's changelog alone, without the"
+                            + " rows the savepoint's state stands for; a run from a savepoint"
+                            + " writes into the target table that holds them");
+        }
         // checked before the job runs, not after it has read every event
         writableFile("--materialize", o.materialize);
         writableFile("--dead-letters", o.deadLetters);
