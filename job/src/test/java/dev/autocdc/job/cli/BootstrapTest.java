@@ -132,6 +132,110 @@ class BootstrapTest {
                         "123|Isabel|Zacatecas", "124|Raul|Puebla", "125|Mercedes|Guadalajara");
     }
 
+    /**
+     * The employees walkthrough's bitemporal table (8 rows, SPEC §12) read from a file export,
+     * loaded, then Dana promoted: her believed row closes in system time and the belief splits.
+     */
+    @Test
+    void aBitemporalHistoryFromAFileGoesOn() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        List<String> stored = LakeTargetsTest.Walkthrough.BITEMPORAL.rows;
+        TableEnvironment tables = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        tables.executeSql(Lake.PAIMON.createCatalog(warehouse).replace(";", ""));
+        tables.executeSql("CREATE DATABASE IF NOT EXISTS lake.hr");
+        tables.executeSql(
+                "CREATE TABLE lake.hr.employees (employeeId INT NOT NULL, name STRING, role STRING,"
+                        + " __START_AT DATE NOT NULL, __END_AT DATE,"
+                        + " __SYSTEM_START_AT TIMESTAMP(0) NOT NULL, __SYSTEM_END_AT TIMESTAMP(0),"
+                        + " PRIMARY KEY (employeeId, __START_AT, __SYSTEM_START_AT) NOT ENFORCED)"
+                        + " WITH ('bucket' = '1')");
+        List<String> export = new java.util.ArrayList<>();
+        List<String> values = new java.util.ArrayList<>();
+        for (String row : stored) {
+            String[] c = row.split("\\|");
+            export.add(
+                    "{\"employeeId\": %s, \"name\": \"%s\", \"role\": \"%s\", \"__START_AT\": \"%s\","
+                                    .formatted(c[0], c[1], c[2], c[3])
+                            + " \"__END_AT\": %s, \"__SYSTEM_START_AT\": \"%s\", \"__SYSTEM_END_AT\": %s}"
+                                    .formatted(quotedOrNull(c[4]), c[5], quotedOrNull(c[6])));
+            values.add(
+                    "(%s, '%s', '%s', DATE '%s', %s, TIMESTAMP '%s', %s)"
+                            .formatted(
+                                    c[0],
+                                    c[1],
+                                    c[2],
+                                    c[3],
+                                    c[4].equals("null")
+                                            ? "CAST(NULL AS DATE)"
+                                            : "DATE '" + c[4] + "'",
+                                    c[5],
+                                    c[6].equals("null")
+                                            ? "CAST(NULL AS TIMESTAMP(0))"
+                                            : "TIMESTAMP '" + c[6] + "'"));
+        }
+        tables.executeSql("INSERT INTO lake.hr.employees VALUES " + String.join(", ", values))
+                .await();
+        Path exported = dir.resolve("employees_export.json");
+        Files.write(exported, export);
+        Path events = dir.resolve("employees_later.json");
+        Files.writeString(
+                events,
+                "{\"employeeId\": 2, \"name\": \"Dana\", \"role\": \"Lead\", \"operation\":"
+                    + " \"UPDATE\", \"effectiveDate\": \"2025-05-01\", \"recordedAt\": \"2025-05-01"
+                    + " 09:00:00\"}\n");
+        Path flow = dir.resolve("employees.sql");
+        Files.writeString(
+                flow,
+                Lake.PAIMON.createCatalog(warehouse)
+                        + """
+
+                        CREATE TABLE employees_export (employeeId INT, name STRING, role STRING,
+                          __START_AT DATE, __END_AT DATE, __SYSTEM_START_AT TIMESTAMP(0), __SYSTEM_END_AT TIMESTAMP(0))
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE TABLE employees_cdf (employeeId INT, name STRING, role STRING, operation STRING,
+                          effectiveDate DATE, recordedAt TIMESTAMP(0))
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE lake.hr.employees WITH ('bucket' = '1');
+                        CREATE FLOW apply_cdc AS AUTO CDC INTO lake.hr.employees
+                        FROM STREAM(employees_cdf)
+                        KEYS (employeeId)
+                        APPLY AS DELETE WHEN operation = "DELETE"
+                        SEQUENCE BY effectiveDate
+                        SYSTEM SEQUENCE BY recordedAt
+                        COLUMNS * EXCEPT (operation, effectiveDate, recordedAt)
+                        STORED AS BITEMPORAL;
+                        """
+                                .formatted(exported, events));
+        Path savepoint = dir.resolve("savepoint");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "employees_export",
+                                "--savepoint",
+                                savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .contains("flow apply_cdc: 2 keys, 8 rows of employees_export loaded");
+        assertThat(cli("run", "--flow", flow.toString(), "--from-savepoint", savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        List<String> expected = new java.util.ArrayList<>(stored);
+        expected.remove("2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null");
+        expected.add("2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|2025-05-01 09:00:00");
+        expected.add("2|Dana|Analyst|2025-01-01|2025-05-01|2025-05-01 09:00:00|null");
+        expected.add("2|Dana|Lead|2025-05-01|null|2025-05-01 09:00:00|null");
+        assertThat(Lake.PAIMON.read(warehouse, "employees").rows())
+                .containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static String quotedOrNull(String v) {
+        return v.equals("null") ? "null" : "\"" + v + "\"";
+    }
+
     @Test
     void anScd1TableWithoutItsSequenceNeedsAsOf() throws Exception {
         Path warehouse = dir.resolve("warehouse");
