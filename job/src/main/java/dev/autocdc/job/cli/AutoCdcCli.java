@@ -302,6 +302,10 @@ public final class AutoCdcCli {
                                         + "_"
                                         + options.suffix
                                         + ".sql");
+        if (Files.exists(target)) {
+            err.println("autocdc: " + target + " exists; name another file with --out");
+            return 1;
+        }
         String rebuilt = Rebuild.of(Files.readString(source), options.suffix);
         Files.writeString(target, rebuilt);
         CliOptions check = CliOptions.parse(new String[] {"validate", "--flow", target.toString()});

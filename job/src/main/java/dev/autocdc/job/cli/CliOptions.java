@@ -4,6 +4,7 @@ import dev.autocdc.job.flow.FlowFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ final class CliOptions {
     String logLevel;
 
     /** bootstrap: {@code [FLOW=]TABLE}, the stored history each flow starts from. */
-    final List<String> from = new java.util.ArrayList<>();
+    final List<String> from = new ArrayList<>();
 
     /** bootstrap: an SCD1 table's sequence, an SQL expression. */
     String asOf;

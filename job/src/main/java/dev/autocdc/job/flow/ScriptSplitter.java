@@ -90,7 +90,7 @@ public final class ScriptSplitter {
     }
 
     /** The text without comments (quotes respected), for emptiness checks and keyword matching. */
-    static String stripComments(String text) {
+    public static String stripComments(String text) {
         StringBuilder b = new StringBuilder();
         int i = 0;
         int n = text.length();

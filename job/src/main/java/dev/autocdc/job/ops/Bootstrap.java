@@ -1,6 +1,8 @@
 package dev.autocdc.job.ops;
 
 import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.ScriptSplitter;
+import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.PlannedFlow;
 import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.InvalidHistoryException;
@@ -9,20 +11,26 @@ import dev.autocdc.operators.flink.EngineSpec;
 import dev.autocdc.operators.flink.FlowKeySelector;
 import dev.autocdc.operators.flink.HistoryLoader;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.ListTypeInfo;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.StateBootstrapTransformation;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -37,7 +45,10 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts flows from histories stored elsewhere: reads each flow's stored table with Flink SQL, in
@@ -47,13 +58,15 @@ import org.apache.flink.util.Collector;
  * sources have no state there, so they start from their {@code scan.startup.mode}.
  */
 public final class Bootstrap {
-    /** The uid of a flow's engine operator (part of the savepoint format, docs/reliability.md). */
-    private static final String ENGINE_UID = "auto-cdc-";
-
     /** Accumulators of the bootstrap job: keys and rows loaded, per flow. */
     static final String KEYS = "keys-";
 
     static final String ROWS = "rows-";
+
+    private static final Pattern SET =
+            Pattern.compile("SET\\s+'([^']+)'\\s*=\\s*'([^']*)'", Pattern.CASE_INSENSITIVE);
+
+    private static final Logger LOG = LoggerFactory.getLogger(Bootstrap.class);
 
     private Bootstrap() {}
 
@@ -76,7 +89,13 @@ public final class Bootstrap {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         for (FlowScript.SqlStatement s : statements) {
-            tEnv.executeSql(s.sql());
+            String sql = ScriptSplitter.stripComments(s.sql()).strip();
+            Matcher set = SET.matcher(sql);
+            if (set.matches()) {
+                tEnv.getConfig().getConfiguration().setString(set.group(1), set.group(2));
+            } else {
+                tEnv.executeSql(sql);
+            }
         }
         SavepointWriter writer =
                 SavepointWriter.newSavepoint(
@@ -84,19 +103,61 @@ public final class Bootstrap {
         for (Source source : sources) {
             EngineSpec spec = source.flow().spec();
             writer.withOperator(
-                    OperatorIdentifier.forUid(ENGINE_UID + spec.flow().name()),
+                    OperatorIdentifier.forUid(FlowJob.engineUid(spec.flow().name())),
                     transformation(tEnv, spec, source));
         }
         writer.write(savepoint);
         JobExecutionResult result = env.execute("autocdc bootstrap");
-        Map<String, long[]> loaded = new java.util.LinkedHashMap<>();
+        Map<String, long[]> loaded = new LinkedHashMap<>();
         for (Source source : sources) {
             String name = source.flow().spec().flow().name();
             Long keys = result.getAccumulatorResult(KEYS + name);
             Long rows = result.getAccumulatorResult(ROWS + name);
             loaded.put(name, new long[] {keys == null ? 0 : keys, rows == null ? 0 : rows});
         }
+        for (Source source : sources) {
+            EngineSpec spec = source.flow().spec();
+            long checked = loaded.get(spec.flow().name())[0];
+            long written = keysIn(savepoint, spec);
+            if (written != checked) {
+                throw new IllegalStateException(
+                        "flow "
+                                + spec.flow().name()
+                                + ": the savepoint holds the state of "
+                                + written
+                                + " of the "
+                                + checked
+                                + " keys checked: writing state failed (the log says why); do not"
+                                + " start from "
+                                + savepoint);
+            }
+        }
         return loaded;
+    }
+
+    /**
+     * The keys the savepoint holds state for, read back: the State Processor API does not fail its
+     * job when a bootstrap function throws (it runs it in a thread of its own), so a savepoint is
+     * trusted only once its keys are counted.
+     */
+    private static long keysIn(String savepoint, EngineSpec spec) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        FlowKeySelector keys = HistoryLoader.keySelector(spec);
+        long n = 0;
+        try (CloseableIterator<Long> counted =
+                SavepointReader.read(env, savepoint, new EmbeddedRocksDBStateBackend())
+                        .readKeyedState(
+                                OperatorIdentifier.forUid(FlowJob.engineUid(spec.flow().name())),
+                                new CountKeys(new HistoryLoader(spec)),
+                                keys.getProducedType(),
+                                Types.LONG)
+                        .executeAndCollect("autocdc bootstrap: the savepoint's keys")) {
+            while (counted.hasNext()) {
+                n += counted.next();
+            }
+        }
+        return n;
     }
 
     private static StateBootstrapTransformation<List<RowData>> transformation(
@@ -208,10 +269,34 @@ public final class Bootstrap {
         }
     }
 
-    /** The loader as a State Processor API function, on rows checked already. */
+    /** One per key of the engine's state (its states registered as the engine registers them). */
+    private static final class CountKeys extends KeyedStateReaderFunction<Object, Long> {
+        private final HistoryLoader loader;
+
+        CountKeys(HistoryLoader loader) {
+            this.loader = loader;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            loader.open(getRuntimeContext());
+        }
+
+        @Override
+        public void readKey(Object key, Context ctx, Collector<Long> out) {
+            out.collect(1L);
+        }
+    }
+
+    /**
+     * The loader as a State Processor API function, on rows checked already. A failure is logged
+     * and the rest skipped, never thrown: the function runs in a thread of its own whose failure
+     * would leave the job waiting on it; {@link #keysIn} finds the keys missing.
+     */
     private static final class Load extends KeyedStateBootstrapFunction<Object, List<RowData>>
             implements CheckpointedFunction {
         private final HistoryLoader loader;
+        private transient boolean failed;
 
         Load(HistoryLoader loader) {
             this.loader = loader;
@@ -231,8 +316,16 @@ public final class Bootstrap {
         }
 
         @Override
-        public void processElement(List<RowData> value, Context ctx) throws Exception {
-            loader.load(value, ctx.timerService());
+        public void processElement(List<RowData> value, Context ctx) {
+            if (failed) {
+                return;
+            }
+            try {
+                loader.load(value, ctx.timerService());
+            } catch (Exception e) {
+                failed = true;
+                LOG.error("writing a key's state failed; the keys after it are skipped", e);
+            }
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.autocdc.job.ops;
 
 import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.ScriptSplitter;
 import dev.autocdc.job.plan.PlannedFlow;
+import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.HistoryLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +70,14 @@ public final class BootstrapSources {
         if (table.isEmpty()) {
             throw new IllegalArgumentException("--from " + from + ": name the table after '='");
         }
+        if (asOf != null && flow.type() != TargetType.SCD1) {
+            throw new IllegalArgumentException(
+                    "--as-of is for SCD TYPE 1 flows, whose rows keep no sequence; flow "
+                            + flow.flow().name()
+                            + " is "
+                            + flow.type()
+                            + ": its rows carry __START_AT");
+        }
         String unsupported = HistoryLoader.unsupported(flow.spec());
         if (unsupported != null) {
             throw new IllegalArgumentException(
@@ -83,12 +93,16 @@ public final class BootstrapSources {
 
     /**
      * Whether a statement of the flow file is one the bootstrap runs: the ones that declare
-     * catalogs, databases, tables and functions, not SET (the job's settings) or INSERT (other
-     * jobs' work).
+     * catalogs, databases, tables, views and functions ({@code CREATE}, {@code ALTER}, {@code
+     * USE}), and the settings of how SQL reads values ({@code SET 'table.*'}, say the local time
+     * zone); never an {@code INSERT} (another job's work) or another setting (the flow job's).
      */
     public static boolean declares(FlowScript.SqlStatement sql) {
-        String text = sql.sql().strip().toUpperCase(Locale.ROOT);
-        return !text.startsWith("SET") && !text.startsWith("INSERT");
+        String text = ScriptSplitter.stripComments(sql.sql()).strip().toUpperCase(Locale.ROOT);
+        return text.startsWith("CREATE")
+                || text.startsWith("ALTER")
+                || text.startsWith("USE")
+                || text.matches("^SET\\s+'TABLE\\.[\\s\\S]*");
     }
 
     /** The savepoint directory as a URI; refused when it holds a savepoint already. */

@@ -4,9 +4,13 @@ import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.ScriptSplitter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,10 +18,13 @@ import java.util.regex.Pattern;
  * The flow file of a rebuild: every flow renamed {@code <flow>_<suffix>} (new operator uids, so no
  * state of the old flows can be restored into it: a strict restore of their savepoint is refused),
  * writing a new target {@code <target>_<suffix>} (a connector target's {@code topic}, {@code
- * table-name} or {@code path} gets the suffix too), its settings renamed with it, and every Kafka
- * table read from its earliest offset under a consumer group of its own (its {@code WITH} options
- * edited). The old job runs on until the new one has caught up and readers are moved to the new
- * target; nothing of the old is touched.
+ * table-name} or {@code path} gets the suffix too; a flow that reads another's target reads the new
+ * one), its settings renamed with it, and every Kafka source read from its earliest offset under a
+ * consumer group of its own (its {@code WITH} options edited). Erasures tables are left as they
+ * are: an erasure acts when it is processed, so it is replayed once the rebuild has caught up. The
+ * old job runs on until the new one has caught up and readers are moved; nothing of the old is
+ * touched. The rebuilt file has no comments: statements are rewritten without them, so that a name
+ * in a comment is never the one renamed.
  */
 public final class Rebuild {
     /** The options of a connector target that say where it writes, given the suffix. */
@@ -25,6 +32,19 @@ public final class Rebuild {
 
     private static final Pattern KAFKA =
             Pattern.compile("'connector'\\s*=\\s*'kafka'", Pattern.CASE_INSENSITIVE);
+
+    private static final Pattern CONNECTOR =
+            Pattern.compile("'connector'\\s*=", Pattern.CASE_INSENSITIVE);
+
+    private static final Pattern WITH = Pattern.compile("\\bWITH\\s*\\(", Pattern.CASE_INSENSITIVE);
+
+    private static final Pattern ERASURES =
+            Pattern.compile(
+                    "^SET\\s+'autocdc\\.[^']*\\.erasures-table'\\s*=\\s*'([^']*)'",
+                    Pattern.CASE_INSENSITIVE);
+
+    /** After a name: the end of the identifier. */
+    private static final String END = "(?![\\w.`])";
 
     private Rebuild() {}
 
@@ -41,9 +61,20 @@ public final class Rebuild {
             flows.put(f.name(), f.name() + "_" + suffix);
             targets.put(f.target(), f.target() + "_" + suffix);
         }
-        List<String> out = new ArrayList<>();
+        List<String> statements = new ArrayList<>();
+        Set<String> erasures = new HashSet<>();
         for (ScriptSplitter.Statement s : ScriptSplitter.split(script)) {
-            String text = s.text().strip();
+            String text = ScriptSplitter.stripComments(s.text()).strip();
+            statements.add(text);
+            Matcher m = ERASURES.matcher(text);
+            if (m.find()) {
+                erasures.add(m.group(1).toLowerCase(Locale.ROOT));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        int index = 0;
+        for (ScriptSplitter.Statement s : ScriptSplitter.split(script)) {
+            String text = statements.get(index++);
             for (Map.Entry<String, String> f : flows.entrySet()) {
                 text = rename(text, "CREATE\\s+FLOW\\s+", f.getKey(), f.getValue(), END);
                 text = rename(text, "SET\\s+'autocdc\\.", f.getKey(), f.getValue(), "(?=\\.)");
@@ -54,11 +85,21 @@ public final class Rebuild {
                 text = rename(text, "STREAMING\\s+TABLE\\s+", t.getKey(), t.getValue(), END);
                 target |= !text.equals(before);
                 text = rename(text, "\\bINTO\\s+", t.getKey(), t.getValue(), END);
+                text =
+                        rename(
+                                text,
+                                "\\b(?:STREAM|SNAPSHOT)\\s*\\(\\s*",
+                                t.getKey(),
+                                t.getValue(),
+                                END);
             }
+            String declared = tableName(text);
             if (target
                     && CONNECTOR.matcher(text).find()) { // else a catalog's: its name is its place
                 text = renamePlace(text, suffix, s.line());
-            } else if (!target && KAFKA.matcher(text).find()) {
+            } else if (!target
+                    && KAFKA.matcher(text).find()
+                    && (declared == null || !erasures.contains(declared))) {
                 text = option(text, "scan.startup.mode", v -> "earliest-offset");
                 text =
                         option(
@@ -68,20 +109,34 @@ public final class Rebuild {
             }
             out.add(text);
         }
-        return "-- rebuilt with autocdc rebuild --suffix "
-                + suffix
-                + ": run it as a new job, without a savepoint\n"
-                + String.join(";\n\n", out)
-                + ";\n";
+        String rebuilt =
+                "-- rebuilt with autocdc rebuild --suffix "
+                        + suffix
+                        + ": run it as a new job, without a savepoint\n"
+                        + String.join(";\n\n", out)
+                        + ";\n";
+        check(FlowScript.parse(rebuilt), flows, targets);
+        return rebuilt;
     }
 
-    /** After a name: the end of the identifier. */
-    private static final String END = "(?![\\w.`])";
-
-    private static final Pattern CONNECTOR =
-            Pattern.compile("'connector'\\s*=", Pattern.CASE_INSENSITIVE);
-
-    private static final Pattern WITH = Pattern.compile("\\bWITH\\s*\\(", Pattern.CASE_INSENSITIVE);
+    /** Every flow and target of the rebuilt file renamed, none writing an old target. */
+    private static void check(
+            FlowScript rebuilt, Map<String, String> flows, Map<String, String> targets) {
+        for (AutoCdcFlow f : rebuilt.flows()) {
+            if (!flows.containsValue(f.name())
+                    || !targets.containsValue(f.target())
+                    || targets.containsKey(f.target())) {
+                throw new IllegalStateException(
+                        "rebuild could not rename flow "
+                                + f.name()
+                                + " into "
+                                + f.target()
+                                + " (line "
+                                + f.line()
+                                + "); write the rebuilt file by hand");
+            }
+        }
+    }
 
     /** The first {@code name} (bare or back-quoted) after {@code before}, renamed. */
     private static String rename(
@@ -104,8 +159,7 @@ public final class Rebuild {
     }
 
     /** The table option set to {@code value.apply(its value or null)}, added when absent. */
-    private static String option(
-            String text, String key, java.util.function.UnaryOperator<String> value) {
+    private static String option(String text, String key, UnaryOperator<String> value) {
         Matcher m =
                 Pattern.compile(
                                 "'" + Pattern.quote(key) + "'\\s*=\\s*'([^']*)'",
@@ -136,14 +190,21 @@ public final class Rebuild {
     /** A connector target's topic, table-name or path, suffixed; refused when it has none. */
     private static String renamePlace(String text, String suffix, int line) {
         for (String option : PLACE_OPTIONS) {
-            Pattern p =
+            Matcher m =
                     Pattern.compile(
-                            "('" + Pattern.quote(option) + "'\\s*=\\s*')([^']*)(')",
-                            Pattern.CASE_INSENSITIVE);
-            Matcher m = p.matcher(text);
+                                    "('" + Pattern.quote(option) + "'\\s*=\\s*')([^']*?)(/*)'",
+                                    Pattern.CASE_INSENSITIVE)
+                            .matcher(text);
             if (m.find()) {
-                return m.replaceFirst(
-                        Matcher.quoteReplacement(m.group(1) + m.group(2) + "_" + suffix + "'"));
+                // a path's last segment gets the suffix: users/ becomes users_v2/, a sibling
+                return text.substring(0, m.start())
+                        + m.group(1)
+                        + m.group(2)
+                        + "_"
+                        + suffix
+                        + m.group(3)
+                        + "'"
+                        + text.substring(m.end());
             }
         }
         throw new IllegalArgumentException(
@@ -152,6 +213,18 @@ public final class Rebuild {
                         + ": the target's WITH names no "
                         + String.join(", ", PLACE_OPTIONS)
                         + "; rebuild cannot give its copy a place of its own: declare the target"
-                        + " in a catalog (Paimon, Iceberg) or edit the rebuilt file by hand");
+                        + " in a catalog (Paimon, Iceberg) or write the rebuilt file by hand");
+    }
+
+    /**
+     * The table a {@code CREATE [TEMPORARY] TABLE name} statement declares (lower case), or null.
+     */
+    private static String tableName(String text) {
+        Matcher m =
+                Pattern.compile(
+                                "^CREATE\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?`?([\\w.]+)`?",
+                                Pattern.CASE_INSENSITIVE)
+                        .matcher(text);
+        return m.find() ? m.group(1).toLowerCase(Locale.ROOT) : null;
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -132,8 +133,7 @@ final class Erasures {
                 }
                 converter =
                         DataStructureConverters.getConverter(
-                                org.apache.flink.table.api.DataTypes.ROW(
-                                        types.toArray(new DataType[0])));
+                                DataTypes.ROW(types.toArray(new DataType[0])));
                 converter.open(getClass().getClassLoader());
             }
             Row plain = Row.of(new Object[keys.getArity()]);

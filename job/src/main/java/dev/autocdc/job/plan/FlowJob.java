@@ -117,6 +117,11 @@ public final class FlowJob {
         return destinations;
     }
 
+    /** The uid of a flow's engine operator (part of the savepoint format, docs/reliability.md). */
+    public static String engineUid(String flow) {
+        return "auto-cdc-" + flow;
+    }
+
     /** Adds every flow to the job; returns each target's changelog by target name. */
     public Map<String, DataStream<RowData>> attach() {
         boolean anySink = !inserts.isEmpty();
@@ -152,7 +157,7 @@ public final class FlowJob {
                             engineInput,
                             spec,
                             InternalTypeInfo.of(spec.targetType()),
-                            "auto-cdc-" + flow.flow().name());
+                            engineUid(flow.flow().name()));
             changelogs.put(flow.flow().target(), changelog);
             DataStream<DeadLetter> deadLetters =
                     changelog

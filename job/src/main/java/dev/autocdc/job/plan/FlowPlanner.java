@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.flow.ScriptSplitter;
 import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.FlowDefinitionException;
@@ -97,7 +98,8 @@ public final class FlowPlanner {
         }
         for (FlowScript.Item item : script.items()) {
             if (item instanceof FlowScript.SqlStatement sql) {
-                String text = sql.sql().strip();
+                // without comments: a statement is known by its first word, not by a comment
+                String text = ScriptSplitter.stripComments(sql.sql()).strip();
                 Matcher set = SET.matcher(text);
                 if (set.matches()) {
                     tEnv.getConfig()

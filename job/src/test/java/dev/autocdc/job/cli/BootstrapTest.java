@@ -286,6 +286,60 @@ class BootstrapTest {
         assertThat(savepoint.resolve("_metadata")).doesNotExist();
     }
 
+    /**
+     * The bootstrap runs the file's declarations only: an INSERT (here behind a comment, which once
+     * made the planner run it as a job of its own) is another job's work and writes nothing;
+     * --as-of is refused for a type 2 flow.
+     */
+    @Test
+    void onlyDeclarationsRunAndAsOfIsForType1() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        store(
+                warehouse,
+                "users",
+                "__START_AT INT NOT NULL, __END_AT INT",
+                "__START_AT",
+                USERS_HISTORY);
+        Path copies = dir.resolve("copies");
+        Path flow = flow(warehouse, "users", "2");
+        Files.writeString(
+                flow,
+                Files.readString(flow)
+                        + "CREATE TABLE copy (userId INT) WITH ('connector' = 'filesystem',"
+                        + " 'path' = '"
+                        + copies
+                        + "', 'format' = 'json');\n-- a copy\nINSERT INTO copy SELECT userId FROM"
+                        + " users_cdf;\n");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--savepoint",
+                                dir.resolve("sp").toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(copies).doesNotExist();
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--as-of",
+                                "6",
+                                "--savepoint",
+                                dir.resolve("sp2").toString()))
+                .isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "--as-of is for SCD TYPE 1 flows, whose rows keep no sequence; flow"
+                                + " apply_cdc is SCD2: its rows carry __START_AT");
+    }
+
     @Test
     void fromNamesAFlowOfTheFile() throws Exception {
         Path flow = flow(dir.resolve("warehouse"), "users", "2");

@@ -81,6 +81,42 @@ class RebuildTest {
                 .containsExactlyInAnyOrder(USERS_SCD2.split("\n"));
     }
 
+    /**
+     * A name in a comment is never the one renamed, a flow reading another's target reads the new
+     * one, and an erasures table keeps its offsets (erasures are produced again once caught up).
+     */
+    @Test
+    void commentsChainedFlowsAndErasures() {
+        String rebuilt =
+                Rebuild.of(
+                        """
+                        CREATE TABLE src (id INT, v STRING, seq INT)
+                        WITH ('connector' = 'kafka', 'topic' = 'events', 'format' = 'json');
+                        CREATE TABLE erasures (id INT)
+                        WITH ('connector' = 'kafka', 'topic' = 'erasures', 'properties.group.id' = 'e',
+                              'format' = 'json');
+                        SET 'autocdc.f.erasures-table' = 'erasures';
+                        CREATE OR REFRESH STREAMING TABLE lake.db.t;
+                        -- this flow writes INTO lake.db.t
+                        CREATE FLOW f AS AUTO CDC INTO lake.db.t FROM STREAM(src) KEYS (id)
+                        SEQUENCE BY seq STORED AS SCD TYPE 1;
+                        CREATE OR REFRESH STREAMING TABLE lake.db.u;
+                        CREATE FLOW g AS AUTO CDC INTO lake.db.u FROM STREAM(lake.db.t) KEYS (id)
+                        SEQUENCE BY seq STORED AS SCD TYPE 1;
+                        """,
+                        "v2");
+        assertThat(rebuilt)
+                .doesNotContain("--  this flow")
+                .doesNotContain("this flow writes")
+                .contains("CREATE FLOW f_v2 AS AUTO CDC INTO lake.db.t_v2 FROM STREAM(src)")
+                .contains(
+                        "CREATE FLOW g_v2 AS AUTO CDC INTO lake.db.u_v2 FROM STREAM(lake.db.t_v2)")
+                .contains("SET 'autocdc.f_v2.erasures-table' = 'erasures'")
+                .contains(
+                        "WITH ('connector' = 'kafka', 'topic' = 'erasures',"
+                                + " 'properties.group.id' = 'e',\n      'format' = 'json')");
+    }
+
     @Test
     void kafkaSourcesStartOverAndConnectorTargetsGetAPlaceOfTheirOwn() {
         String rebuilt =

@@ -285,15 +285,18 @@ public final class HistoryEvents {
             }
             List<byte[]> at = new ArrayList<>(points.keySet());
             Object[] carried = null; // the state just before the point, as the events fold
+            int row = 0; // the belief's rows are by start and apart (checked): one sweep
             for (int i = 0; i < at.size(); i++) {
                 byte[] point = at.get(i);
-                Period wanted = null;
-                for (Period p : belief) {
-                    if (p.covers(point)) {
-                        wanted = p;
-                        break;
-                    }
+                while (row < belief.size()
+                        && belief.get(row).end != null
+                        && SequenceCodec.compare(belief.get(row).end, point) <= 0) {
+                    row++;
                 }
+                Period wanted =
+                        row < belief.size() && belief.get(row).covers(point)
+                                ? belief.get(row)
+                                : null;
                 // a row's untracked columns show the state at its last point (SPEC §4): before
                 // that, only its tracked columns must hold
                 boolean whole =

@@ -105,14 +105,17 @@ final class BitemporalTarget implements KeyedTarget {
     }
 
     @Override
-    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+    public boolean erase(TimerService timers, List<TargetChange> out) throws Exception {
         store.beginEvent(timers.currentProcessingTime());
         for (Object[] row : engine.rows(store)) {
             out.add(TargetChange.delete(row));
         }
+        BitemporalHead head = store.head();
+        boolean whole = store.snapshot() == null && (head == null || head.floorSequence() == null);
         store.erase();
-        pruning.cancel();
-        tombstones.forget();
+        pruning.forget(timers);
+        tombstones.forget(timers);
+        return whole;
     }
 
     @Override

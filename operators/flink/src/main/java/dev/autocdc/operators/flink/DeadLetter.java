@@ -33,6 +33,12 @@ public class DeadLetter {
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
     /**
+     * Late-events reason: an erasure of a key whose older history had left state (a history
+     * retention, or its tombstone expired); those rows are in the target only.
+     */
+    public static final String ERASED_BEYOND_STATE = "ERASED_BEYOND_STATE";
+
+    /**
      * Late events (SPEC §10): a row of a snapshot at or below one already complete, on a source
      * that broke the per-split order; nothing else changes.
      */

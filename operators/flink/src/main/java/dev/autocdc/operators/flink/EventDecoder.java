@@ -224,6 +224,15 @@ final class EventDecoder {
      * The letter for the late-events output: the event lands before the history its key still
      * holds.
      */
+    DeadLetter erasedBeyondState(RowData input) {
+        return letter(
+                input,
+                DeadLetter.ERASED_BEYOND_STATE,
+                "the key is erased from state and its rows there deleted, but history of it had"
+                    + " left state (history retention, or its tombstone expired): those rows are in"
+                    + " the target only; delete them there by key");
+    }
+
     DeadLetter beforeRetainedHistory(RowData input) {
         return located(
                 new DeadLetter(

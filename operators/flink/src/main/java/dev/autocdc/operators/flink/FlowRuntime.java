@@ -267,13 +267,17 @@ final class FlowRuntime implements Serializable {
             return;
         }
         changes.clear();
+        boolean whole;
         try {
-            target.erase(fx.timerService(), changes);
+            whole = target.erase(fx.timerService(), changes);
         } catch (Exception e) {
             throw failure(decoder.key(input), e);
         }
         metrics.erased.inc();
         emitter.emit(changes, out);
+        if (!whole) {
+            fx.output(AutoCdcFunction.LATE_EVENTS, decoder.erasedBeyondState(input));
+        }
     }
 
     /**

@@ -71,4 +71,13 @@ final class HistoryPruning {
     void cancel() {
         pruneAt.clear();
     }
+
+    /** The key was erased: its pending pass and the timer of it are gone. */
+    void forget(TimerService timers) throws Exception {
+        Long at = pruneAt.value();
+        if (at != null) {
+            timers.deleteProcessingTimeTimer(at);
+            pruneAt.clear();
+        }
+    }
 }

@@ -32,10 +32,13 @@ interface KeyedTarget {
 
     /**
      * Removes every trace of the current key: appends a delete of each target row its state holds
-     * to {@code out}, and clears its state, so that a later event of the key starts a new history.
-     * Rows of history a retention dropped from state are not among them (the sink has them).
+     * to {@code out}, and clears its state and timers, so that a later event of the key starts a
+     * new history.
+     *
+     * @return false when history of the key had left state (a history retention, an expired
+     *     tombstone): its rows are in the sink only, and not among the deletes
      */
-    void erase(TimerService timers, List<TargetChange> out) throws Exception;
+    boolean erase(TimerService timers, List<TargetChange> out) throws Exception;
 
     /**
      * Runs the current key's timers due at {@code timestamp} (processing time); a stale timer does

@@ -98,13 +98,14 @@ final class Scd1Target implements KeyedTarget {
     }
 
     @Override
-    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+    public boolean erase(TimerService timers, List<TargetChange> out) throws Exception {
         Object[] row = engine.row(events.value());
         if (row != null) {
             out.add(TargetChange.delete(row));
         }
         events.clear();
-        tombstones.forget();
+        tombstones.forget(timers);
+        return true; // a key whose tombstone expired has no row: the delete removed it
     }
 
     @Override

@@ -115,15 +115,17 @@ final class Scd2Target implements KeyedTarget {
     }
 
     @Override
-    public void erase(TimerService timers, List<TargetChange> out) throws Exception {
+    public boolean erase(TimerService timers, List<TargetChange> out) throws Exception {
         timeline.beginEvent(timers.currentProcessingTime());
         for (Object[] row : engine.rows(timeline)) {
             out.add(TargetChange.delete(row));
         }
+        boolean whole = historyFloor.value() == null;
         timeline.clear();
         historyFloor.clear();
-        pruning.cancel();
-        tombstones.forget();
+        pruning.forget(timers);
+        tombstones.forget(timers);
+        return whole;
     }
 
     @Override

@@ -40,13 +40,19 @@ final class TombstoneTimer {
             timers.registerProcessingTimeTimer(due);
             expiry.update(due);
         } else if (!absent && at != null) {
-            expiry.clear(); // its timer fires and finds nothing to do
+            // the timer goes too: a key that is later erased must leave no timer behind
+            timers.deleteProcessingTimeTimer(at);
+            expiry.clear();
         }
     }
 
-    /** Forgets a pending expiry (the key was erased): its timer fires and finds nothing to do. */
-    void forget() {
-        expiry.clear();
+    /** The key was erased: its pending expiry and the timer of it are gone. */
+    void forget(TimerService timers) throws Exception {
+        Long at = expiry.value();
+        if (at != null) {
+            timers.deleteProcessingTimeTimer(at);
+            expiry.clear();
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.reference.ReferenceModel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -39,7 +40,7 @@ class EraseTest {
         int erasedRows = 0;
         for (int round = 0; round < 30; round++) {
             boolean ignoreNull = type != TargetType.BITEMPORAL && round % 2 == 1;
-            EngineSpec spec = spec(type, ignoreNull);
+            EngineSpec spec = spec(type, ignoreNull, null);
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             Map<Integer, List<ReferenceModel.Event>> sinceErased = new LinkedHashMap<>();
             List<Object[]> inputs = new ArrayList<>();
@@ -84,6 +85,7 @@ class EraseTest {
                                 type);
                 assertThat(table.rows()).isEmpty();
                 assertThat(run.keysWithState()).as("state left after erasing every key").isZero();
+                assertThat(run.processingTimers()).as("timers left").isZero();
                 assertThat(run.deadLetters()).isEmpty();
             }
         }
@@ -185,7 +187,50 @@ class EraseTest {
         return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
     }
 
-    private static EngineSpec spec(TargetType type, boolean ignoreNull) {
+    /**
+     * A key whose history left state (its tombstone expired) is erased from state, and the late
+     * events say that its rows are in the target only; a later event of the key, even an old one,
+     * starts a new history.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = TargetType.class,
+            names = {"SCD2", "BITEMPORAL"})
+    void anErasureAfterTheHistoryLeftStateSaysSo(TargetType type) throws Exception {
+        EngineSpec spec = spec(type, false, Duration.ofMillis(10));
+        boolean bitemporal = type == TargetType.BITEMPORAL;
+        try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
+            run.setProcessingTime(0);
+            run.process(run.input(row(bitemporal, 1, "a", 1, false)));
+            run.process(run.input(row(bitemporal, 1, null, 2, true)));
+            run.newOutput();
+            run.setProcessingTime(20); // the tombstone expires: the history is in the sink only
+            run.process(run.input(erasure(1, type)));
+            assertThat(run.newOutput()).isEmpty();
+            assertThat(run.lateEvents())
+                    .singleElement()
+                    .satisfies(l -> assertThat(l.reason).isEqualTo(DeadLetter.ERASED_BEYOND_STATE));
+            assertThat(run.keysWithState()).isZero();
+            assertThat(run.processingTimers()).isZero();
+            run.process(run.input(row(bitemporal, 1, "b", 1, false)));
+            assertThat(run.newOutput())
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.kind()).isEqualTo(RowKind.INSERT));
+        }
+    }
+
+    /** An input row: key, v1, a null v2, seq (and sys = seq), delete, no erasure. */
+    private static Object[] row(boolean bitemporal, int key, String v, int seq, boolean delete) {
+        List<Object> row = new ArrayList<>(Arrays.asList(key, v, null, seq));
+        if (bitemporal) {
+            row.add(seq);
+        }
+        row.add(delete);
+        row.add(false);
+        return row.toArray();
+    }
+
+    private static EngineSpec spec(TargetType type, boolean ignoreNull, Duration tombstones) {
         List<LogicalType> types =
                 new ArrayList<>(
                         List.of(
@@ -211,6 +256,9 @@ class EraseTest {
                                         names.toArray(new String[0])))
                         .keys("id")
                         .blockSize(2);
+        if (tombstones != null) {
+            b.tombstoneRetention(tombstones);
+        }
         if (ignoreNull) {
             b.ignoreNullUpdates();
         }

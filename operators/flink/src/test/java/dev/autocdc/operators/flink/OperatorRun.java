@@ -280,6 +280,11 @@ final class OperatorRun implements AutoCloseable {
         return harness.snapshot(checkpoint, checkpoint);
     }
 
+    /** Processing-time timers pending, over all keys. */
+    int processingTimers() {
+        return harness.numProcessingTimeTimers();
+    }
+
     void setProcessingTime(long time) throws Exception {
         harness.setProcessingTime(time);
     }
