@@ -340,6 +340,76 @@ class BootstrapTest {
                                 + " apply_cdc is SCD2: its rows carry __START_AT");
     }
 
+    /**
+     * Two key columns (a Row key), a STRUCT sequence given by --as-of, and APPLY AS TRUNCATE WHEN
+     * (whose operator also has a broadcast input): a truncate after the bootstrap reaches the
+     * loaded keys, which only their state in the savepoint can make it do.
+     */
+    @Test
+    void rowKeysStructSequencesAndTruncates() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        TableEnvironment tables = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        tables.executeSql(Lake.PAIMON.createCatalog(warehouse).replace(";", ""));
+        tables.executeSql("CREATE DATABASE IF NOT EXISTS lake.hr");
+        tables.executeSql(
+                "CREATE TABLE lake.hr.pairs (a INT NOT NULL, b STRING NOT NULL, v STRING,"
+                        + " PRIMARY KEY (a, b) NOT ENFORCED) WITH ('bucket' = '1')");
+        tables.executeSql(
+                        "INSERT INTO lake.hr.pairs VALUES (1, 'x', 'p'), (1, 'y', 'q'), (2, 'x',"
+                                + " 'r')")
+                .await();
+        Path events = dir.resolve("pairs.json");
+        Files.write(
+                events,
+                List.of(
+                        "{\"a\": 2, \"b\": \"x\", \"v\": \"r2\", \"op\": \"UPSERT\", \"s1\": 6,"
+                                + " \"s2\": 1}",
+                        "{\"a\": null, \"b\": null, \"v\": null, \"op\": \"TRUNCATE\", \"s1\": 7,"
+                                + " \"s2\": 0}",
+                        "{\"a\": 1, \"b\": \"y\", \"v\": \"back\", \"op\": \"UPSERT\", \"s1\": 8,"
+                                + " \"s2\": 0}",
+                        "{\"a\": 3, \"b\": \"z\", \"v\": \"new\", \"op\": \"UPSERT\", \"s1\": 8,"
+                                + " \"s2\": 0}"));
+        Path flow = dir.resolve("pairs.sql");
+        Files.writeString(
+                flow,
+                Lake.PAIMON.createCatalog(warehouse)
+                        + """
+
+                        CREATE TABLE pairs_cdf (a INT, b STRING, v STRING, op STRING, s1 INT, s2 INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE lake.hr.pairs WITH ('bucket' = '1');
+                        CREATE FLOW pairs AS AUTO CDC INTO lake.hr.pairs FROM STREAM(pairs_cdf)
+                        KEYS (a, b)
+                        APPLY AS DELETE WHEN op = 'DELETE'
+                        APPLY AS TRUNCATE WHEN op = 'TRUNCATE'
+                        SEQUENCE BY STRUCT(s1, s2)
+                        COLUMNS * EXCEPT (op, s1, s2)
+                        STORED AS SCD TYPE 1;
+                        """
+                                .formatted(events));
+        Path savepoint = dir.resolve("savepoint");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.pairs",
+                                "--as-of",
+                                "ROW(6, 0)",
+                                "--savepoint",
+                                savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString()).contains("flow pairs: 3 keys, 3 rows of lake.hr.pairs loaded");
+        assertThat(cli("run", "--flow", flow.toString(), "--from-savepoint", savepoint.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Lake.PAIMON.read(warehouse, "pairs").rows())
+                .containsExactlyInAnyOrder("1|y|back", "3|z|new");
+    }
+
     @Test
     void fromNamesAFlowOfTheFile() throws Exception {
         Path flow = flow(dir.resolve("warehouse"), "users", "2");
