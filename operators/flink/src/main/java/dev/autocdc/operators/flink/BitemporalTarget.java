@@ -100,7 +100,7 @@ final class BitemporalTarget implements KeyedTarget {
         store.finishEvent();
         pruning.schedule(timers);
         newest = store.beliefHead();
-        tombstones.track(wasTombstone, newest == null || newest.state() == null, timers);
+        tombstones.track(wasTombstone, newest == null || newest.state() == null, timers, pruning);
         return true;
     }
 

@@ -72,6 +72,12 @@ final class HistoryPruning {
         pruneAt.clear();
     }
 
+    /** Whether the key's pass is pending at this time. */
+    boolean isPendingAt(long time) throws Exception {
+        Long at = pruneAt.value();
+        return at != null && at == time;
+    }
+
     /** The key was erased: its pending pass and the timer of it are gone. */
     void forget(TimerService timers) throws Exception {
         Long at = pruneAt.value();

@@ -95,7 +95,7 @@ final class Scd2Target implements KeyedTarget {
         engine.apply(timeline, event, out);
         timeline.finishEvent();
         pruning.schedule(timers);
-        tombstones.track(wasTombstone, timeline.head().state() == null, timers);
+        tombstones.track(wasTombstone, timeline.head().state() == null, timers, pruning);
         return true;
     }
 

@@ -31,6 +31,15 @@ final class TombstoneTimer {
      * Reads state only when the key was or is absent (a present key has no expiry to touch).
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers) throws Exception {
+        track(wasAbsent, absent, timers, null);
+    }
+
+    /**
+     * As {@link #track(boolean, boolean, TimerService)}; {@code sharing} is the key's other timer
+     * (the history pruning), whose timer at the same time is Flink's one timer too and is kept.
+     */
+    void track(boolean wasAbsent, boolean absent, TimerService timers, HistoryPruning sharing)
+            throws Exception {
         if (retention == null || !(absent || wasAbsent)) {
             return;
         }
@@ -40,8 +49,12 @@ final class TombstoneTimer {
             timers.registerProcessingTimeTimer(due);
             expiry.update(due);
         } else if (!absent && at != null) {
-            // the timer goes too: a key that is later erased must leave no timer behind
-            timers.deleteProcessingTimeTimer(at);
+            // the timer goes too, so that a key erased later leaves no timer behind; Flink keeps
+            // one
+            // timer per key and time, so one the pruning also waits for stays
+            if (sharing == null || !sharing.isPendingAt(at)) {
+                timers.deleteProcessingTimeTimer(at);
+            }
             expiry.clear();
         }
     }
