@@ -20,6 +20,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.ListTypeInfo;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -143,18 +144,26 @@ public final class Bootstrap {
     private static long keysIn(String savepoint, EngineSpec spec) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-        FlowKeySelector keys = HistoryLoader.keySelector(spec);
-        long n = 0;
-        try (CloseableIterator<Long> counted =
+        TypeInformation<Object> keyType = HistoryLoader.keySelector(spec).getProducedType();
+        // a key comes once per state that holds it: counted once each
+        DataStream<Long> counted =
                 SavepointReader.read(env, savepoint, new EmbeddedRocksDBStateBackend())
                         .readKeyedState(
                                 OperatorIdentifier.forUid(FlowJob.engineUid(spec.flow().name())),
-                                new CountKeys(new HistoryLoader(spec)),
-                                keys.getProducedType(),
-                                Types.LONG)
-                        .executeAndCollect("autocdc bootstrap: the savepoint's keys")) {
-            while (counted.hasNext()) {
-                n += counted.next();
+                                new KeysOf(new HistoryLoader(spec)),
+                                keyType,
+                                keyType)
+                        .keyBy(k -> k, keyType)
+                        .reduce((a, b) -> a)
+                        .map(k -> 1L)
+                        .returns(Types.LONG)
+                        .windowAll(GlobalWindows.createWithEndOfStreamTrigger())
+                        .reduce(Long::sum);
+        long n = 0;
+        try (CloseableIterator<Long> it =
+                counted.executeAndCollect("autocdc bootstrap: the savepoint's keys")) {
+            while (it.hasNext()) {
+                n += it.next();
             }
         }
         return n;
@@ -269,11 +278,11 @@ public final class Bootstrap {
         }
     }
 
-    /** One per key of the engine's state (its states registered as the engine registers them). */
-    private static final class CountKeys extends KeyedStateReaderFunction<Object, Long> {
+    /** Each key of the engine's state (its states registered as the engine registers them). */
+    private static final class KeysOf extends KeyedStateReaderFunction<Object, Object> {
         private final HistoryLoader loader;
 
-        CountKeys(HistoryLoader loader) {
+        KeysOf(HistoryLoader loader) {
             this.loader = loader;
         }
 
@@ -283,8 +292,8 @@ public final class Bootstrap {
         }
 
         @Override
-        public void readKey(Object key, Context ctx, Collector<Long> out) {
-            out.collect(1L);
+        public void readKey(Object key, Context ctx, Collector<Object> out) {
+            out.collect(key);
         }
     }
 

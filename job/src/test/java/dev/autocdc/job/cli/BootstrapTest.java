@@ -410,6 +410,42 @@ class BootstrapTest {
                 .containsExactlyInAnyOrder("1|y|back", "3|z|new");
     }
 
+    /**
+     * A deleted key with more versions than a block holds keeps state under several names (recent
+     * entries, blocks, its tombstone's expiry): the savepoint's keys, counted back, are still one
+     * per key.
+     */
+    @Test
+    void aKeyWithManyVersions() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        List<String> versions = new java.util.ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            versions.add(
+                    "(124, 'Raul', 'city%d', %d, %s)"
+                            .formatted(i, i, i + 1)); // the last ends alone: a delete
+        }
+        store(
+                warehouse,
+                "users",
+                "__START_AT INT NOT NULL, __END_AT INT",
+                "__START_AT",
+                String.join(", ", versions));
+        Path flow = flow(warehouse, "users", "2");
+        assertThat(
+                        cli(
+                                "bootstrap",
+                                "--flow",
+                                flow.toString(),
+                                "--from",
+                                "lake.hr.users",
+                                "--savepoint",
+                                dir.resolve("sp").toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(out.toString())
+                .contains("flow apply_cdc: 1 keys, 10 rows of lake.hr.users loaded");
+    }
+
     @Test
     void fromNamesAFlowOfTheFile() throws Exception {
         Path flow = flow(dir.resolve("warehouse"), "users", "2");
