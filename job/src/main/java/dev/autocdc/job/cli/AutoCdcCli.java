@@ -4,9 +4,6 @@ import dev.autocdc.job.flow.EnvReferences;
 import dev.autocdc.job.flow.FlowFile;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.job.ops.Bootstrap;
-import dev.autocdc.job.ops.BootstrapSources;
-import dev.autocdc.job.ops.Rebuild;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.LetterCounts;
@@ -22,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -182,9 +178,9 @@ public final class AutoCdcCli {
                 case "demo":
                     return demo(options);
                 case "bootstrap":
-                    return bootstrap(options);
+                    return new OperationCommands(out, err, local, this::load).bootstrap(options);
                 case "rebuild":
-                    return rebuild(options);
+                    return new OperationCommands(out, err, local, this::load).rebuild(options);
                 default:
                     err.println(USAGE);
                     return 2;
@@ -222,115 +218,6 @@ public final class AutoCdcCli {
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
-    }
-
-    /**
-     * Writes a savepoint of each named flow's state from its stored history ({@link Bootstrap});
-     * the other flows of the file start empty.
-     */
-    private int bootstrap(CliOptions options) throws Exception {
-        FlowScript script = load(options);
-        Configuration conf = options.configuration(local);
-        // the flows' engines are planned in an environment of their own: nothing of theirs runs
-        StreamTableEnvironment planning =
-                StreamTableEnvironment.create(
-                        StreamExecutionEnvironment.getExecutionEnvironment(conf));
-        List<PlannedFlow> flows = new FlowPlanner(planning, false).plan(script);
-        List<Bootstrap.Source> sources = new ArrayList<>();
-        for (String from : options.from) {
-            sources.add(BootstrapSources.source(flows, from, options.asOf));
-        }
-        List<FlowScript.SqlStatement> statements = new ArrayList<>();
-        for (FlowScript.Item item : script.items()) {
-            if (item instanceof FlowScript.SqlStatement sql && BootstrapSources.declares(sql)) {
-                statements.add(sql);
-            }
-        }
-        String savepoint = BootstrapSources.savepointUri(options.savepoint);
-        int maxParallelism =
-                options.maxParallelism != null
-                        ? options.maxParallelism
-                        : conf.getOptional(PipelineOptions.MAX_PARALLELISM)
-                                .filter(n -> n > 0)
-                                .orElse(BootstrapSources.DEFAULT_MAX_PARALLELISM);
-        Map<String, long[]> loaded =
-                Bootstrap.write(
-                        StreamExecutionEnvironment.getExecutionEnvironment(conf),
-                        statements,
-                        sources,
-                        savepoint,
-                        maxParallelism);
-        for (Bootstrap.Source s : sources) {
-            long[] n = loaded.get(s.flow().flow().name());
-            out.println(
-                    "flow "
-                            + s.flow().flow().name()
-                            + ": "
-                            + n[0]
-                            + " keys, "
-                            + n[1]
-                            + " rows of "
-                            + s.table()
-                            + " loaded");
-        }
-        out.println(
-                "savepoint "
-                        + options.savepoint
-                        + " (max parallelism "
-                        + maxParallelism
-                        + "); start the flow file from it: autocdc run --flow "
-                        + options.flow
-                        + " --from-savepoint "
-                        + options.savepoint
-                        + " (on a cluster: flink run -s "
-                        + savepoint
-                        + " ...)");
-        return 0;
-    }
-
-    /**
-     * Writes the flow file of a rebuild ({@link Rebuild}), checks that it plans, and says how to
-     * run it.
-     */
-    private int rebuild(CliOptions options) throws Exception {
-        Path source = Path.of(options.flow);
-        Path target =
-                options.out != null
-                        ? options.out
-                        : source.resolveSibling(
-                                source.getFileName().toString().replaceFirst("(\\.sql)?$", "")
-                                        + "_"
-                                        + options.suffix
-                                        + ".sql");
-        if (Files.exists(target)) {
-            err.println("autocdc: " + target + " exists; name another file with --out");
-            return 1;
-        }
-        String rebuilt = Rebuild.of(Files.readString(source), options.suffix);
-        Files.writeString(target, rebuilt);
-        CliOptions check = CliOptions.parse(new String[] {"validate", "--flow", target.toString()});
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(
-                        StreamExecutionEnvironment.getExecutionEnvironment(
-                                check.configuration(local)));
-        List<PlannedFlow> flows = new FlowPlanner(tEnv, false).plan(load(check));
-        out.println("wrote " + target);
-        for (PlannedFlow f : flows) {
-            out.println(
-                    "  flow "
-                            + f.flow().name()
-                            + " into "
-                            + f.flow().target()
-                            + ", from "
-                            + f.flow().source()
-                            + " from its start");
-        }
-        out.println(
-                "run it as a new job, without a savepoint (autocdc run --flow "
-                        + target
-                        + "); once it has caught up, move readers to the new targets and stop"
-                        + " the old job (docs/operations.md)");
-        return 0;
     }
 
     private int validate(CliOptions options) throws Exception {
