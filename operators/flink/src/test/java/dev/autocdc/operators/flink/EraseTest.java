@@ -12,14 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.table.types.logical.BooleanType;
-import org.apache.flink.table.types.logical.IntType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -51,7 +44,7 @@ class EraseTest {
                     inputs.add(erasure(key, type));
                 } else {
                     ReferenceModel.Event e = randomEvent(random, type, key);
-                    inputs.add(inputRow(e, type));
+                    inputs.add(TwoValueFlows.inputRow(e, type, true));
                 }
             }
             for (int key = 1; key <= 3; key++) {
@@ -75,7 +68,7 @@ class EraseTest {
                 sinceErased.values().forEach(all::addAll);
                 assertThat(table.rows())
                         .as(type + " inputs " + inputs.stream().map(Arrays::toString).toList())
-                        .isEqualTo(reference(type, ignoreNull, all));
+                        .isEqualTo(TwoValueFlows.reference(type, ignoreNull, all));
                 erasedRows +=
                         apply(
                                 run,
@@ -143,18 +136,6 @@ class EraseTest {
                 null);
     }
 
-    private static Object[] inputRow(ReferenceModel.Event e, TargetType type) {
-        List<Object> row =
-                new ArrayList<>(
-                        Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
-        if (type == TargetType.BITEMPORAL) {
-            row.add(e.sys());
-        }
-        row.add(e.kind() == ReferenceModel.Kind.DELETE);
-        row.add(false);
-        return row.toArray();
-    }
-
     private static ReferenceModel.Event event(Object[] in, TargetType type) {
         boolean bitemporal = type == TargetType.BITEMPORAL;
         return new ReferenceModel.Event(
@@ -166,25 +147,6 @@ class EraseTest {
                         : ReferenceModel.Kind.UPSERT,
                 Arrays.asList(in[1], in[2]),
                 null);
-    }
-
-    private static Set<List<Object>> reference(
-            TargetType type, boolean ignoreNull, List<ReferenceModel.Event> events) {
-        ReferenceModel.Options options =
-                new ReferenceModel.Options(
-                        List.of("v1", "v2"),
-                        ignoreNull ? Set.of("v1", "v2") : Set.of(),
-                        false,
-                        null,
-                        null,
-                        null);
-        Set<List<Object>> rows =
-                switch (type) {
-                    case SCD1 -> ReferenceModel.scd1(events, options);
-                    case SCD2 -> ReferenceModel.scd2(events, options);
-                    default -> ReferenceModel.bitemporal(events, options);
-                };
-        return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
     }
 
     /**
@@ -231,31 +193,7 @@ class EraseTest {
     }
 
     private static EngineSpec spec(TargetType type, boolean ignoreNull, Duration tombstones) {
-        List<LogicalType> types =
-                new ArrayList<>(
-                        List.of(
-                                new IntType(false),
-                                VarCharType.STRING_TYPE,
-                                VarCharType.STRING_TYPE,
-                                new IntType()));
-        List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
-        if (type == TargetType.BITEMPORAL) {
-            types.add(new IntType());
-            names.add("__sys");
-        }
-        types.add(new BooleanType());
-        names.add("__delete");
-        types.add(new BooleanType());
-        names.add("__erase");
-        EngineSpec.Builder b =
-                EngineSpec.builder(
-                                "erase",
-                                type,
-                                RowType.of(
-                                        types.toArray(new LogicalType[0]),
-                                        names.toArray(new String[0])))
-                        .keys("id")
-                        .blockSize(2);
+        EngineSpec.Builder b = TwoValueFlows.builder("erase", type, true);
         if (tombstones != null) {
             b.tombstoneRetention(tombstones);
         }

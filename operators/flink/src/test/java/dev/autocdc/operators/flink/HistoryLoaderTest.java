@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -25,11 +24,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.BooleanType;
-import org.apache.flink.table.types.logical.IntType;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,7 +53,7 @@ class HistoryLoaderTest {
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
                 for (ReferenceModel.Event e : past) {
-                    run.process(run.input(inputRow(e, type)));
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
                 }
                 table.apply(run.newOutput());
             }
@@ -66,7 +61,7 @@ class HistoryLoaderTest {
             OperatorSubtaskState loaded = load(spec, table.rows());
             try (OperatorRun run = OperatorRun.restore(spec, Backend.ROCKSDB, loaded)) {
                 for (ReferenceModel.Event e : later) {
-                    run.process(run.input(inputRow(e, type)));
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
                 }
                 table.apply(run.newOutput());
                 assertThat(run.deadLetters()).isEmpty();
@@ -75,7 +70,7 @@ class HistoryLoaderTest {
             all.addAll(later);
             assertThat(table.rows())
                     .as(type + " E1 " + past + " E2 " + later)
-                    .isEqualTo(reference(type, ignoreNull, all));
+                    .isEqualTo(TwoValueFlows.reference(type, ignoreNull, all));
         }
         assertThat(rows).isGreaterThan(50);
     }
@@ -100,7 +95,7 @@ class HistoryLoaderTest {
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
                 for (ReferenceModel.Event e : past) {
-                    run.process(run.input(inputRow(e, type)));
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
                 }
                 table.apply(run.newOutput());
             }
@@ -108,14 +103,14 @@ class HistoryLoaderTest {
             OperatorSubtaskState loaded = load(spec, table.rows());
             try (OperatorRun run = OperatorRun.restore(spec, Backend.ROCKSDB, loaded)) {
                 for (ReferenceModel.Event e : later) {
-                    run.process(run.input(inputRow(e, type)));
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
                 }
                 table.apply(run.newOutput());
             }
             stored.addAll(later);
             assertThat(table.rows())
                     .as(type + " E1 " + past + " E2 " + later)
-                    .isEqualTo(reference(type, ignoreNull, stored));
+                    .isEqualTo(TwoValueFlows.reference(type, ignoreNull, stored));
         }
     }
 
@@ -230,60 +225,8 @@ class HistoryLoaderTest {
         }
     }
 
-    private static Object[] inputRow(ReferenceModel.Event e, TargetType type) {
-        List<Object> row =
-                new ArrayList<>(
-                        Arrays.asList(e.key(), e.values().get(0), e.values().get(1), e.seq()));
-        if (type == TargetType.BITEMPORAL) {
-            row.add(e.sys());
-        }
-        row.add(e.kind() == ReferenceModel.Kind.DELETE);
-        return row.toArray();
-    }
-
-    private static Set<List<Object>> reference(
-            TargetType type, boolean ignoreNull, List<ReferenceModel.Event> events) {
-        ReferenceModel.Options options =
-                new ReferenceModel.Options(
-                        List.of("v1", "v2"),
-                        ignoreNull ? Set.of("v1", "v2") : Set.of(),
-                        false,
-                        null,
-                        null,
-                        null);
-        Set<List<Object>> rows =
-                switch (type) {
-                    case SCD1 -> ReferenceModel.scd1(events, options);
-                    case SCD2 -> ReferenceModel.scd2(events, options);
-                    default -> ReferenceModel.bitemporal(events, options);
-                };
-        return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
-    }
-
     private static EngineSpec spec(TargetType type, boolean ignoreNull) {
-        List<LogicalType> types =
-                new ArrayList<>(
-                        List.of(
-                                new IntType(false),
-                                VarCharType.STRING_TYPE,
-                                VarCharType.STRING_TYPE,
-                                new IntType(false)));
-        List<String> names = new ArrayList<>(List.of("id", "v1", "v2", "__seq"));
-        if (type == TargetType.BITEMPORAL) {
-            types.add(new IntType(false));
-            names.add("__sys");
-        }
-        types.add(new BooleanType());
-        names.add("__delete");
-        EngineSpec.Builder b =
-                EngineSpec.builder(
-                                "history",
-                                type,
-                                RowType.of(
-                                        types.toArray(new LogicalType[0]),
-                                        names.toArray(new String[0])))
-                        .keys("id")
-                        .blockSize(2); // small blocks: a loaded history spans several
+        EngineSpec.Builder b = TwoValueFlows.builder("history", type, false);
         if (ignoreNull) {
             b.ignoreNullUpdates();
         }
