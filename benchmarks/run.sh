@@ -54,12 +54,15 @@ for r in $(seq 1 "$runs"); do
   run scd1 hashmap W1
   run scd2 rocksdb W1
   run scd2 hashmap W1
+  run scd1_cached rocksdb W1   # a write-back cache of every key's hot state (--cache-keys)
+  run scd2_cached rocksdb W1
   run scd2 rocksdb W3
   run scd2 rocksdb W2
   run scd2 rocksdb W2 "$naive_events"
   run naive_scd2 rocksdb W2 "$naive_events"
   run sql_dedup rocksdb W4
   run bitemporal rocksdb W4
+  run bitemporal_cached rocksdb W4
   run sql_dedup rocksdb W5
   run scd2 rocksdb W5
   # W6 at a tenth of its size (1M rows over 100k keys): at full size one snapshot_scd2 run took over

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +66,14 @@ public final class BenchmarkJob {
                 Workload.named(
                         arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
         long events = Long.parseLong(arg(args, "--events", String.valueOf(workload.events)));
+        // the write-back cache of hot state (EngineSpec#stateCacheKeys): the product's default
+        // unless given; the *_cached variants hold every key of the workload
+        int cacheKeys =
+                Integer.parseInt(
+                        arg(
+                                args,
+                                "--cache-keys",
+                                String.valueOf(EngineSpec.DEFAULT_STATE_CACHE_KEYS)));
         Workload w = new Workload(workload.name, workload.keys, events);
         if (variant.startsWith("kafka_")) {
             KafkaBenchmark.run(variant, w);
@@ -97,7 +106,7 @@ public final class BenchmarkJob {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
-        boolean bitemporal = variant.equals("bitemporal");
+        boolean bitemporal = variant.startsWith("bitemporal");
         boolean snapshots = variant.equals("snapshot_scd2");
         RowType inputType = snapshots ? snapshotInputType() : inputType(bitemporal);
         // The source does not end by itself: after the workload it idles until the driver stops the
@@ -133,17 +142,25 @@ public final class BenchmarkJob {
             case "scd1":
             case "scd2":
             case "bitemporal":
+            case "scd1_cached":
+            case "scd2_cached":
+            case "bitemporal_cached":
                 {
                     TargetType type =
-                            variant.equals("scd1")
+                            variant.startsWith("scd1")
                                     ? TargetType.SCD1
-                                    : variant.equals("scd2")
+                                    : variant.startsWith("scd2")
                                             ? TargetType.SCD2
                                             : TargetType.BITEMPORAL;
+                    if (variant.endsWith("_cached")
+                            && !Arrays.asList(args).contains("--cache-keys")) {
+                        cacheKeys = (int) w.keys; // a cache that holds every key of the workload
+                    }
                     EngineSpec spec =
                             EngineSpec.builder(variant, type, inputType)
                                     .keys("k")
                                     .outputMode(OutputMode.UPSERT)
+                                    .stateCacheKeys(cacheKeys)
                                     .build();
                     AutoCdc.apply(
                                     source,

@@ -31,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * starts a new one. The flows write upsert-kafka topics and {@code kafka} changelog topics ({@code
  * debezium-json}), with exactly-once delivery (transactions), read with {@code read_committed}.
  * Every target equals the reference model, and the transactional changelogs are well formed: no
- * {@code -U}/{@code -D} of a row that is not there, no {@code +I}/{@code +U} of a key that is.
+ * {@code -U}/{@code -D} of a row that is not there, no {@code +I}/{@code +U} of a key that is. The
+ * exactly-once changelog flows and the SCD1 flow keep a write-back cache of hot state (100 and 500
+ * of the 2,000 keys, so keys are evicted all the time), which must be in every checkpoint.
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 2,000), {@code -Dautocdc.kill.events-per-key}
  * (20), {@code -Dautocdc.kill.kills} (5); {@code -Dautocdc.kill.converge-minutes} (5) bounds the
@@ -223,6 +225,7 @@ class TaskManagerKillTest {
                         CREATE OR REFRESH STREAMING TABLE scd1_upsert
                         WITH ('connector' = 'upsert-kafka', 'topic' = 'scd1_upsert', 'properties.bootstrap.servers' = '%s',
                               'key.format' = 'json', 'value.format' = 'json', %s);
+                        SET 'autocdc.scd1_flow.state-cache-keys' = '500';
                         CREATE FLOW scd1_flow AS AUTO CDC INTO scd1_upsert FROM STREAM(src)
                         KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
                         COLUMNS * EXCEPT (op, seq, sys) STORED AS SCD TYPE 1;
@@ -246,6 +249,7 @@ class TaskManagerKillTest {
             for (String sink : List.of("upsert", "eo")) {
                 sql.append(
                         """
+                        SET 'autocdc.%1$s_%2$s_flow.state-cache-keys' = '%5$s';
                         CREATE FLOW %1$s_%2$s_flow AS AUTO CDC INTO %1$s_%2$s FROM STREAM(src)
                         KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq %3$s
                         COLUMNS * EXCEPT (op, seq, sys) STORED AS %4$s;
@@ -254,7 +258,8 @@ class TaskManagerKillTest {
                                         type,
                                         sink,
                                         type.equals("bt") ? "SYSTEM SEQUENCE BY sys" : "",
-                                        type.equals("bt") ? "BITEMPORAL" : "SCD TYPE 2"));
+                                        type.equals("bt") ? "BITEMPORAL" : "SCD TYPE 2",
+                                        sink.equals("eo") ? 100 : 0));
             }
         }
         return sql.toString();

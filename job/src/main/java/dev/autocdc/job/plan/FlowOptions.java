@@ -109,6 +109,20 @@ public final class FlowOptions {
                                     + " (see [state](state.md)); any size restores state written"
                                     + " with any other");
 
+    public static final ConfigOption<Integer> STATE_CACHE_KEYS =
+            ConfigOptions.key("state-cache-keys")
+                    .intType()
+                    .defaultValue(EngineSpec.DEFAULT_STATE_CACHE_KEYS)
+                    .withDescription(
+                            "how many keys' hot state (SCD1's row, the newest entries of an SCD2 or"
+                                    + " bitemporal history) each instance of the flow keeps as"
+                                    + " objects on the JVM heap, 0 to "
+                                    + EngineSpec.MAX_STATE_CACHE_KEYS
+                                    + ": a key's events in a row then read and write RocksDB once,"
+                                    + " when the key is evicted or before a checkpoint"
+                                    + " ([performance](performance.md#the-write-back-cache));"
+                                    + " 0 turns it off");
+
     public static final ConfigOption<Double> SNAPSHOT_HOLD_THRESHOLD =
             ConfigOptions.key("snapshot-hold-threshold")
                     .doubleType()
@@ -141,6 +155,7 @@ public final class FlowOptions {
                     new Documented(LATE_EVENTS_TABLE, "log"),
                     new Documented(ERASURES_TABLE, "none"),
                     new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"),
+                    new Documented(STATE_CACHE_KEYS, "`0` (off)"),
                     new Documented(BAD_RECORDS, "`dead_letter`"),
                     new Documented(SNAPSHOT_HOLD_THRESHOLD, "off"));
 
@@ -225,6 +240,7 @@ public final class FlowOptions {
             read.tombstoneRetention(flow);
             read.historyRetention(flow);
             read.blockSize(flow);
+            read.stateCacheKeys(flow);
             read.badRecords(flow);
         }
         return read;
@@ -264,6 +280,10 @@ public final class FlowOptions {
         return value(flow, BLOCK_SIZE);
     }
 
+    public int stateCacheKeys(String flow) {
+        return value(flow, STATE_CACHE_KEYS);
+    }
+
     public BadRecords badRecords(String flow) {
         return value(flow, BAD_RECORDS);
     }
@@ -293,7 +313,10 @@ public final class FlowOptions {
         }
         if (value == null && conf.toMap().containsKey(option.key())
                 || option == BLOCK_SIZE
-                        && ((Integer) value < 1 || (Integer) value > EngineSpec.MAX_BLOCK_SIZE)) {
+                        && ((Integer) value < 1 || (Integer) value > EngineSpec.MAX_BLOCK_SIZE)
+                || option == STATE_CACHE_KEYS
+                        && ((Integer) value < 0
+                                || (Integer) value > EngineSpec.MAX_STATE_CACHE_KEYS)) {
             throw refused(
                     flow,
                     option.key(),
@@ -349,6 +372,9 @@ public final class FlowOptions {
         }
         if (option == SNAPSHOT_HOLD_THRESHOLD) {
             return "a share between 0 and 1, such as 0.2";
+        }
+        if (option == STATE_CACHE_KEYS) {
+            return "a whole number from 0 (off) to " + EngineSpec.MAX_STATE_CACHE_KEYS;
         }
         return "a whole number from 1 to " + EngineSpec.MAX_BLOCK_SIZE;
     }

@@ -384,6 +384,7 @@ public final class FlowPlanner {
         b.tombstoneRetention(options.tombstoneRetention(flow.name()));
         b.historyRetention(options.historyRetention(flow.name()));
         b.blockSize(options.blockSize(flow.name()));
+        b.stateCacheKeys(options.stateCacheKeys(flow.name()));
         b.snapshotHoldThreshold(options.snapshotHoldThreshold(flow.name()));
         try {
             return b.build();

@@ -81,10 +81,10 @@ class FlowOptionsTest {
                                         Map.of()))
                 .hasMessage(
                         "setting autocdc.f.tombstone-retension: a flow has no setting"
-                                + " tombstone-retension; the settings are [changelog-mode,"
-                                + " tombstone-retention, history-retention, dead-letter-table,"
-                                + " late-events-table, erasures-table, block-size, bad-records,"
-                                + " snapshot-hold-threshold]");
+                            + " tombstone-retension; the settings are [changelog-mode,"
+                            + " tombstone-retention, history-retention, dead-letter-table,"
+                            + " late-events-table, erasures-table, block-size, state-cache-keys,"
+                            + " bad-records, snapshot-hold-threshold]");
         assertThatThrownBy(
                         () ->
                                 FlowOptions.read(
@@ -116,6 +116,22 @@ class FlowOptionsTest {
                 .hasMessage(
                         "line 7, SET 'autocdc.f.block-size': '0' is not a whole number from 1 to"
                                 + " 1024");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.state-cache-keys", "-1")),
+                                        List.of("f"),
+                                        Map.of("autocdc.f.state-cache-keys", 3)))
+                .hasMessage(
+                        "line 3, SET 'autocdc.f.state-cache-keys': '-1' is not a whole number from"
+                                + " 0 (off) to 10000000");
+        assertThat(
+                        FlowOptions.read(
+                                        conf(Map.of("autocdc.f.state-cache-keys", "50000")),
+                                        List.of("f"),
+                                        Map.of())
+                                .stateCacheKeys("f"))
+                .isEqualTo(50_000);
         assertThat(
                         FlowOptions.readOne(conf(Map.of("autocdc.g.whatever", "x")), "f", Map.of())
                                 .blockSize("f"))

@@ -328,6 +328,7 @@ class FlowPlannerTest {
                 "SET 'autocdc.f.changelog-mode' = 'upsert';\n"
                         + "SET 'autocdc.f.tombstone-retention' = 'forever';\n"
                         + "SET 'autocdc.f.history-retention' = '30 d';\n"
+                        + "SET 'autocdc.f.state-cache-keys' = '20000';\n"
                         + SOURCE
                         + "CREATE FLOW f AS AUTO CDC INTO t FROM src KEYS (id) SEQUENCE BY seq"
                         + " STORED AS SCD TYPE 2;";
@@ -335,6 +336,7 @@ class FlowPlannerTest {
         assertThat(f.spec().outputMode().name()).isEqualTo("UPSERT");
         assertThat(f.spec().tombstoneRetention()).isNull();
         assertThat(f.spec().historyRetention()).hasDays(30);
+        assertThat(f.spec().stateCacheKeys()).isEqualTo(20_000);
         environment();
         assertThatThrownBy(
                         () ->

@@ -46,8 +46,10 @@ public final class AutoCdc {
         }
         if (spec.truncateField() < 0) {
             return events.keyBy(keys)
-                    .process(new AutoCdcFunction(spec))
-                    .returns(outputType)
+                    .transform(
+                            "AUTO CDC " + spec.flow().name(),
+                            outputType,
+                            new AutoCdcOperator(new AutoCdcFunction(spec)))
                     .uid(uid)
                     .name("AUTO CDC " + spec.flow().name());
         }

@@ -1,5 +1,7 @@
 package dev.autocdc.operators.flink;
 
+import java.io.IOException;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -7,6 +9,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -80,6 +83,13 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
     public static final String HISTORY_PRUNE_AT = "auto-cdc-history-prune-at";
 
+    /**
+     * The states every event of a key reads and writes, which the write-back cache keeps ({@link
+     * EngineSpec#stateCacheKeys()}): SCD1's decisive events, the recent entries of SCD2 and
+     * bitemporal histories.
+     */
+    static final Set<String> CACHED_STATES = Set.of(SCD1_EVENTS, SCD2_RECENT, BITEMPORAL_RECENT);
+
     /** Side output of events the engine cannot apply. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS =
             new OutputTag<>("auto-cdc-dead-letters", TypeInformation.of(DeadLetter.class));
@@ -99,6 +109,11 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     private transient FlowRuntime.Effects elementEffects;
     private transient Context timerContext;
     private transient FlowRuntime.Effects timerEffects;
+
+    /** The operator whose current key a write-back cache follows; null: no cache. */
+    private transient KeyContext cacheKeys;
+
+    private transient CachingStateAccess cache;
 
     public AutoCdcFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
@@ -143,7 +158,36 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        runtime.open(KeyedStateAccess.of(getRuntimeContext()));
+        KeyedStateAccess states = KeyedStateAccess.of(getRuntimeContext());
+        int capacity = runtime.spec().stateCacheKeys();
+        if (cacheKeys != null && capacity > 0) {
+            cache =
+                    new CachingStateAccess(
+                            states, cacheKeys, capacity, runtime.spec().flow().name());
+            states = cache;
+        }
+        runtime.open(states);
+    }
+
+    /**
+     * Lets the function keep a write-back cache of its hot states under {@code operator}'s keys;
+     * call before {@link #open}. The operator must then call {@link #flushCache()} before each
+     * snapshot of keyed state ({@link AutoCdcOperator} does).
+     */
+    void cacheUnder(KeyContext operator) {
+        this.cacheKeys = operator;
+    }
+
+    /** The write-back cache of hot state; null when none (for tests). */
+    CachingStateAccess stateCache() {
+        return cache;
+    }
+
+    /** Writes the write-back cache's changes to keyed state (nothing without a cache). */
+    void flushCache() throws IOException {
+        if (cache != null) {
+            cache.flush();
+        }
     }
 
     @Override

@@ -133,6 +133,12 @@ public final class EngineSpec implements Serializable {
     /** The largest block size: a block, read on a late event, should stay a few kilobytes. */
     public static final int MAX_BLOCK_SIZE = 1024;
 
+    /** Default keys in the write-back cache of hot state: off. */
+    public static final int DEFAULT_STATE_CACHE_KEYS = 0;
+
+    /** The most keys a write-back cache holds (several hundred bytes of heap each). */
+    public static final int MAX_STATE_CACHE_KEYS = 10_000_000;
+
     private final Flow flow;
     private final RowType inputType;
     private final int[] baseFields;
@@ -150,6 +156,7 @@ public final class EngineSpec implements Serializable {
     private final Duration tombstoneRetention;
     private final Duration historyRetention;
     private final int blockSize;
+    private final int stateCacheKeys;
 
     private EngineSpec(
             Builder b, Flow flow, int[] baseFields, int seq, int sys, int del, int trunc, int ctu) {
@@ -171,6 +178,7 @@ public final class EngineSpec implements Serializable {
         this.tombstoneRetention = b.tombstoneRetention;
         this.historyRetention = b.historyRetention;
         this.blockSize = b.blockSize;
+        this.stateCacheKeys = b.stateCacheKeys;
     }
 
     public static Builder builder(String flowName, TargetType type, RowType input) {
@@ -319,6 +327,14 @@ public final class EngineSpec implements Serializable {
     }
 
     /**
+     * Keys whose hot state (SCD1's decisive events, the recent entries of SCD2 and bitemporal
+     * histories) a flow's operator keeps in a write-back cache ({@link WriteBackCache}); 0: none.
+     */
+    public int stateCacheKeys() {
+        return stateCacheKeys;
+    }
+
+    /**
      * The target row type: base columns, then {@code __START_AT}, {@code __END_AT} (SCD2 and
      * bitemporal, the sequence's type) and {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}
      * (bitemporal).
@@ -376,6 +392,7 @@ public final class EngineSpec implements Serializable {
         private Duration tombstoneRetention = DEFAULT_TOMBSTONE_RETENTION;
         private Duration historyRetention;
         private int blockSize = DEFAULT_BLOCK_SIZE;
+        private int stateCacheKeys = DEFAULT_STATE_CACHE_KEYS;
         private String controlPrefix = DEFAULT_CONTROL_PREFIX;
         private boolean snapshot;
         private Double snapshotHoldThreshold;
@@ -502,7 +519,26 @@ public final class EngineSpec implements Serializable {
             return this;
         }
 
+        /**
+         * How many keys' hot state the flow's operator keeps as objects in a write-back cache,
+         * written to keyed state when a key is evicted and before every checkpoint (default {@value
+         * #DEFAULT_STATE_CACHE_KEYS}; 0 turns it off). Only {@link AutoCdc#apply} runs the cache;
+         * the bare {@link AutoCdcFunction} ignores it.
+         */
+        public Builder stateCacheKeys(int keys) {
+            this.stateCacheKeys = keys;
+            return this;
+        }
+
         public EngineSpec build() {
+            if (stateCacheKeys < 0 || stateCacheKeys > MAX_STATE_CACHE_KEYS) {
+                throw new FlowDefinitionException(
+                        "state cache keys",
+                        "the cache holds 0 (off) to "
+                                + MAX_STATE_CACHE_KEYS
+                                + " keys, not "
+                                + stateCacheKeys);
+            }
             if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
                 throw new FlowDefinitionException(
                         "block size",

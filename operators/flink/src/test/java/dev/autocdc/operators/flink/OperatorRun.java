@@ -17,7 +17,6 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
@@ -62,7 +61,7 @@ final class OperatorRun implements AutoCloseable {
         FlowKeySelector keys = new FlowKeySelector(spec);
         this.harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(function), keys, keys.getProducedType());
+                        new AutoCdcOperator(function), keys, keys.getProducedType());
         harness.setStateBackend(backend.create());
         harness.setup(new RowDataSerializer(spec.targetType()));
         if (restore != null) {
@@ -277,7 +276,18 @@ final class OperatorRun implements AutoCloseable {
 
     OperatorSubtaskState snapshot() throws Exception {
         checkpoint++;
+        harness.prepareSnapshotPreBarrier(checkpoint); // as a task does before its barrier
         return harness.snapshot(checkpoint, checkpoint);
+    }
+
+    /** Reads of hot state the write-back cache answered (0 without a cache). */
+    long stateCacheHits() {
+        return function.stateCache() == null ? 0 : function.stateCache().hits();
+    }
+
+    /** Reads of hot state that went to keyed state through the write-back cache. */
+    long stateCacheMisses() {
+        return function.stateCache() == null ? 0 : function.stateCache().misses();
     }
 
     /** Processing-time timers pending, over all keys. */

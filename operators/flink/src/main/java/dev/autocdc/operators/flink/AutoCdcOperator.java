@@ -1,0 +1,40 @@
+package dev.autocdc.operators.flink;
+
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * The operator {@link AutoCdc#apply} runs {@link AutoCdcFunction} in: Flink's keyed process
+ * operator, plus what a {@code KeyedProcessFunction} cannot reach: the function's write-back cache
+ * ({@link EngineSpec#stateCacheKeys()}) gets the operator's key context when it opens, and is
+ * flushed before every checkpoint barrier (savepoints included) and at the end of input. The same
+ * function run by {@code keyBy(...).process(function)} works without the cache.
+ */
+final class AutoCdcOperator extends KeyedProcessOperator<Object, RowData, RowData> {
+    private static final long serialVersionUID = 1L;
+
+    private final AutoCdcFunction function;
+
+    AutoCdcOperator(AutoCdcFunction function) {
+        super(function);
+        this.function = function;
+    }
+
+    @Override
+    public void open() throws Exception {
+        function.cacheUnder(this); // before the function opens its states
+        super.open();
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        function.flushCache();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        function.flushCache();
+        super.finish();
+    }
+}

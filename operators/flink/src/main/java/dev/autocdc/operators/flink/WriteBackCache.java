@@ -1,0 +1,158 @@
+package dev.autocdc.operators.flink;
+
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.streaming.api.operators.KeyContext;
+
+/**
+ * A write-back cache in front of one keyed value state: the values of the most recently used keys
+ * (at most {@code capacity}) are kept as objects, so that a key's consecutive events read the state
+ * backend once and write it once, at eviction or flush, instead of once per event each. The anchor
+ * is Kafka Streams' record cache.
+ *
+ * <p>Contract:
+ *
+ * <ul>
+ *   <li>{@link #value()}, {@link #update} and {@link #clear()} act on the key that {@code keys}
+ *       holds current, as the wrapped state's would; a key not cached is read from the state once.
+ *   <li>A changed value reaches the wrapped state when its key is evicted (the least recently used
+ *       one, when a new key would exceed the capacity; written under that key, then the current key
+ *       is set back) or at {@link #flush()}. The host calls {@code flush()} before every snapshot
+ *       of keyed state ({@link AutoCdcOperator#prepareSnapshotPreBarrier}), so a checkpoint holds
+ *       every change made before its barrier; a restore starts with an empty cache. Exactly-once
+ *       therefore stays Flink's.
+ *   <li>Values are kept by reference, as the heap backend keeps them: a caller must not change a
+ *       value after reading or writing it (the engine's values are immutable).
+ *   <li>Only reads through this object see unflushed values: the wrapped state read another way (a
+ *       visit of every key, the State Processor API) is as of the last flush.
+ * </ul>
+ */
+final class WriteBackCache<T> implements ValueState<T> {
+    private final ValueState<T> state;
+    private final KeyContext keys;
+    private final int capacity;
+
+    /** By key, least recently used first. */
+    private final LinkedHashMap<Object, Slot<T>> slots;
+
+    private long hits;
+    private long misses;
+
+    /** A key's value as the cache has it: null is absent; dirty until written to the state. */
+    private static final class Slot<T> {
+        T value;
+        boolean dirty;
+    }
+
+    /**
+     * @param state the keyed state to cache, scoped to {@code keys}' current key
+     * @param keys the operator whose current key the state follows
+     * @param capacity the keys kept, at least 1
+     */
+    WriteBackCache(ValueState<T> state, KeyContext keys, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("A cache holds at least one key, not " + capacity);
+        }
+        this.state = state;
+        this.keys = keys;
+        this.capacity = capacity;
+        this.slots = new LinkedHashMap<>(16, 0.75f, true);
+    }
+
+    @Override
+    public T value() throws IOException {
+        Object key = keys.getCurrentKey();
+        Slot<T> slot = slots.get(key);
+        if (slot != null) {
+            hits++;
+            return slot.value;
+        }
+        misses++;
+        slot = new Slot<>();
+        slot.value = state.value();
+        admit(key, slot);
+        return slot.value;
+    }
+
+    @Override
+    public void update(T value) throws IOException {
+        Object key = keys.getCurrentKey();
+        Slot<T> slot = slots.get(key);
+        if (slot == null) { // written before it was read: the stored value does not matter
+            slot = new Slot<>();
+            admit(key, slot);
+        }
+        slot.value = value;
+        slot.dirty = true;
+    }
+
+    @Override
+    public void clear() {
+        try {
+            update(null);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot clear the key's cached state", e);
+        }
+    }
+
+    /** Writes every changed value to the state; the values stay cached. */
+    void flush() throws IOException {
+        Object current = keys.getCurrentKey();
+        try {
+            for (Map.Entry<Object, Slot<T>> e : slots.entrySet()) {
+                Slot<T> slot = e.getValue();
+                if (slot.dirty) {
+                    keys.setCurrentKey(e.getKey());
+                    write(slot);
+                }
+            }
+        } finally {
+            if (current != null) {
+                keys.setCurrentKey(current);
+            }
+        }
+    }
+
+    /** Reads of a cached key, and of a key read from the state, since the start (for metrics). */
+    long hits() {
+        return hits;
+    }
+
+    long misses() {
+        return misses;
+    }
+
+    /** Keys cached now. */
+    int size() {
+        return slots.size();
+    }
+
+    private void admit(Object key, Slot<T> slot) throws IOException {
+        slots.put(key, slot);
+        if (slots.size() > capacity) {
+            Iterator<Map.Entry<Object, Slot<T>>> eldest = slots.entrySet().iterator();
+            Map.Entry<Object, Slot<T>> e = eldest.next(); // never the key just admitted
+            eldest.remove();
+            if (e.getValue().dirty) {
+                keys.setCurrentKey(e.getKey());
+                try {
+                    write(e.getValue());
+                } finally {
+                    keys.setCurrentKey(key);
+                }
+            }
+        }
+    }
+
+    private void write(Slot<T> slot) throws IOException {
+        if (slot.value == null) {
+            state.clear();
+        } else {
+            state.update(slot.value);
+        }
+        slot.dirty = false;
+    }
+}

@@ -1,0 +1,171 @@
+package dev.autocdc.operators.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.reference.ReferenceModel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.KeyContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The write-back cache of hot state: its contract on a state that records every access, then whole
+ * flows with a cache of one to three keys over six keys (so that keys are evicted all the time),
+ * killed after a barrier and restored from it, equal to the reference model.
+ */
+class WriteBackCacheTest {
+
+    /** A value state per key of a key context, counting what reaches it. */
+    private static final class RecordingState implements ValueState<String>, KeyContext {
+        final Map<Object, String> stored = new HashMap<>();
+        final List<String> accesses = new ArrayList<>();
+        Object current;
+
+        @Override
+        public void setCurrentKey(Object key) {
+            current = key;
+        }
+
+        @Override
+        public Object getCurrentKey() {
+            return current;
+        }
+
+        @Override
+        public String value() {
+            accesses.add("read " + current);
+            return stored.get(current);
+        }
+
+        @Override
+        public void update(String value) {
+            accesses.add("write " + current + "=" + value);
+            stored.put(current, value);
+        }
+
+        @Override
+        public void clear() {
+            accesses.add("clear " + current);
+            stored.remove(current);
+        }
+    }
+
+    @Test
+    void readsAKeyOnceAndWritesItOnEvictionAndFlush() throws Exception {
+        RecordingState state = new RecordingState();
+        state.stored.put("a", "a0");
+        WriteBackCache<String> cache = new WriteBackCache<>(state, state, 2);
+        state.setCurrentKey("a");
+        assertThat(cache.value()).isEqualTo("a0");
+        cache.update("a1");
+        assertThat(cache.value()).isEqualTo("a1");
+        cache.update("a2");
+        state.setCurrentKey("b");
+        cache.update("b1"); // written before read: never read
+        state.setCurrentKey("a");
+        assertThat(cache.value()).isEqualTo("a2"); // a is now the most recently used
+        state.setCurrentKey("c");
+        assertThat(cache.value()).isNull(); // evicts b, the least recently used
+        assertThat(state.current).as("the current key after an eviction").isEqualTo("c");
+        cache.clear();
+        assertThat(state.accesses).containsExactly("read a", "read c", "write b=b1");
+        state.accesses.clear();
+        cache.flush();
+        assertThat(state.accesses).containsExactlyInAnyOrder("write a=a2", "clear c");
+        assertThat(state.current).isEqualTo("c");
+        state.accesses.clear();
+        cache.flush(); // nothing changed since
+        state.setCurrentKey("a");
+        assertThat(cache.value()).isEqualTo("a2");
+        assertThat(state.accesses).isEmpty();
+        assertThat(state.stored).containsOnly(Map.entry("a", "a2"), Map.entry("b", "b1"));
+        assertThat(cache.hits()).isEqualTo(3);
+        assertThat(cache.misses()).isEqualTo(2);
+        assertThat(cache.size()).isEqualTo(2);
+    }
+
+    /**
+     * Each round runs a cached flow up to a barrier, snapshots it, goes on past the barrier and is
+     * killed (the rows it emitted after the barrier are lost, as an exactly-once sink drops them);
+     * a run restored from the barrier, cached or not, takes over. The table equals the reference,
+     * and the flushed state is the state an uncached run keeps.
+     */
+    @ParameterizedTest
+    @EnumSource(TargetType.class)
+    void aCachedFlowKilledAfterABarrierEqualsTheReference(TargetType type) throws Exception {
+        Random random = new Random(11 + type.ordinal());
+        long hits = 0;
+        long misses = 0;
+        for (int round = 0; round < 24; round++) {
+            Backend backend = round % 3 == 2 ? Backend.HASHMAP : Backend.ROCKSDB;
+            boolean ignoreNull = type != TargetType.BITEMPORAL && round % 2 == 1;
+            int capacity = 1 + random.nextInt(3);
+            EngineSpec cached = spec(type, ignoreNull, capacity);
+            EngineSpec restored = spec(type, ignoreNull, round % 4 < 2 ? 0 : 1 + random.nextInt(3));
+            List<ReferenceModel.Event> events = new ArrayList<>();
+            int n = 20 + random.nextInt(60);
+            for (int i = 0; i < n; i++) {
+                events.add(randomEvent(random, type, 1 + random.nextInt(6)));
+            }
+            int barrier = random.nextInt(n);
+            int killed = barrier + random.nextInt(n - barrier + 1);
+            ChangelogTable table =
+                    new ChangelogTable(cached.targetPrimaryKey(), OutputMode.RETRACT);
+            OperatorSubtaskState state;
+            try (OperatorRun run = OperatorRun.start(cached, backend)) {
+                for (ReferenceModel.Event e : events.subList(0, barrier)) {
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
+                }
+                table.apply(run.newOutput());
+                state = run.snapshot();
+                for (ReferenceModel.Event e : events.subList(barrier, killed)) {
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
+                }
+                hits += run.stateCacheHits();
+                misses += run.stateCacheMisses();
+                assertThat(run.deadLetters()).isEmpty();
+            }
+            try (OperatorRun run = OperatorRun.restore(restored, backend, state)) {
+                for (ReferenceModel.Event e : events.subList(barrier, n)) {
+                    run.process(run.input(TwoValueFlows.inputRow(e, type, false)));
+                }
+                table.apply(run.newOutput());
+                assertThat(run.deadLetters()).isEmpty();
+            }
+            assertThat(table.rows())
+                    .as(type + " on " + backend + ", cache " + capacity + ", events " + events)
+                    .isEqualTo(TwoValueFlows.reference(type, ignoreNull, events));
+        }
+        assertThat(hits).as("reads the cache answered").isGreaterThan(100);
+        assertThat(misses).as("reads that went to the state").isGreaterThan(100);
+    }
+
+    private static EngineSpec spec(TargetType type, boolean ignoreNull, int cacheKeys) {
+        EngineSpec.Builder b = TwoValueFlows.builder("cached", type, false);
+        if (ignoreNull) {
+            b.ignoreNullUpdates();
+        }
+        return b.stateCacheKeys(cacheKeys).build();
+    }
+
+    private static ReferenceModel.Event randomEvent(Random random, TargetType type, int key) {
+        String[] domain = {"a", "b", null};
+        return new ReferenceModel.Event(
+                key,
+                1 + random.nextInt(12),
+                type == TargetType.BITEMPORAL ? 1 + random.nextInt(12) : null,
+                random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
+                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
+                null);
+    }
+}
