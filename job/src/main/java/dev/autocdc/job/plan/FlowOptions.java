@@ -121,7 +121,8 @@ public final class FlowOptions {
                                     + ": a key's events in a row then read and write RocksDB once,"
                                     + " when the key is evicted or before a checkpoint"
                                     + " ([performance](performance.md#the-write-back-cache));"
-                                    + " 0 turns it off");
+                                    + " 0 turns it off; refused for flows FROM SNAPSHOT or with"
+                                    + " APPLY AS TRUNCATE WHEN, whose operator visits every key");
 
     public static final ConfigOption<Double> SNAPSHOT_HOLD_THRESHOLD =
             ConfigOptions.key("snapshot-hold-threshold")

@@ -603,6 +603,13 @@ public final class EngineSpec implements Serializable {
                         "APPLY AS SNAPSHOT END WHEN",
                         "end rows belong to a flow from snapshots (FROM SNAPSHOT)");
             }
+            if (stateCacheKeys > 0 && (snapshot || trunc >= 0)) {
+                throw new FlowDefinitionException(
+                        "state cache keys",
+                        (snapshot ? "a flow FROM SNAPSHOT" : "a flow with APPLY AS TRUNCATE WHEN")
+                                + " runs without the write-back cache (its operator visits every"
+                                + " key's state); remove the setting");
+            }
             checkBoolean(end, "APPLY AS SNAPSHOT END WHEN");
             checkBoolean(del, "APPLY AS DELETE WHEN");
             checkBoolean(erase, "erasures");

@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,13 +39,24 @@ final class WriteBackCache<T> implements ValueState<T> {
     /** By key, least recently used first. */
     private final LinkedHashMap<Object, Slot<T>> slots;
 
+    /**
+     * The slots changed since the last flush, so that a flush writes the changes, not every cached
+     * key; a slot evicted since is written already (no longer dirty) and skipped.
+     */
+    private final ArrayList<Slot<T>> changed = new ArrayList<>();
+
     private long hits;
     private long misses;
 
     /** A key's value as the cache has it: null is absent; dirty until written to the state. */
     private static final class Slot<T> {
+        final Object key;
         T value;
         boolean dirty;
+
+        Slot(Object key) {
+            this.key = key;
+        }
     }
 
     /**
@@ -71,7 +83,7 @@ final class WriteBackCache<T> implements ValueState<T> {
             return slot.value;
         }
         misses++;
-        slot = new Slot<>();
+        slot = new Slot<>(key);
         slot.value = state.value();
         admit(key, slot);
         return slot.value;
@@ -82,11 +94,17 @@ final class WriteBackCache<T> implements ValueState<T> {
         Object key = keys.getCurrentKey();
         Slot<T> slot = slots.get(key);
         if (slot == null) { // written before it was read: the stored value does not matter
-            slot = new Slot<>();
+            slot = new Slot<>(key);
             admit(key, slot);
         }
         slot.value = value;
-        slot.dirty = true;
+        if (!slot.dirty) {
+            slot.dirty = true;
+            changed.add(slot);
+            if (changed.size() > 2 * capacity) {
+                changed.removeIf(s -> !s.dirty); // the evicted ones, written already
+            }
+        }
     }
 
     @Override
@@ -102,13 +120,14 @@ final class WriteBackCache<T> implements ValueState<T> {
     void flush() throws IOException {
         Object current = keys.getCurrentKey();
         try {
-            for (Map.Entry<Object, Slot<T>> e : slots.entrySet()) {
-                Slot<T> slot = e.getValue();
+            for (int i = 0; i < changed.size(); i++) { // (no iterator: once per changed key)
+                Slot<T> slot = changed.get(i);
                 if (slot.dirty) {
-                    keys.setCurrentKey(e.getKey());
+                    keys.setCurrentKey(slot.key);
                     write(slot);
                 }
             }
+            changed.clear();
         } finally {
             if (current != null) {
                 keys.setCurrentKey(current);
@@ -134,12 +153,12 @@ final class WriteBackCache<T> implements ValueState<T> {
         slots.put(key, slot);
         if (slots.size() > capacity) {
             Iterator<Map.Entry<Object, Slot<T>>> eldest = slots.entrySet().iterator();
-            Map.Entry<Object, Slot<T>> e = eldest.next(); // never the key just admitted
+            Slot<T> evicted = eldest.next().getValue(); // never the key just admitted
             eldest.remove();
-            if (e.getValue().dirty) {
-                keys.setCurrentKey(e.getKey());
+            if (evicted.dirty) {
+                keys.setCurrentKey(evicted.key);
                 try {
-                    write(e.getValue());
+                    write(evicted);
                 } finally {
                     keys.setCurrentKey(key);
                 }

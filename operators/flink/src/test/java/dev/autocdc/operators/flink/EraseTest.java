@@ -33,7 +33,8 @@ class EraseTest {
         int erasedRows = 0;
         for (int round = 0; round < 30; round++) {
             boolean ignoreNull = type != TargetType.BITEMPORAL && round % 2 == 1;
-            EngineSpec spec = spec(type, ignoreNull, null);
+            // every third round with a write-back cache of two of the three keys
+            EngineSpec spec = spec(type, ignoreNull, null, round % 3 == 2 ? 2 : 0);
             ChangelogTable table = new ChangelogTable(spec.targetPrimaryKey(), OutputMode.RETRACT);
             Map<Integer, List<ReferenceModel.Event>> sinceErased = new LinkedHashMap<>();
             List<Object[]> inputs = new ArrayList<>();
@@ -159,7 +160,8 @@ class EraseTest {
             value = TargetType.class,
             names = {"SCD2", "BITEMPORAL"})
     void anErasureAfterTheHistoryLeftStateSaysSo(TargetType type) throws Exception {
-        EngineSpec spec = spec(type, false, Duration.ofMillis(10));
+        EngineSpec spec =
+                spec(type, false, Duration.ofMillis(10), 1); // the expiry through the cache
         boolean bitemporal = type == TargetType.BITEMPORAL;
         try (OperatorRun run = OperatorRun.start(spec, Backend.ROCKSDB)) {
             run.setProcessingTime(0);
@@ -192,8 +194,9 @@ class EraseTest {
         return row.toArray();
     }
 
-    private static EngineSpec spec(TargetType type, boolean ignoreNull, Duration tombstones) {
-        EngineSpec.Builder b = TwoValueFlows.builder("erase", type, true);
+    private static EngineSpec spec(
+            TargetType type, boolean ignoreNull, Duration tombstones, int cacheKeys) {
+        EngineSpec.Builder b = TwoValueFlows.builder("erase", type, true).stateCacheKeys(cacheKeys);
         if (tombstones != null) {
             b.tombstoneRetention(tombstones);
         }

@@ -300,7 +300,8 @@ final class OperatorRun implements AutoCloseable {
     }
 
     /** How many keys have an entry in any of the engine's states (works on every backend). */
-    long keysWithState() {
+    long keysWithState() throws Exception {
+        function.flushCache(); // the state as a checkpoint would see it
         var backend = harness.getOperator().getKeyedStateBackend();
         long n = 0;
         for (String state :

@@ -1,7 +1,9 @@
 package dev.autocdc.operators.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.reference.ReferenceModel;
@@ -14,6 +16,10 @@ import java.util.Random;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyContext;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -97,8 +103,8 @@ class WriteBackCacheTest {
     /**
      * Each round runs a cached flow up to a barrier, snapshots it, goes on past the barrier and is
      * killed (the rows it emitted after the barrier are lost, as an exactly-once sink drops them);
-     * a run restored from the barrier, cached or not, takes over. The table equals the reference,
-     * and the flushed state is the state an uncached run keeps.
+     * a run restored from the barrier, cached or not, takes over. The table equals the reference; a
+     * run restored without the cache reads what the flush wrote as its own state.
      */
     @ParameterizedTest
     @EnumSource(TargetType.class)
@@ -148,6 +154,38 @@ class WriteBackCacheTest {
         }
         assertThat(hits).as("reads the cache answered").isGreaterThan(100);
         assertThat(misses).as("reads that went to the state").isGreaterThan(100);
+    }
+
+    /**
+     * Flows whose operator visits every key's state run without the cache: the setting is refused.
+     */
+    @Test
+    void flowsThatVisitEveryKeyRefuseTheCache() {
+        RowType input =
+                RowType.of(
+                        new LogicalType[] {new IntType(false), new IntType(), new BooleanType()},
+                        new String[] {"id", EngineSpec.SEQUENCE, EngineSpec.TRUNCATE});
+        assertThatThrownBy(
+                        () ->
+                                EngineSpec.builder("t", TargetType.SCD1, input)
+                                        .keys("id")
+                                        .stateCacheKeys(10)
+                                        .build())
+                .isInstanceOf(FlowDefinitionException.class)
+                .hasMessageContaining("state cache keys")
+                .hasMessageContaining("APPLY AS TRUNCATE WHEN runs without the write-back cache");
+        RowType snapshots =
+                RowType.of(
+                        new LogicalType[] {new IntType(false), new IntType()},
+                        new String[] {"id", EngineSpec.SEQUENCE});
+        assertThatThrownBy(
+                        () ->
+                                EngineSpec.builder("s", TargetType.SCD2, snapshots)
+                                        .keys("id")
+                                        .fromSnapshot()
+                                        .stateCacheKeys(10)
+                                        .build())
+                .hasMessageContaining("FROM SNAPSHOT runs without the write-back cache");
     }
 
     private static EngineSpec spec(TargetType type, boolean ignoreNull, int cacheKeys) {
