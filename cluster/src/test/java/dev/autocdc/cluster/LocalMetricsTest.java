@@ -98,20 +98,13 @@ class LocalMetricsTest {
                 // an hour, plus the time since the event (the test's minutes at most)
                 assertThat(metrics.max("_flow_applied_sequence_lag_ms", "apply_cdc"))
                         .isBetween(3_600_000.0 - 24, 3_600_000.0 + 600_000);
-                // the progress line, every second here, comes to the same counts
-                String expected =
-                        String.format(
-                                "autocdc: progress: %,d events in, %,d target rows written, %,d"
-                                        + " dead letters, 0 late events",
-                                events,
-                                (long)
-                                        (metrics.sum("_flow_num_upserted_rows", "apply_cdc")
-                                                + metrics.sum(
-                                                        "_flow_num_deleted_rows", "apply_cdc")),
-                                w.malformed);
+                // the progress line, every second here, comes to the same counts; both are read
+                // again until they settle (a scrape can land while the last rows are written)
+                String expected = progressLine(metrics, events, w.malformed);
                 long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
                 while (!Files.readString(stderr).contains(expected) && System.nanoTime() < until) {
                     Thread.sleep(500);
+                    expected = progressLine(PrometheusText.scrape(port), events, w.malformed);
                 }
                 assertThat(Files.readString(stderr)).contains(expected);
             } finally {
@@ -119,5 +112,17 @@ class LocalMetricsTest {
                 assertThat(run.waitFor(1, TimeUnit.MINUTES)).isTrue();
             }
         }
+    }
+
+    /** The progress line the scraped counters make. */
+    private static String progressLine(PrometheusText metrics, long events, long malformed) {
+        return String.format(
+                "autocdc: progress: %,d events in, %,d target rows written, %,d dead letters, 0"
+                        + " late events",
+                events,
+                (long)
+                        (metrics.sum("_flow_num_upserted_rows", "apply_cdc")
+                                + metrics.sum("_flow_num_deleted_rows", "apply_cdc")),
+                malformed);
     }
 }
