@@ -44,7 +44,7 @@ class EraseTest {
                 if (random.nextInt(8) == 0) {
                     inputs.add(erasure(key, type));
                 } else {
-                    ReferenceModel.Event e = randomEvent(random, type, key);
+                    ReferenceModel.Event e = TwoValueFlows.randomEvent(random, type, key, 8);
                     inputs.add(TwoValueFlows.inputRow(e, type, true));
                 }
             }
@@ -124,17 +124,6 @@ class EraseTest {
         row.add(null);
         row.add(true);
         return row.toArray();
-    }
-
-    private static ReferenceModel.Event randomEvent(Random random, TargetType type, int key) {
-        String[] domain = {"a", "b", null};
-        return new ReferenceModel.Event(
-                key,
-                1 + random.nextInt(8),
-                type == TargetType.BITEMPORAL ? 1 + random.nextInt(8) : null,
-                random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
-                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
-                null);
     }
 
     private static ReferenceModel.Event event(Object[] in, TargetType type) {

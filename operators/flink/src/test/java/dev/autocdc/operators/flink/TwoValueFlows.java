@@ -83,4 +83,17 @@ final class TwoValueFlows {
                 };
         return rows.stream().map(ArrayList::new).collect(Collectors.toSet());
     }
+
+    /** A random event of {@code key}: values from a, b and null, sequences 1 to {@code maxSeq}. */
+    static ReferenceModel.Event randomEvent(
+            java.util.Random random, TargetType type, int key, int maxSeq) {
+        String[] domain = {"a", "b", null};
+        return new ReferenceModel.Event(
+                key,
+                1 + random.nextInt(maxSeq),
+                type == TargetType.BITEMPORAL ? 1 + random.nextInt(maxSeq) : null,
+                random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
+                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
+                null);
+    }
 }

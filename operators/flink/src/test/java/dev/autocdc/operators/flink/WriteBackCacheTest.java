@@ -8,7 +8,6 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +120,7 @@ class WriteBackCacheTest {
             List<ReferenceModel.Event> events = new ArrayList<>();
             int n = 20 + random.nextInt(60);
             for (int i = 0; i < n; i++) {
-                events.add(randomEvent(random, type, 1 + random.nextInt(6)));
+                events.add(TwoValueFlows.randomEvent(random, type, 1 + random.nextInt(6), 12));
             }
             int barrier = random.nextInt(n);
             int killed = barrier + random.nextInt(n - barrier + 1);
@@ -194,16 +193,5 @@ class WriteBackCacheTest {
             b.ignoreNullUpdates();
         }
         return b.stateCacheKeys(cacheKeys).build();
-    }
-
-    private static ReferenceModel.Event randomEvent(Random random, TargetType type, int key) {
-        String[] domain = {"a", "b", null};
-        return new ReferenceModel.Event(
-                key,
-                1 + random.nextInt(12),
-                type == TargetType.BITEMPORAL ? 1 + random.nextInt(12) : null,
-                random.nextInt(6) == 0 ? ReferenceModel.Kind.DELETE : ReferenceModel.Kind.UPSERT,
-                Arrays.asList(domain[random.nextInt(3)], domain[random.nextInt(3)]),
-                null);
     }
 }
