@@ -326,7 +326,7 @@ class CliTest {
     /**
      * --materialize reads the results while the job runs: 100k events (five versions of 20k keys,
      * in a shuffled order) end with the right table instead of stalling once the collect buffer
-     * fills (issue 13, item 11).
+     * fills (issue 13, item 11); the flow caches every key's state, and the progress line says so.
      */
     @Test
     void materializeKeepsUpWithAHundredThousandEvents() throws Exception {
@@ -348,8 +348,10 @@ class CliTest {
         Path flow = dir.resolve("many.sql");
         Files.writeString(
                 flow,
-                Files.readString(usersFlow("SCD TYPE 2"))
-                        .replace(usersFeed().toString(), feed.toString()));
+                // with a state cache of every key: the same table, and the line says how it fares
+                "SET 'autocdc.apply_cdc.state-cache-keys' = '20000';\n"
+                        + Files.readString(usersFlow("SCD TYPE 2"))
+                                .replace(usersFeed().toString(), feed.toString()));
         Path result = dir.resolve("many.jsonl");
         assertThat(
                         cli(
@@ -365,7 +367,7 @@ class CliTest {
         assertThat(err.toString())
                 .containsPattern(
                         "autocdc: progress: [0-9,]+ events in, [0-9,]+ target rows written, 0 dead"
-                                + " letters, 0 late events");
+                                + " letters, 0 late events, state cache [0-9]+% hits");
         List<String> rows = Files.readAllLines(result);
         assertThat(rows).as("five versions of each key").hasSize(events);
         assertThat(rows.get(7))
