@@ -27,13 +27,14 @@ mkdir -p "$out"
 raw="$out/raw-runs.csv"
 echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes,alloc_bytes_per_event,cpu_ns_per_event" > "$raw"
 
-run() { # variant backend workload [events]; RUN_SCALE=n runs it at a scale of its own
+run() { # variant backend workload [events]; RUN_SCALE=n runs it at a scale of its own, CACHE_KEYS=n
+  # gives a *_cached variant a cache of n keys instead of every key
   local workload_label="$3" extra=()
   if [ -n "${4:-}" ]; then extra=(--events "$4"); workload_label="$3-1M"; fi
   local line
   line=$(java -Xmx2g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
       -cp "$cp" dev.autocdc.benchmarks.BenchmarkJob --variant "$1" --backend "$2" --workload "$3" --scale "${RUN_SCALE:-$scale}" \
-      "${extra[@]}" 2>/dev/null | grep '^result ' || true)
+      ${CACHE_KEYS:+--cache-keys "$CACHE_KEYS"} "${extra[@]}" 2>/dev/null | grep '^result ' || true)
   if [ -z "$line" ]; then echo "benchmark run failed: $*" >&2; exit 1; fi
   echo "$line" >&2
   # result variant=.. backend=.. workload=.. events=.. millis=.. ...: the values in order, the workload relabelled
@@ -63,6 +64,8 @@ for r in $(seq 1 "$runs"); do
   run sql_dedup rocksdb W4
   run bitemporal rocksdb W4
   run bitemporal_cached rocksdb W4
+  run scd2 rocksdb W7   # hot keys: every other event on 1% of the keys
+  CACHE_KEYS=$((10000 / scale)) run scd2_cached rocksdb W7   # a cache of a tenth of the keys
   run sql_dedup rocksdb W5
   run scd2 rocksdb W5
   # W6 at a tenth of its size (1M rows over 100k keys): at full size one snapshot_scd2 run took over

@@ -106,6 +106,8 @@ public final class Report {
                 runs,
                 "bitemporal_cached,rocksdb,W4",
                 "sql_dedup,rocksdb,W4");
+        // W7's hot keys with a cache of a tenth of the keys (run.sh), against no cache
+        pair("scd2_cached_over_scd2_w7", runs, "scd2_cached,rocksdb,W7", "scd2,rocksdb,W7");
         Series w2 = runs.get("scd2,rocksdb,W2");
         figure("scd2_w2_last_over_first", w2 == null ? null : median(w2.phaseRatios));
         figure("scd2_over_naive_w2", ratio(runs, "scd2", "W2-1M", "naive_scd2", "W2-1M"));

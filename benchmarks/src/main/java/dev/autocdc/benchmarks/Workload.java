@@ -18,6 +18,9 @@ import org.apache.flink.table.data.StringData;
  *       time of the key, a later system time), 1% out of order in system time (up to 100 events
  *       behind);
  *   <li>W5: like W1 with 1M keys.
+ *   <li>W7: hot keys: like W1, but every other event goes to the first 1% of the keys (1k), in
+ *       turn, and the rest to the other 99% in turn: a hot key comes back every 2k events, a cold
+ *       one every 198k.
  *   <li>W6: {@value #SNAPSHOTS} whole snapshots of {@code keys} rows (1M), each followed by an end
  *       row; between snapshots 1% of the rows change, 0.5% of the keys vanish and 0.5% are new (the
  *       key range slides by 0.5%). The snapshot's index is the sequence.
@@ -50,11 +53,24 @@ public final class Workload implements Serializable {
     }
 
     long key(long i) {
+        if (name.equals("W7")) {
+            long hot = hotKeys();
+            return i % 2 == 0 ? (i / 2) % hot : hot + (i / 2) % Math.max(1, keys - hot);
+        }
         return i % keys;
     }
 
     long version(long i) {
+        if (name.equals("W7")) {
+            long hot = hotKeys();
+            return i % 2 == 0 ? (i / 2) / hot : (i / 2) / Math.max(1, keys - hot);
+        }
         return i / keys;
+    }
+
+    /** W7: the hot keys, the first 1% (each of the others gets every other event in turn). */
+    private long hotKeys() {
+        return Math.max(1, keys / 100);
     }
 
     boolean isDelete(long i) {
@@ -187,6 +203,7 @@ public final class Workload implements Serializable {
             case "W1":
             case "W3":
             case "W4":
+            case "W7":
                 return new Workload(name, Math.max(1, 100_000 / scale), 5_000_000 / scale);
             case "W2":
                 return new Workload(name, Math.max(1, 1_000 / scale), 5_000_000 / scale);

@@ -119,7 +119,9 @@ public final class FlowOptions {
                                     + " objects on the JVM heap, 0 to "
                                     + EngineSpec.MAX_STATE_CACHE_KEYS
                                     + ": a key's events in a row then read and write RocksDB once,"
-                                    + " when the key is evicted or before a checkpoint"
+                                    + " when the key is evicted or before a checkpoint; once"
+                                    + " full, it takes a key in only when the key was asked for"
+                                    + " more often lately than the one it would evict"
                                     + " ([performance](performance.md#the-write-back-cache));"
                                     + " 0 turns it off; refused for flows FROM SNAPSHOT or with"
                                     + " APPLY AS TRUNCATE WHEN, whose operator visits every key");

@@ -19,6 +19,11 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  * <ul>
  *   <li>{@link #value()}, {@link #update} and {@link #clear()} act on the key that {@code keys}
  *       holds current, as the wrapped state's would; a key not cached is read from the state once.
+ *   <li>A key not cached enters the cache when it has room, or when the key is asked for more often
+ *       lately than the least recently used key, which it then evicts (TinyLFU: a {@link
+ *       FrequencySketch} counts every read). A key refused is read from and written to the state
+ *       directly, so keys that each come back less often than the cache turns over (more keys in
+ *       rotation than it holds) leave the cached ones in place instead of evicting them all.
  *   <li>A changed value reaches the wrapped state when its key is evicted (the least recently used
  *       one, when a new key would exceed the capacity; written under that key, then the current key
  *       is set back) or at {@link #flush()}. The host calls {@code flush()} before every snapshot
@@ -38,6 +43,8 @@ final class WriteBackCache<T> implements ValueState<T> {
 
     /** By key, least recently used first. */
     private final LinkedHashMap<Object, Slot<T>> slots;
+
+    private final FrequencySketch frequencies;
 
     /**
      * The slots changed since the last flush, so that a flush writes the changes, not every cached
@@ -72,28 +79,37 @@ final class WriteBackCache<T> implements ValueState<T> {
         this.keys = keys;
         this.capacity = capacity;
         this.slots = new LinkedHashMap<>(16, 0.75f, true);
+        this.frequencies = new FrequencySketch(capacity);
     }
 
     @Override
     public T value() throws IOException {
         Object key = keys.getCurrentKey();
+        frequencies.increment(key);
         Slot<T> slot = slots.get(key);
         if (slot != null) {
             hits++;
             return slot.value;
         }
         misses++;
-        slot = new Slot<>(key);
-        slot.value = state.value();
-        admit(key, slot);
-        return slot.value;
+        T stored = state.value();
+        if (admits(key)) {
+            slot = new Slot<>(key);
+            slot.value = stored;
+            admit(key, slot);
+        }
+        return stored;
     }
 
     @Override
     public void update(T value) throws IOException {
         Object key = keys.getCurrentKey();
         Slot<T> slot = slots.get(key);
-        if (slot == null) { // written before it was read: the stored value does not matter
+        if (slot == null) { // refused when read, or written before it was read
+            if (!admits(key)) {
+                write(value);
+                return;
+            }
             slot = new Slot<>(key);
             admit(key, slot);
         }
@@ -149,6 +165,13 @@ final class WriteBackCache<T> implements ValueState<T> {
         return slots.size();
     }
 
+    /** Whether a key not cached may enter: room, or more requests than the key it would evict. */
+    private boolean admits(Object key) {
+        return slots.size() < capacity
+                || frequencies.estimate(key)
+                        > frequencies.estimate(slots.keySet().iterator().next());
+    }
+
     private void admit(Object key, Slot<T> slot) throws IOException {
         slots.put(key, slot);
         if (slots.size() > capacity) {
@@ -167,11 +190,15 @@ final class WriteBackCache<T> implements ValueState<T> {
     }
 
     private void write(Slot<T> slot) throws IOException {
-        if (slot.value == null) {
+        write(slot.value);
+        slot.dirty = false;
+    }
+
+    private void write(T value) throws IOException {
+        if (value == null) {
             state.clear();
         } else {
-            state.update(slot.value);
+            state.update(value);
         }
-        slot.dirty = false;
     }
 }
