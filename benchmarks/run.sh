@@ -6,6 +6,7 @@
 #   --rounds N: N interleaved rounds instead of 3 (each about 15 minutes at full size); the medians of
 #     more rounds hold on a machine whose runs of one job spread 1.5x (docs/performance.md)
 set -euo pipefail
+unset CACHE_KEYS RUN_SCALE # per-run settings of run() below, never inherited from the caller
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 quick=false

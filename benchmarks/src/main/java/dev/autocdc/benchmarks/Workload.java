@@ -20,7 +20,7 @@ import org.apache.flink.table.data.StringData;
  *   <li>W5: like W1 with 1M keys.
  *   <li>W7: hot keys: like W1, but every other event goes to the first 1% of the keys (1k), in
  *       turn, and the rest to the other 99% in turn: a hot key comes back every 2k events, a cold
- *       one every 198k.
+ *       one every 198k. At least 200 keys (a scale of at most 500).
  *   <li>W6: {@value #SNAPSHOTS} whole snapshots of {@code keys} rows (1M), each followed by an end
  *       row; between snapshots 1% of the rows change, 0.5% of the keys vanish and 0.5% are new (the
  *       key range slides by 0.5%). The snapshot's index is the sequence.
@@ -204,6 +204,11 @@ public final class Workload implements Serializable {
             case "W3":
             case "W4":
             case "W7":
+                if (name.equals("W7") && 100_000 / scale < 200) {
+                    throw new IllegalArgumentException(
+                            "W7 needs at least 200 keys, so that its 1% of hot keys is 2 or more"
+                                    + " and leaves cold keys: use a --scale of at most 500");
+                }
                 return new Workload(name, Math.max(1, 100_000 / scale), 5_000_000 / scale);
             case "W2":
                 return new Workload(name, Math.max(1, 1_000 / scale), 5_000_000 / scale);

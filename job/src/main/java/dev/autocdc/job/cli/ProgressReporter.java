@@ -4,10 +4,12 @@ import dev.autocdc.job.plan.LetterCounts;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -51,6 +53,10 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     private final List<Counter> late = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheHits = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheMisses = new CopyOnWriteArrayList<>();
+    // the cache gauges' last values once their task ended: a gauge reads its cache, so it is
+    // dropped rather than kept, which would keep the ended task's cached rows reachable
+    private final AtomicLong endedCacheHits = new AtomicLong();
+    private final AtomicLong endedCacheMisses = new AtomicLong();
 
     ProgressReporter(PrintStream out) {
         this.out = out;
@@ -116,7 +122,14 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
-        // kept: the line sums the work done, including that of tasks that have ended
+        // counters are kept, so that the line sums the work of tasks that have ended too
+        if (metric instanceof Gauge<?> g) {
+            if (cacheHits.remove(g)) {
+                endedCacheHits.addAndGet(value(g));
+            } else if (cacheMisses.remove(g)) {
+                endedCacheMisses.addAndGet(value(g));
+            }
+        }
     }
 
     @Override
@@ -126,14 +139,22 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         }
         out.println(
                 line(sum(in), sum(written), sum(deadLetters), sum(late))
-                        + cacheShare(read(cacheHits), read(cacheMisses)));
+                        + cacheShare(
+                                endedCacheHits.get() + read(cacheHits),
+                                endedCacheMisses.get() + read(cacheMisses)));
     }
 
     static String line(long in, long written, long deadLetters, long late) {
         return String.format(
+                Locale.ROOT,
                 "autocdc: progress: %,d events in, %,d target rows written, %,d dead letter%s,"
                         + " %,d late event%s",
-                in, written, deadLetters, deadLetters == 1 ? "" : "s", late, late == 1 ? "" : "s");
+                in,
+                written,
+                deadLetters,
+                deadLetters == 1 ? "" : "s",
+                late,
+                late == 1 ? "" : "s");
     }
 
     /**
@@ -142,17 +163,21 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
      */
     static String cacheShare(long hits, long misses) {
         long reads = hits + misses;
-        return reads == 0 ? "" : String.format(", state cache %d%% hits", hits * 100 / reads);
+        return reads == 0
+                ? ""
+                : String.format(Locale.ROOT, ", state cache %d%% hits", hits * 100 / reads);
     }
 
     private static long read(List<Gauge<?>> gauges) {
         long total = 0;
         for (Gauge<?> g : gauges) {
-            if (g.getValue() instanceof Number n) {
-                total += n.longValue();
-            }
+            total += value(g);
         }
         return total;
+    }
+
+    private static long value(Gauge<?> g) {
+        return g.getValue() instanceof Number n ? n.longValue() : 0;
     }
 
     private static long sum(List<Counter> counters) {

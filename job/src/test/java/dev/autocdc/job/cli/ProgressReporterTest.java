@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -50,7 +51,7 @@ class ProgressReporterTest {
         reporter.notifyOfAddedMetric((Gauge<Long>) () -> 30L, "num_state_cache_misses", flow("a"));
         reporter.report();
 
-        assertThat(bytes.toString(StandardCharsets.UTF_8).split("\n"))
+        assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
                 .containsExactly(
                         "autocdc: progress: 0 events in, 0 target rows written, 0 dead letters,"
                                 + " 0 late events",
@@ -58,6 +59,36 @@ class ProgressReporterTest {
                                 + " 0 dead letters, 0 late events",
                         "autocdc: progress: 1,200,000 events in, 1,150,000 target rows written,"
                                 + " 0 dead letters, 0 late events, state cache 87% hits");
+    }
+
+    @Test
+    void anEndedTasksCacheCountsWithItsLastValuesAndIsNoLongerRead() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ProgressReporter reporter =
+                new ProgressReporter(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        reporter.notifyOfAddedMetric(new SimpleCounter(), "num_input_rows", flow("a"));
+        AtomicLong hits = new AtomicLong(60);
+        AtomicLong misses = new AtomicLong(40);
+        Gauge<Long> hitGauge = hits::get;
+        Gauge<Long> missGauge = misses::get;
+        reporter.notifyOfAddedMetric(hitGauge, "num_state_cache_hits", flow("a"));
+        reporter.notifyOfAddedMetric(missGauge, "num_state_cache_misses", flow("a"));
+        reporter.notifyOfAddedMetric((Gauge<Long>) () -> 10L, "num_state_cache_misses", flow("b"));
+        reporter.report();
+        hits.set(90); // the task reads on, then ends: 90 of 100 in its cache
+        misses.set(10);
+        reporter.notifyOfRemovedMetric(hitGauge, "num_state_cache_hits", flow("a"));
+        reporter.notifyOfRemovedMetric(missGauge, "num_state_cache_misses", flow("a"));
+        hits.set(0); // whatever the ended cache says now is not read
+        misses.set(1_000);
+        reporter.report();
+
+        assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
+                .containsExactly(
+                        "autocdc: progress: 0 events in, 0 target rows written, 0 dead letters,"
+                                + " 0 late events, state cache 54% hits", // 60 of 110
+                        "autocdc: progress: 0 events in, 0 target rows written, 0 dead letters,"
+                                + " 0 late events, state cache 81% hits"); // 90 of 110
     }
 
     @Test

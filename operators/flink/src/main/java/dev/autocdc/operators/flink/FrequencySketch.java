@@ -12,10 +12,11 @@ package dev.autocdc.operators.flink;
  *   <li>A count-min sketch: each key has 4 counters of 4 bits among {@code width} (a power of two,
  *       at least the capacity given, at most 2<sup>24</sup>, so at most 8 MB), and its estimate is
  *       the least of them. An estimate is never below the key's increments since the last halving
- *       (up to 15, where counters stop), and above it only when other keys share all 4 counters.
+ *       (up to 15, where counters stop); it is above them by what the halvings left of the key's
+ *       earlier increments, and when other keys share all 4 of its counters.
  *   <li>After {@code 10 * width} increments every counter is halved (rounded down), so that a key
- *       popular long ago gives way to the keys popular now; then after {@code 5 * width} more, and
- *       so on.
+ *       popular long ago gives way to the keys popular now; after that, every {@code 5 * width}
+ *       increments.
  * </ul>
  */
 final class FrequencySketch {

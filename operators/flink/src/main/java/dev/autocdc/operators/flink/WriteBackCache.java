@@ -9,10 +9,10 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.operators.KeyContext;
 
 /**
- * A write-back cache in front of one keyed value state: the values of the most recently used keys
- * (at most {@code capacity}) are kept as objects, so that a key's consecutive events read the state
- * backend once and write it once, at eviction or flush, instead of once per event each. The anchor
- * is Kafka Streams' record cache.
+ * A write-back cache in front of one keyed value state: the values of at most {@code capacity} keys
+ * are kept as objects, so that a key's consecutive events read the state backend once and write it
+ * once, at eviction or flush, instead of once per event each. The anchor is Kafka Streams' record
+ * cache.
  *
  * <p>Contract:
  *

@@ -51,4 +51,26 @@ class FrequencySketchTest {
         sketch.increment("cold"); // the 640th: every counter halved, with the table saturated
         assertThat(sketch.estimate("hot")).isEqualTo(7);
     }
+
+    @Test
+    void aHalvingRoundsDownAndTheNextComesAfterFiveIncrementsPerCounter() {
+        FrequencySketch sketch = new FrequencySketch(64); // halves after 640, then every 320
+        for (int i = 0; i < 5; i++) {
+            sketch.increment("k");
+        }
+        for (int i = 0; i < 634; i++) { // one other key: its counters are not k's
+            sketch.increment("x");
+        }
+        assertThat(sketch.estimate("k")).isEqualTo(5);
+        sketch.increment("x"); // the 640th
+        assertThat(sketch.estimate("k")).isEqualTo(2);
+        assertThat(sketch.estimate("x")).isEqualTo(7);
+        for (int i = 0; i < 319; i++) {
+            sketch.increment("x");
+        }
+        assertThat(sketch.estimate("k")).isEqualTo(2);
+        sketch.increment("x"); // 320 after the first halving
+        assertThat(sketch.estimate("k")).isEqualTo(1);
+        assertThat(sketch.estimate("x")).isEqualTo(7);
+    }
 }

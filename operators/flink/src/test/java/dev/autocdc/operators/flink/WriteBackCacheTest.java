@@ -138,21 +138,22 @@ class WriteBackCacheTest {
     }
 
     /**
-     * State accesses counted over 200k events on 10k keys, against the 2 per event (a read and a
-     * write) of no cache. Keys in rotation (W1's order: each key back after all the others) with a
-     * cache of a tenth of them: no worse than no cache (a least-recently-used cache without the
-     * admission filter makes 1.995, every read a miss and every miss an eviction). Hot keys (W7's
-     * order: every other event on 1% of the keys in turn, the rest on the others in turn): a cache
-     * of a tenth of the keys answers every hot read after the first pass; a cache of exactly the
-     * hot keys still answers over half of them, where a least-recently-used one answers none (the
-     * cold keys between two reads of a hot key push it out).
+     * State accesses counted over 200k events on 10k keys and the flush at the end, against the 2
+     * per event (a read and a write) of no cache. Keys in rotation (W1's order: each key back after
+     * all the others) with a cache of a tenth of them: no worse than no cache (a
+     * least-recently-used cache without the admission filter makes 2.000, every read a miss and
+     * every miss an eviction). Hot keys (W7's order: every other event on 1% of the keys in turn,
+     * the rest on the others in turn): a cache of a tenth of the keys answers every hot read after
+     * the first pass; a cache of exactly the hot keys still answers over half of them, where a
+     * least-recently-used one answers none (the cold keys between two reads of a hot key push it
+     * out).
      */
     @Test
     void aFullCacheKeepsItsHotKeysAndCostsNoMoreThanNone() throws Exception {
         int keys = 10_000;
         int events = 20 * keys;
         int hot = keys / 100;
-        assertThat(accessesPerEvent(keys, events, keys / 10, i -> i % keys)).isLessThan(1.95);
+        assertThat(accessesPerEvent(keys, events, keys / 10, i -> i % keys)).isLessThan(1.97);
         IntUnaryOperator hotOrder = i -> i % 2 == 0 ? (i / 2) % hot : hot + (i / 2) % (keys - hot);
         assertThat(accessesPerEvent(keys, events, keys / 10, hotOrder)).isLessThan(1.0);
         assertThat(accessesPerEvent(keys, events, hot, hotOrder)).isLessThan(1.5);
@@ -169,6 +170,7 @@ class WriteBackCacheTest {
             cache.update("v" + i);
         }
         assertThat(cache.hits() + cache.misses()).isEqualTo(events);
+        cache.flush(); // what it still holds is written too, as the next checkpoint would
         return state.accesses.size() / (double) events;
     }
 
