@@ -9,9 +9,9 @@ import org.apache.flink.streaming.api.TimerService;
 /**
  * The tombstone retention of the current key (SPEC §7): when a key stays deleted for the retention
  * (processing time), its target forgets it. The time it is due is in {@value
- * AutoCdcFunction#TOMBSTONE_EXPIRY}. Timers are never deleted (two kinds may share a timestamp, and
- * Flink keeps one timer per key and time): a timer whose time no longer matches the state is stale
- * and does nothing.
+ * AutoCdcFunction#TOMBSTONE_EXPIRY}, set only while the key is absent. A timer whose time no longer
+ * matches the state is stale and does nothing; one is deleted when its key comes back or is erased,
+ * unless the history pruning waits for the same time (Flink keeps one timer per key and time).
  */
 final class TombstoneTimer {
     private final ValueState<Long> expiry;
@@ -28,7 +28,10 @@ final class TombstoneTimer {
 
     /**
      * After an event: starts the expiry when the key became absent, cancels it when it came back.
-     * Reads state only when the key was or is absent (a present key has no expiry to touch).
+     * Reads state only when the key was absent: a present key has no expiry, so a delete of one
+     * starts its expiry without a read. A key that comes back cancels its expiry even when
+     * tombstones are kept forever (a restore may have turned the retention off while one was
+     * pending, and may turn it on again).
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers) throws Exception {
         track(wasAbsent, absent, timers, null);
@@ -40,23 +43,33 @@ final class TombstoneTimer {
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers, HistoryPruning sharing)
             throws Exception {
-        if (retention == null || !(absent || wasAbsent)) {
+        if (!wasAbsent) {
+            if (absent && retention != null) {
+                start(timers);
+            }
+            return;
+        }
+        if (absent) {
+            if (retention != null && expiry.value() == null) {
+                start(timers);
+            }
             return;
         }
         Long at = expiry.value();
-        if (absent && at == null) {
-            long due = timers.currentProcessingTime() + retention.toMillis();
-            timers.registerProcessingTimeTimer(due);
-            expiry.update(due);
-        } else if (!absent && at != null) {
+        if (at != null) {
             // the timer goes too, so that a key erased later leaves no timer behind; Flink keeps
-            // one
-            // timer per key and time, so one the pruning also waits for stays
+            // one timer per key and time, so one the pruning also waits for stays
             if (sharing == null || !sharing.isPendingAt(at)) {
                 timers.deleteProcessingTimeTimer(at);
             }
             expiry.clear();
         }
+    }
+
+    private void start(TimerService timers) throws Exception {
+        long due = timers.currentProcessingTime() + retention.toMillis();
+        timers.registerProcessingTimeTimer(due);
+        expiry.update(due);
     }
 
     /** The key was erased: its pending expiry and the timer of it are gone. */
@@ -70,7 +83,8 @@ final class TombstoneTimer {
 
     /**
      * Whether the key's tombstone expires at this timer; if so the expiry is done and the caller
-     * forgets the key.
+     * forgets the key. With tombstones kept forever, an expiry pending from a run that kept them
+     * for a while is dropped and the key kept.
      */
     boolean expiresAt(long timestamp) throws Exception {
         Long at = expiry.value();
@@ -78,6 +92,6 @@ final class TombstoneTimer {
             return false;
         }
         expiry.clear();
-        return true;
+        return retention != null;
     }
 }
