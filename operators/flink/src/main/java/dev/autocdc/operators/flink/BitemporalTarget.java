@@ -130,6 +130,9 @@ final class BitemporalTarget implements KeyedTarget {
             store.beginEvent(timestamp);
             BitemporalHead head = store.head();
             TimelineEntry newest = store.beliefHead();
+            if (newest != null && newest.state() != null) {
+                return; // it came back while tombstones were kept forever: not forgotten
+            }
             store.clear();
             pruning.cancel();
             if (head != null && newest != null) {

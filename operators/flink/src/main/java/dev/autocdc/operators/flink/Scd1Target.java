@@ -110,7 +110,8 @@ final class Scd1Target implements KeyedTarget {
 
     @Override
     public void onTimer(long timestamp, TimerService timers) throws Exception {
-        if (tombstones.expiresAt(timestamp)) {
+        // a key that came back while tombstones were kept forever is not forgotten
+        if (tombstones.expiresAt(timestamp) && Scd1Engine.isTombstone(events.value())) {
             events.clear();
         }
     }

@@ -138,6 +138,9 @@ final class Scd2Target implements KeyedTarget {
             // insert a row whose primary key the sink already holds (it goes to the late events).
             timeline.beginEvent(timestamp);
             TimelineEntry head = timeline.head();
+            if (head != null && head.state() != null) {
+                return; // it came back while tombstones were kept forever: not forgotten
+            }
             raiseFloor(head == null ? null : head.sequence());
             timeline.clear();
             pruning.cancel();

@@ -28,10 +28,10 @@ final class TombstoneTimer {
 
     /**
      * After an event: starts the expiry when the key became absent, cancels it when it came back.
-     * Reads state only when the key was absent: a present key has no expiry, so a delete of one
-     * starts its expiry without a read. A key that comes back cancels its expiry even when
-     * tombstones are kept forever (a restore may have turned the retention off while one was
-     * pending, and may turn it on again).
+     * Reads state only when the key was absent: a present key has no expiry to keep, so a delete of
+     * one starts its expiry without a read. (A present key may hold a stale one, left when it came
+     * back in a run that kept tombstones forever: the delete replaces it, and its timer finds the
+     * key present and forgets nothing; see {@link #expiresAt}.)
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers) throws Exception {
         track(wasAbsent, absent, timers, null);
@@ -43,20 +43,19 @@ final class TombstoneTimer {
      */
     void track(boolean wasAbsent, boolean absent, TimerService timers, HistoryPruning sharing)
             throws Exception {
-        if (!wasAbsent) {
-            if (absent && retention != null) {
-                start(timers);
-            }
+        if (retention == null || !(absent || wasAbsent)) {
             return;
         }
-        if (absent) {
-            if (retention != null && expiry.value() == null) {
-                start(timers);
-            }
+        if (!wasAbsent) {
+            start(timers);
             return;
         }
         Long at = expiry.value();
-        if (at != null) {
+        if (absent) {
+            if (at == null) {
+                start(timers);
+            }
+        } else if (at != null) {
             // the timer goes too, so that a key erased later leaves no timer behind; Flink keeps
             // one timer per key and time, so one the pruning also waits for stays
             if (sharing == null || !sharing.isPendingAt(at)) {
@@ -82,9 +81,10 @@ final class TombstoneTimer {
     }
 
     /**
-     * Whether the key's tombstone expires at this timer; if so the expiry is done and the caller
-     * forgets the key. With tombstones kept forever, an expiry pending from a run that kept them
-     * for a while is dropped and the key kept.
+     * Whether the key's tombstone expires at this timer; if so the expiry is done, and the caller
+     * forgets the key if it is still absent (a key that came back in a run that kept tombstones
+     * forever still holds the expiry of its delete). With tombstones kept forever, an expiry
+     * pending from a run that kept them for a while is dropped and the key kept.
      */
     boolean expiresAt(long timestamp) throws Exception {
         Long at = expiry.value();
