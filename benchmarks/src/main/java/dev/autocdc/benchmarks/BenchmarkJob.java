@@ -2,8 +2,8 @@ package dev.autocdc.benchmarks;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -2,10 +2,10 @@ package dev.autocdc.udfs;
 
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.FlowMapping;
-import dev.autocdc.operators.flink.OutputMode;
-import dev.autocdc.operators.flink.StateLayout;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.FlowMapping;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.state.StateLayout;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;

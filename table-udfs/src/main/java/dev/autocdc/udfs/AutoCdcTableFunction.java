@@ -1,9 +1,9 @@
 package dev.autocdc.udfs;
 
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.flink.AutoCdcProcessor;
-import dev.autocdc.operators.flink.DeadLetter;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.runtime.AutoCdcProcessor;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.metrics.MetricGroup;

@@ -1,7 +1,7 @@
 package dev.autocdc.udfs;
 
-import dev.autocdc.operators.flink.KeyedStateAccess;
-import dev.autocdc.operators.flink.StateValueSerializer;
+import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateValueSerializer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -95,7 +95,8 @@ class SqlSessionIT {
         assertThat(Path.of(JAR)).exists();
         assertThatThrownBy(() -> Class.forName("dev.autocdc.udfs.AsOf"))
                 .isInstanceOf(ClassNotFoundException.class);
-        assertThatThrownBy(() -> Class.forName("dev.autocdc.operators.flink.AutoCdcProcessor"))
+        assertThatThrownBy(
+                        () -> Class.forName("dev.autocdc.operators.flink.runtime.AutoCdcProcessor"))
                 .isInstanceOf(ClassNotFoundException.class);
     }
 

@@ -3,8 +3,8 @@ package dev.autocdc.udfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.autocdc.operators.flink.AutoCdcProcessor;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.runtime.AutoCdcProcessor;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.autocdc.job.cli;
 
-import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -4,7 +4,7 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.PlannedFlow.TargetKind;
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.flink.AutoCdc;
-import dev.autocdc.operators.flink.AutoCdcFunction;
-import dev.autocdc.operators.flink.DeadLetter;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.InputCheck;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.InputCheck;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -161,7 +161,7 @@ public final class FlowJob {
             changelogs.put(flow.flow().target(), changelog);
             DataStream<DeadLetter> deadLetters =
                     changelog
-                            .getSideOutput(AutoCdcFunction.DEAD_LETTERS)
+                            .getSideOutput(SideOutputs.DEAD_LETTERS)
                             .union(events.getSideOutput(refused));
             anySink |=
                     route(
@@ -175,7 +175,7 @@ public final class FlowJob {
             anySink |=
                     route(
                             flow,
-                            changelog.getSideOutput(AutoCdcFunction.LATE_EVENTS),
+                            changelog.getSideOutput(SideOutputs.LATE_EVENTS),
                             flow.lateEventsTable(),
                             FlowOptions.LATE_EVENTS_TABLE.key(),
                             LetterCounts.LATE);

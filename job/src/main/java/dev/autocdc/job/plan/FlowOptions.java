@@ -1,8 +1,8 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

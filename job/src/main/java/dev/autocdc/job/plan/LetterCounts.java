@@ -1,6 +1,6 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

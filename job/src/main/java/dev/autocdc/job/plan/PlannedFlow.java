@@ -3,8 +3,8 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.flink.DeadLetter;
-import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Table;
 

@@ -1,8 +1,8 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.core.Values;
-import dev.autocdc.operators.flink.EngineSpec;
-import dev.autocdc.operators.flink.TypeMapping;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

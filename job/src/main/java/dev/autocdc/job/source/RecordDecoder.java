@@ -1,6 +1,6 @@
 package dev.autocdc.job.source;
 
-import dev.autocdc.operators.flink.DeadLetter;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

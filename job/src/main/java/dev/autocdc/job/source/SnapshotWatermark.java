@@ -1,6 +1,6 @@
 package dev.autocdc.job.source;
 
-import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.autocdc.job.source;
 
-import dev.autocdc.operators.flink.DeadLetter;
-import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.operators.flink.OutputMode;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

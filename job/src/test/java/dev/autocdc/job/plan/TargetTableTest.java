@@ -3,7 +3,7 @@ package dev.autocdc.job.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
-import dev.autocdc.operators.flink.EngineSpec;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;

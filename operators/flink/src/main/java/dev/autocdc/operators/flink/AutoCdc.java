@@ -1,5 +1,11 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.snapshot.AutoCdcSnapshotFunction;
+import dev.autocdc.operators.flink.snapshot.SnapshotApplyOperator;
+import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
+import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
@@ -12,7 +18,7 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * Wires a flow into a DataStream job: keyBy the flow's keys, then the AUTO CDC function; for an SCD
  * type 1 flow with APPLY AS TRUNCATE WHEN, truncates are split off and broadcast to every instance.
  * The result is the target's changelog; dead letters are its side output {@link
- * AutoCdcFunction#DEAD_LETTERS} (and {@link AutoCdcFunction#LATE_EVENTS}).
+ * SideOutputs#DEAD_LETTERS} (and {@link SideOutputs#LATE_EVENTS}).
  */
 public final class AutoCdc {
 

@@ -1,9 +1,16 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
+import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.CachingStateAccess;
+import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateNames;
 import java.io.IOException;
-import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
@@ -24,26 +31,10 @@ import org.apache.flink.util.OutputTag;
  * any arrival order, on the RocksDB and the heap backends, across checkpoints and restores (state
  * is only in Flink keyed state, with explicit serializers). Invalid events (SPEC §11: null key,
  * null in a sequence, bad COLUMNS TO UPDATE, values that do not convert) go to {@link
- * #DEAD_LETTERS} with a reason code and are counted; they never throw.
+ * SideOutputs#DEAD_LETTERS} with a reason code and are counted; they never throw.
  *
- * <p>State per key (names are part of the savepoint format; see docs/state.md):
- *
- * <ul>
- *   <li>SCD1: {@value #SCD1_EVENTS}: the few events that still decide the row;
- *   <li>SCD2: {@value #SCD2_RECENT} (the newest timeline entries, the head last) and {@value
- *       #SCD2_BLOCKS} (the older entries in blocks of consecutive entries, newest first in
- *       RocksDB);
- *   <li>bitemporal: the current belief as SCD2 keeps a timeline, every event included ({@value
- *       #BITEMPORAL_RECENT}, which also holds the key's system-time facts, and {@value
- *       #BITEMPORAL_BLOCKS}; the entry where a closed version ends records when its believed row
- *       starts in system time), {@value #BITEMPORAL_HEAD} (those facts for a key whose expired
- *       tombstone left no entries) and, once the history retention dropped history, {@value
- *       #BITEMPORAL_SNAPSHOT};
- *   <li>{@value #TOMBSTONE_EXPIRY}: when a deleted key is forgotten (processing time, SPEC §7);
- *   <li>SCD2: {@value #HISTORY_FLOOR} (the oldest sequence still held, after a history retention
- *       pass or a tombstone expiry; the bitemporal head carries both floors of its key instead);
- *   <li>SCD2 and bitemporal: {@value #HISTORY_PRUNE_AT} (the pending pruning timer).
- * </ul>
+ * <p>State per key: {@link StateNames} names each state (the names are part of the savepoint
+ * format; the layout is in docs/state.md).
  *
  * <p>APPLY AS TRUNCATE WHEN needs every key: flows with truncates run as {@link
  * AutoCdcTruncateFunction} ({@link AutoCdc#apply} chooses); a truncate reaching this function is
@@ -52,54 +43,6 @@ import org.apache.flink.util.OutputTag;
 public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowData>
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
-
-    public static final String SCD1_EVENTS = "auto-cdc-scd1-decisive-events";
-    public static final String SCD2_RECENT = "auto-cdc-scd2-recent";
-    public static final String SCD2_BLOCKS = "auto-cdc-scd2-blocks";
-
-    /** Pre-release SCD2 layout, registered only so that restoring it fails (see docs/state.md). */
-    static final String LEGACY_SCD2_HEAD = "auto-cdc-scd2-head";
-
-    static final String LEGACY_SCD2_TIMELINE = "auto-cdc-scd2-timeline";
-    public static final String BITEMPORAL_HEAD = "auto-cdc-bitemporal-head";
-    public static final String BITEMPORAL_RECENT = "auto-cdc-bitemporal-recent";
-    public static final String BITEMPORAL_BLOCKS = "auto-cdc-bitemporal-blocks";
-
-    /**
-     * Pre-release bitemporal layout (every event in one map), registered only so that restoring it
-     * fails.
-     */
-    static final String LEGACY_BITEMPORAL_EVENTS = "auto-cdc-bitemporal-events";
-
-    public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";
-    public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
-
-    /**
-     * Operator state (union list): the flow's {@link FlowShape} when the state was written, checked
-     * on restore.
-     */
-    public static final String FLOW_SHAPE = "auto-cdc-flow-shape";
-
-    public static final String HISTORY_FLOOR = "auto-cdc-history-floor";
-    public static final String HISTORY_PRUNE_AT = "auto-cdc-history-prune-at";
-
-    /**
-     * The states every event of a key reads and writes, which the write-back cache keeps ({@link
-     * EngineSpec#stateCacheKeys()}): SCD1's decisive events, the recent entries of SCD2 and
-     * bitemporal histories.
-     */
-    static final Set<String> CACHED_STATES = Set.of(SCD1_EVENTS, SCD2_RECENT, BITEMPORAL_RECENT);
-
-    /** Side output of events the engine cannot apply. */
-    public static final OutputTag<DeadLetter> DEAD_LETTERS =
-            new OutputTag<>("auto-cdc-dead-letters", TypeInformation.of(DeadLetter.class));
-
-    /**
-     * Side output of events that would change history already dropped by the history retention
-     * (reason {@value DeadLetter#BEFORE_RETAINED_HISTORY}).
-     */
-    public static final OutputTag<DeadLetter> LATE_EVENTS =
-            new OutputTag<>("auto-cdc-late-events", TypeInformation.of(DeadLetter.class));
 
     private final FlowRuntime runtime;
 

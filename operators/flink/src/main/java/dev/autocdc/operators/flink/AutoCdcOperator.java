@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.table.data.RowData;
 
@@ -10,7 +11,7 @@ import org.apache.flink.table.data.RowData;
  * flushed before every checkpoint barrier (savepoints included) and at the end of input. The same
  * function run by {@code keyBy(...).process(function)} works without the cache.
  */
-final class AutoCdcOperator extends KeyedProcessOperator<Object, RowData, RowData> {
+public final class AutoCdcOperator extends KeyedProcessOperator<Object, RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
     private final AutoCdcFunction function;

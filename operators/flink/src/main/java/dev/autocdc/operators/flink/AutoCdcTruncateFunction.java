@@ -2,6 +2,13 @@ package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.EventOrder;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
+import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.DecisiveEventsSerializer;
+import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.target.Scd1Target;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -26,19 +33,18 @@ import org.apache.flink.util.OutputTag;
  * events; broadcast input: its truncates (see {@link AutoCdc#apply}, which splits the stream).
  *
  * <p>Every instance keeps the greatest truncate (the "floor", with the processing time it arrived)
- * in broadcast state, {@value #TRUNCATE_FLOOR}. When one arrives, it is applied to every key the
- * instance holds (rows deleted, unless an event after the truncate keeps them; keys left with
- * nothing but the truncate drop their state, since the floor is their tombstone). A key's event
- * first applies the floor. Because the result does not depend on arrival order, the two inputs need
- * no synchronisation. The floor stops applying after the tombstone retention, like any tombstone
- * (SPEC §7).
+ * in broadcast state, {@value StateNames#TRUNCATE_FLOOR}. When one arrives, it is applied to every
+ * key the instance holds (rows deleted, unless an event after the truncate keeps them; keys left
+ * with nothing but the truncate drop their state, since the floor is their tombstone). A key's
+ * event first applies the floor. Because the result does not depend on arrival order, the two
+ * inputs need no synchronisation. The floor stops applying after the tombstone retention, like any
+ * tombstone (SPEC §7).
  */
 public class AutoCdcTruncateFunction
         extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData>
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
-    public static final String TRUNCATE_FLOOR = "auto-cdc-truncate-floor";
     private static final String FLOOR_EVENTS = "events";
     private static final String FLOOR_ARRIVAL = "arrival";
 
@@ -59,13 +65,14 @@ public class AutoCdcTruncateFunction
      */
     public static MapStateDescriptor<String, List<ChangeEvent>> floorDescriptor(EngineSpec spec) {
         return new MapStateDescriptor<>(
-                TRUNCATE_FLOOR,
+                StateNames.TRUNCATE_FLOOR,
                 StringSerializer.INSTANCE,
                 new DecisiveEventsSerializer(spec.flow().columnTypes()));
     }
 
     static MapStateDescriptor<String, Long> arrivalDescriptor() {
-        return new MapStateDescriptor<>(TRUNCATE_FLOOR + "-arrival", Types.STRING, Types.LONG);
+        return new MapStateDescriptor<>(
+                StateNames.TRUNCATE_FLOOR_ARRIVAL, Types.STRING, Types.LONG);
     }
 
     /** The flow's metrics (for tests). */
@@ -98,7 +105,7 @@ public class AutoCdcTruncateFunction
                         ctx.getBroadcastState(floorState),
                         ctx.getBroadcastState(arrivalState),
                         ctx.currentProcessingTime());
-        runtime.process(input, effects(ctx.timerService(), ctx), out, floor);
+        runtime.process(input, FlowRuntime.Effects.of(ctx.timerService(), ctx), out, floor);
     }
 
     @Override
@@ -141,7 +148,8 @@ public class AutoCdcTruncateFunction
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<RowData> out)
             throws Exception {
-        runtime.onTimer(timestamp, ctx.getCurrentKey(), effects(ctx.timerService(), ctx));
+        runtime.onTimer(
+                timestamp, ctx.getCurrentKey(), FlowRuntime.Effects.of(ctx.timerService(), ctx));
     }
 
     private ChangeEvent activeFloor(
@@ -162,20 +170,5 @@ public class AutoCdcTruncateFunction
             return null; // the truncate's tombstone expired
         }
         return floor.get(0);
-    }
-
-    /** A keyed-broadcast host's effects (also {@link AutoCdcSnapshotFunction}'s). */
-    static FlowRuntime.Effects effects(TimerService timers, ReadOnlyContext ctx) {
-        return new FlowRuntime.Effects() {
-            @Override
-            public TimerService timerService() {
-                return timers;
-            }
-
-            @Override
-            public <X> void output(OutputTag<X> tag, X value) {
-                ctx.output(tag, value);
-            }
-        };
     }
 }

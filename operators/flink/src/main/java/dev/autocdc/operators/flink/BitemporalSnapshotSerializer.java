@@ -1,57 +1,15 @@
 package dev.autocdc.operators.flink;
 
-import dev.autocdc.operators.core.BitemporalSnapshot;
-import dev.autocdc.operators.core.ColumnType;
-import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputView;
-
 /**
- * What the history retention kept of a bitemporal key's dropped history ({@value
- * AutoCdcFunction#BITEMPORAL_SNAPSHOT}). Layout 1: {@code bytes(floor) bytes(floor system) bool(has
- * seed) [row] varint(n) (bytes(start) bytes(end) row bytes(system start) bytes(system end)){n}},
- * rows as {@link dev.autocdc.operators.core.StateCodec#writeRow} writes them.
+ * The name under which savepoints written before the serializers moved to {@code
+ * dev.autocdc.operators.flink.state} keep the snapshot of {@link
+ * dev.autocdc.operators.flink.state.BitemporalSnapshotSerializer}; Flink finds a snapshot's class
+ * by that name, so it stays (see docs/state.md).
  */
-public final class BitemporalSnapshotSerializer extends StateValueSerializer<BitemporalSnapshot> {
-    private static final long serialVersionUID = 1L;
-    static final int VERSION = 1;
+public final class BitemporalSnapshotSerializer {
+    private BitemporalSnapshotSerializer() {}
 
-    BitemporalSnapshotSerializer(List<ColumnType> types) {
-        super(types, VERSION);
-    }
-
-    @Override
-    void write(BitemporalSnapshot snapshot, DataOutputView out) throws IOException {
-        codec().writeSnapshot(snapshot, out);
-    }
-
-    @Override
-    BitemporalSnapshot read(DataInputView in) throws IOException {
-        try {
-            return codec().readSnapshot(in);
-        } catch (IOException | RuntimeException e) {
-            throw new CorruptStateException(
-                    "a bitemporal retention snapshot does not decode: " + e, e);
-        }
-    }
-
-    @Override
-    public Snapshot snapshotConfiguration() {
-        Snapshot snapshot = new Snapshot();
-        snapshot.describe(this);
-        return snapshot;
-    }
-
-    /** The snapshot: the column types; version {@value #VERSION}. */
-    public static final class Snapshot extends StateValueSerializer.Snapshot<BitemporalSnapshot> {
-        public Snapshot() {
-            super(
-                    VERSION,
-                    VERSION,
-                    (types, version) -> new BitemporalSnapshotSerializer(types),
-                    Map.of("BITEMPORAL_SNAPSHOT", 1));
-        }
-    }
+    /** Restores as the current serializer's snapshot, which accepts it. */
+    public static final class Snapshot
+            extends dev.autocdc.operators.flink.state.BitemporalSnapshotSerializer.Snapshot {}
 }

@@ -1,56 +1,15 @@
 package dev.autocdc.operators.flink;
 
-import dev.autocdc.operators.core.ChangeEvent;
-import dev.autocdc.operators.core.ColumnType;
-import dev.autocdc.operators.core.StateCodec;
-import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputView;
-
 /**
- * An SCD1 key's decisive events ({@value AutoCdcFunction#SCD1_EVENTS}; also the truncate floor's
- * broadcast state). Layout 1: {@code varint(n) event{n}}, each event as {@link StateCodec} writes
- * it.
+ * The name under which savepoints written before the serializers moved to {@code
+ * dev.autocdc.operators.flink.state} keep the snapshot of {@link
+ * dev.autocdc.operators.flink.state.DecisiveEventsSerializer}; Flink finds a snapshot's class by
+ * that name, so it stays (see docs/state.md).
  */
-public final class DecisiveEventsSerializer extends StateValueSerializer<List<ChangeEvent>> {
-    private static final long serialVersionUID = 1L;
-    static final int VERSION = 1;
+public final class DecisiveEventsSerializer {
+    private DecisiveEventsSerializer() {}
 
-    DecisiveEventsSerializer(List<ColumnType> types) {
-        super(types, VERSION);
-    }
-
-    @Override
-    void write(List<ChangeEvent> events, DataOutputView out) throws IOException {
-        codec().writeEvents(events, out);
-    }
-
-    @Override
-    List<ChangeEvent> read(DataInputView in) throws IOException {
-        try {
-            return codec().readEvents(in);
-        } catch (IOException | RuntimeException e) {
-            throw new CorruptStateException("decisive events do not decode: " + e, e);
-        }
-    }
-
-    @Override
-    public Snapshot snapshotConfiguration() {
-        Snapshot snapshot = new Snapshot();
-        snapshot.describe(this);
-        return snapshot;
-    }
-
-    /** The snapshot: the column types; version {@value #VERSION}. */
-    public static final class Snapshot extends StateValueSerializer.Snapshot<List<ChangeEvent>> {
-        public Snapshot() {
-            super(
-                    VERSION,
-                    VERSION,
-                    (types, version) -> new DecisiveEventsSerializer(types),
-                    Map.of("DECISIVE_EVENTS", 1));
-        }
-    }
+    /** Restores as the current serializer's snapshot, which accepts it. */
+    public static final class Snapshot
+            extends dev.autocdc.operators.flink.state.DecisiveEventsSerializer.Snapshot {}
 }

@@ -1,5 +1,7 @@
 package dev.autocdc.operators.flink;
 
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -451,7 +454,7 @@ class AutoCdcFunctionTest {
 
     /** Input id, v1, v2, __seq, [__sys,] __delete; key id. */
     static EngineSpec randomSpec(TargetType type, boolean ignoreNull, boolean trackV1) {
-        return randomSpec(type, ignoreNull, trackV1, FlinkTimeline.DEFAULT_BLOCK_SIZE);
+        return randomSpec(type, ignoreNull, trackV1, EngineSpec.DEFAULT_BLOCK_SIZE);
     }
 
     static EngineSpec randomSpec(

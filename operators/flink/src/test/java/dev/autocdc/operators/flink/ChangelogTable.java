@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

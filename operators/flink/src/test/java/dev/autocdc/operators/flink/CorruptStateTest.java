@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.RecentEntriesSerializer;
+import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.state.TimelineBlock;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -65,7 +69,7 @@ class CorruptStateTest {
                     getRuntimeContext()
                             .getState(
                                     new ValueStateDescriptor<>(
-                                            AutoCdcFunction.SCD2_RECENT,
+                                            StateNames.SCD2_RECENT,
                                             new RecentEntriesSerializer(
                                                     spec.flow().columnTypes(),
                                                     RecentEntriesSerializer.VERSION)));

@@ -3,6 +3,9 @@ package dev.autocdc.operators.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;

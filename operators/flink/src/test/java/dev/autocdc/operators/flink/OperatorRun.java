@@ -1,6 +1,18 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.SequenceCodec;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.spec.TypeMapping;
+import dev.autocdc.operators.flink.state.DescendingSequenceKeySerializer;
+import dev.autocdc.operators.flink.state.RecentEntriesSerializer;
+import dev.autocdc.operators.flink.state.SequenceKey;
+import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.state.TimelineBlock;
+import dev.autocdc.operators.flink.state.TimelineBlockSerializer;
+import dev.autocdc.operators.flink.target.FlinkTimeline;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -156,7 +168,7 @@ final class OperatorRun implements AutoCloseable {
 
     List<DeadLetter> deadLetters() {
         List<DeadLetter> out = new ArrayList<>();
-        var side = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
+        var side = harness.getSideOutput(SideOutputs.DEAD_LETTERS);
         if (side != null) {
             side.forEach(r -> out.add(r.getValue()));
         }
@@ -165,7 +177,7 @@ final class OperatorRun implements AutoCloseable {
 
     List<DeadLetter> lateEvents() {
         List<DeadLetter> out = new ArrayList<>();
-        var side = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
+        var side = harness.getSideOutput(SideOutputs.LATE_EVENTS);
         if (side != null) {
             side.forEach(r -> out.add(r.getValue()));
         }
@@ -187,7 +199,7 @@ final class OperatorRun implements AutoCloseable {
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         new MapStateDescriptor<>(
-                                AutoCdcFunction.SCD2_BLOCKS,
+                                StateNames.SCD2_BLOCKS,
                                 DescendingSequenceKeySerializer.INSTANCE,
                                 new TimelineBlockSerializer(spec.flow().columnTypes())));
     }
@@ -199,7 +211,7 @@ final class OperatorRun implements AutoCloseable {
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         new ValueStateDescriptor<>(
-                                AutoCdcFunction.SCD2_RECENT,
+                                StateNames.SCD2_RECENT,
                                 new RecentEntriesSerializer(
                                         spec.flow().columnTypes(),
                                         RecentEntriesSerializer.VERSION)));
@@ -306,16 +318,16 @@ final class OperatorRun implements AutoCloseable {
         long n = 0;
         for (String state :
                 List.of(
-                        AutoCdcFunction.SCD1_EVENTS,
-                        AutoCdcFunction.SCD2_RECENT,
-                        AutoCdcFunction.SCD2_BLOCKS,
-                        AutoCdcFunction.BITEMPORAL_HEAD,
-                        AutoCdcFunction.BITEMPORAL_RECENT,
-                        AutoCdcFunction.BITEMPORAL_BLOCKS,
-                        AutoCdcFunction.BITEMPORAL_SNAPSHOT,
-                        AutoCdcFunction.TOMBSTONE_EXPIRY,
-                        AutoCdcFunction.HISTORY_FLOOR,
-                        AutoCdcFunction.HISTORY_PRUNE_AT)) {
+                        StateNames.SCD1_EVENTS,
+                        StateNames.SCD2_RECENT,
+                        StateNames.SCD2_BLOCKS,
+                        StateNames.BITEMPORAL_HEAD,
+                        StateNames.BITEMPORAL_RECENT,
+                        StateNames.BITEMPORAL_BLOCKS,
+                        StateNames.BITEMPORAL_SNAPSHOT,
+                        StateNames.TOMBSTONE_EXPIRY,
+                        StateNames.HISTORY_FLOOR,
+                        StateNames.HISTORY_PRUNE_AT)) {
             try (var keys = backend.getKeys(state, VoidNamespace.INSTANCE)) {
                 n += keys.count();
             } catch (RuntimeException notRegistered) {

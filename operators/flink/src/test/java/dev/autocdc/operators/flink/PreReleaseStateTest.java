@@ -7,6 +7,11 @@ import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.DescendingSequenceKeySerializer;
+import dev.autocdc.operators.flink.state.SequenceKey;
+import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.state.TimelineEntrySerializer;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -69,7 +74,7 @@ class PreReleaseStateTest {
                     getRuntimeContext()
                             .getMapState(
                                     new MapStateDescriptor<>(
-                                            AutoCdcFunction.LEGACY_BITEMPORAL_EVENTS,
+                                            StateNames.LEGACY_BITEMPORAL_EVENTS,
                                             DescendingSequenceKeySerializer.INSTANCE,
                                             new TimelineEntrySerializer(
                                                     spec.flow().columnTypes())));

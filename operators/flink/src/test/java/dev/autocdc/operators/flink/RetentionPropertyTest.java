@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URISyntaxException;
@@ -140,10 +145,10 @@ class SavepointCompatibilityTest {
             assertThat(render(table))
                     .as("the target after the restore")
                     .isEqualTo(expected.finalTarget);
-            assertThat(payloadsAsValues(restored.sideOutput(AutoCdcFunction.DEAD_LETTERS)))
+            assertThat(payloadsAsValues(restored.sideOutput(SideOutputs.DEAD_LETTERS)))
                     .as("dead letters after the restore")
                     .isEqualTo(payloadsAsValues(expected.deadLetters));
-            assertThat(payloadsAsValues(restored.sideOutput(AutoCdcFunction.LATE_EVENTS)))
+            assertThat(payloadsAsValues(restored.sideOutput(SideOutputs.LATE_EVENTS)))
                     .as("late events after the restore")
                     .isEqualTo(payloadsAsValues(expected.lateEvents));
         }
@@ -213,13 +218,13 @@ class SavepointCompatibilityTest {
                                         SavepointType.savepoint(SavepointFormatType.CANONICAL))
                                 .getJobManagerOwnedState();
                 OperatorSnapshotUtil.writeStateHandle(state, dir.resolve("savepoint").toString());
-                int deadBefore = run.sideOutput(AutoCdcFunction.DEAD_LETTERS).size();
-                int lateBefore = run.sideOutput(AutoCdcFunction.LATE_EVENTS).size();
+                int deadBefore = run.sideOutput(SideOutputs.DEAD_LETTERS).size();
+                int lateBefore = run.sideOutput(SideOutputs.LATE_EVENTS).size();
                 run.runEvents(events, Fixture.PHASE_ONE, events.size(), table);
                 run.fireAllTimers(events.size(), table);
                 out.finalTarget = render(table);
-                List<String> dead = run.sideOutput(AutoCdcFunction.DEAD_LETTERS);
-                List<String> late = run.sideOutput(AutoCdcFunction.LATE_EVENTS);
+                List<String> dead = run.sideOutput(SideOutputs.DEAD_LETTERS);
+                List<String> late = run.sideOutput(SideOutputs.LATE_EVENTS);
                 out.deadLetters = dead.subList(deadBefore, dead.size());
                 out.lateEvents = late.subList(lateBefore, late.size());
             }

@@ -3,6 +3,10 @@ package dev.autocdc.operators.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
+import dev.autocdc.operators.flink.runtime.SequenceClock;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -80,7 +84,7 @@ class SequenceClockTest {
     void anIntegerSequenceHasTheNewestGaugeButNoLagAndABitemporalFlowUsesItsSystemSequence() {
         EngineSpec scd2 = AutoCdcFunctionTest.users(TargetType.SCD2, OutputMode.RETRACT);
         MetricListener listener = new MetricListener();
-        new EngineMetrics(listener.getMetricGroup(), "users", scd2.clock());
+        new EngineMetrics(listener.getMetricGroup(), "users", SequenceClock.of(scd2));
         assertThat(listener.getGauge("flow", "users", EngineMetrics.NEWEST_APPLIED)).isPresent();
         assertThat(listener.getGauge("flow", "users", EngineMetrics.LAG)).isEmpty();
 
@@ -95,7 +99,7 @@ class SequenceClockTest {
                         new String[] {"id", "__seq", "__sys", "__delete"});
         EngineSpec bitemporal =
                 EngineSpec.builder("b", TargetType.BITEMPORAL, input).keys("id").build();
-        assertThat(bitemporal.clock().isTime()).isTrue();
+        assertThat(SequenceClock.of(bitemporal).isTime()).isTrue();
     }
 
     private static long read(LogicalType type, Object value) {

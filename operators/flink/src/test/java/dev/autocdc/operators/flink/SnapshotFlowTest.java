@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.SnapshotReference;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
@@ -466,7 +470,7 @@ class SnapshotFlowTest {
             run.drain();
             assertThat(run.lateEvents()).isOne();
             // the restated row itself, as before the key's retained history
-            assertThat(run.harness.getSideOutput(AutoCdcFunction.LATE_EVENTS).peek().getValue())
+            assertThat(run.harness.getSideOutput(SideOutputs.LATE_EVENTS).peek().getValue())
                     .asString()
                     .contains(DeadLetter.BEFORE_RETAINED_HISTORY)
                     .contains("\"b\"");

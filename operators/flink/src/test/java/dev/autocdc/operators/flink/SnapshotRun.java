@@ -2,6 +2,15 @@ package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.flink.runtime.EventDecoder;
+import dev.autocdc.operators.flink.runtime.SequenceClock;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.snapshot.AutoCdcSnapshotFunction;
+import dev.autocdc.operators.flink.snapshot.SnapshotApplyOperator;
+import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.spec.TypeMapping;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +91,7 @@ final class SnapshotRun implements AutoCloseable {
         mark.setField(SnapshotMarks.ROWS, 0L);
         mark.setField(SnapshotMarks.HELD, false);
         mark.setField(SnapshotMarks.ID, new EventDecoder(spec, null).snapshotId(row));
-        mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(spec.clock(), row));
+        mark.setField(SnapshotMarks.TIME, SnapshotMarks.time(SequenceClock.of(spec), row));
         mark.setField(SnapshotMarks.SEQUENCE, r.version());
         mark.setField(SnapshotMarks.SYSTEM_SEQUENCE, r.sys());
         return mark;
@@ -122,12 +131,12 @@ final class SnapshotRun implements AutoCloseable {
     }
 
     int deadLetters() {
-        var letters = harness.getSideOutput(AutoCdcFunction.DEAD_LETTERS);
+        var letters = harness.getSideOutput(SideOutputs.DEAD_LETTERS);
         return letters == null ? 0 : letters.size();
     }
 
     int lateEvents() {
-        var late = harness.getSideOutput(AutoCdcFunction.LATE_EVENTS);
+        var late = harness.getSideOutput(SideOutputs.LATE_EVENTS);
         return late == null ? 0 : late.size();
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.EventDecoder;
+import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
+import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -138,7 +144,7 @@ class SnapshotValveTest {
                 assertThat(run.lateEvents()).isOne();
                 assertThat(
                                 run.harness
-                                        .getSideOutput(AutoCdcFunction.LATE_EVENTS)
+                                        .getSideOutput(SideOutputs.LATE_EVENTS)
                                         .peek()
                                         .getValue()
                                         .reason)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateAccessCounter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class StateScaleTest {
     private static final int HISTORY = 10_000;
-    private static final int EVENTS = 2 * FlinkTimeline.DEFAULT_BLOCK_SIZE;
+    private static final int EVENTS = 2 * EngineSpec.DEFAULT_BLOCK_SIZE;
 
     private static EngineSpec spec(TargetType type) {
         List<LogicalType> types =
@@ -125,11 +127,11 @@ class StateScaleTest {
                     // further back, the walk from the last named block: the blocks holding the
                     // entries at or after the event's sequence (back of them, plus those inserted
                     // by earlier late events of this loop) and the one before it
-                    int blocks = (back + 6) / FlinkTimeline.DEFAULT_BLOCK_SIZE;
+                    int blocks = (back + 6) / EngineSpec.DEFAULT_BLOCK_SIZE;
                     assertThat(counter.iteratorSteps())
                             .as("blocks read for an event " + back + " back")
                             .isLessThanOrEqualTo(blocks + 2L)
-                            .isGreaterThanOrEqualTo(back / FlinkTimeline.DEFAULT_BLOCK_SIZE / 2);
+                            .isGreaterThanOrEqualTo(back / EngineSpec.DEFAULT_BLOCK_SIZE / 2);
                 }
                 assertThat(counter.mapWrites()).as("one block changed").isLessThanOrEqualTo(2);
             }

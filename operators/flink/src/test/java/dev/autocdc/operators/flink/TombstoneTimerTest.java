@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.target.TombstoneTimer;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +43,7 @@ class TombstoneTimerTest {
         @Override
         @SuppressWarnings("unchecked")
         public <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor) {
-            assertThat(descriptor.getName()).isEqualTo(AutoCdcFunction.TOMBSTONE_EXPIRY);
+            assertThat(descriptor.getName()).isEqualTo(StateNames.TOMBSTONE_EXPIRY);
             return (ValueState<T>)
                     new ValueState<Long>() {
                         @Override

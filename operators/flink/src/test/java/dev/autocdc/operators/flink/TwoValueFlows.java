@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink;
 
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,0 +1,155 @@
+package dev.autocdc.operators.flink.snapshot;
+
+import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateNames;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.SimpleTimerService;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Runs {@link AutoCdcSnapshotFunction} as Flink's keyed broadcast operator does, and adds the one
+ * thing a function cannot do: visit every key at a watermark. Before the watermark passes a
+ * bitemporal snapshot that restates an older version, every key with progress is offered to the
+ * function ({@link AutoCdcSnapshotFunction#scanKey}), then the watermark fires the timers as usual.
+ * The scan runs inside one watermark, so a checkpoint waits for it. A key absent at the newest
+ * version has no timer, yet such a snapshot can delete it (SPEC §10, "Cost"); the scan is that
+ * cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
+ *
+ * <p>State: {@value StateNames#SNAPSHOTS_SCANNED} (union operator list state), the watermark
+ * through which this instance has scanned, so that a restore does not scan again for snapshots
+ * already scanned for. After a change of parallelism every instance takes the least of them: a key
+ * scanned twice applies nothing the second time.
+ */
+public final class SnapshotApplyOperator
+        extends CoBroadcastWithKeyedOperator<Object, RowData, RowData, RowData> {
+    private static final long serialVersionUID = 1L;
+
+    static final String SCANS = "num_snapshot_scans";
+    static final String SCANNED_KEYS = "num_snapshot_scanned_keys";
+
+    private final EngineSpec spec;
+
+    private transient ListState<Long> scannedState;
+    private transient long scannedThrough;
+    private transient TimerService timers;
+    private transient TimestampedCollector<RowData> collector;
+    private transient Counter scans;
+    private transient Counter scannedKeys;
+
+    /** The complete snapshots' descriptor, built once (every watermark reads the state). */
+    private transient MapStateDescriptor<String, RowData> completeState;
+
+    public SnapshotApplyOperator(AutoCdcSnapshotFunction function, EngineSpec spec) {
+        super(function, List.of(AutoCdcSnapshotFunction.completeDescriptor(spec)));
+        this.spec = spec;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        scannedState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        StateNames.SNAPSHOTS_SCANNED, LongSerializer.INSTANCE));
+        Long least = null;
+        for (Long w : scannedState.get()) {
+            least = least == null ? w : Math.min(least, w);
+        }
+        scannedThrough = least == null ? Long.MIN_VALUE : least; // none: a new job
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        timers =
+                new SimpleTimerService(
+                        getInternalTimerService(
+                                "user-timers", VoidNamespaceSerializer.INSTANCE, this));
+        collector = new TimestampedCollector<>(output);
+        completeState = AutoCdcSnapshotFunction.completeDescriptor(spec);
+        var metrics = getMetricGroup().addGroup("flow", spec.flow().name());
+        scans = metrics.counter(SCANS);
+        scannedKeys = metrics.counter(SCANNED_KEYS);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        scannedState.update(List.of(scannedThrough));
+    }
+
+    /** The scans so far (for tests). */
+    public long scans() {
+        return scans.getCount();
+    }
+
+    /** The keys the scans visited so far (for tests). */
+    public long scannedKeys() {
+        return scannedKeys.getCount();
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        long watermark = mark.getTimestamp();
+        if (watermark > scannedThrough) {
+            List<byte[]> restating =
+                    function()
+                            .restatingBetween(
+                                    getOperatorStateBackend().getBroadcastState(completeState),
+                                    scannedThrough,
+                                    watermark);
+            if (!restating.isEmpty()) {
+                scan(restating, watermark);
+            }
+            scannedThrough = watermark;
+        }
+        super.processWatermark(mark);
+    }
+
+    private AutoCdcSnapshotFunction function() {
+        return (AutoCdcSnapshotFunction) userFunction;
+    }
+
+    private void scan(List<byte[]> restating, long watermark) throws Exception {
+        scans.inc();
+        collector.setAbsoluteTimestamp(watermark);
+        FlowRuntime.Effects fx =
+                new FlowRuntime.Effects() {
+                    @Override
+                    public TimerService timerService() {
+                        return timers;
+                    }
+
+                    @Override
+                    public <X> void output(OutputTag<X> tag, X value) {
+                        output.collect(tag, new StreamRecord<>(value, watermark));
+                    }
+                };
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        function().appliedDescriptor(),
+                        (key, state) -> {
+                            scannedKeys.inc();
+                            function().scanKey(restating, watermark, fx, collector);
+                        });
+    }
+}
