@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Day-two operations on a Flink cluster of separate processes (RocksDB, Paimon targets): erasing
  * keys through the flows' erasures table, for each target type, before and after a stop with a
  * savepoint and a restart; and a flow started from a savepoint that {@code autocdc bootstrap} wrote
- * from a stored history. Every expected row is typed by hand from SPEC §3-5.
+ * from a stored history. Every expected row is typed by hand from semantics §3-5.
  */
 class DayTwoOperationsTest {
     private static final String CONF = "execution.checkpointing.interval: 2s";

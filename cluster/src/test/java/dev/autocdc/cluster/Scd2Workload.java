@@ -16,7 +16,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 
 /**
  * Change events for an SCD type 2 flow, shuffled so that many arrive late, with deletes and
- * malformed lines mixed in; the expected target from the reference model (written from the SPEC
+ * malformed lines mixed in; the expected target from the reference model (written from the contract
  * alone).
  */
 final class Scd2Workload {

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The employees walkthroughs of the demo: SPEC §13's change feed applied step by step to a
+ * The employees walkthroughs of the demo: semantics §12's change feed applied step by step to a
  * bitemporal target, with the reference's as-of queries, and the same history from nightly
- * snapshots (SPEC §13 H), with the reason Dana's rows differ.
+ * snapshots (semantics §13 H), with the reason Dana's rows differ.
  */
 final class EmployeeDemo {
     private final DemoSession session;
@@ -171,7 +171,7 @@ final class EmployeeDemo {
     }
 
     /**
-     * SPEC §13 H: the employees as four whole snapshots instead of a change feed, with FROM
+     * semantics §13 H: the employees as four whole snapshots instead of a change feed, with FROM
      * SNAPSHOT: nothing says what changed; a role that differs opens a version, and a snapshot that
      * restates an older date corrects the belief about it.
      */
@@ -213,7 +213,7 @@ final class EmployeeDemo {
                         .formatted(
                                 session.kafkaSource(), source, target, kafka.bootstrapServers()));
         session.show(
-                "employees_from_snapshots after four snapshots (SPEC 13 H)",
+                "employees_from_snapshots after four snapshots (semantics §13 H)",
                 session.read(target),
                 List.of(
                         "employeeId",
@@ -239,7 +239,7 @@ final class EmployeeDemo {
                         + " never said what she was on those dates).");
     }
 
-    /** SPEC §9: start <= at < coalesce(end, +inf); ISO text compares like the values. */
+    /** semantics §9: start <= at < coalesce(end, +inf); ISO text compares like the values. */
     private static boolean during(Map<String, String> row, String start, String end, String at) {
         String e = row.get(end);
         return row.get(start).compareTo(at) <= 0 && (e == null || e.compareTo(at) > 0);

@@ -21,7 +21,7 @@ class DemoTest {
                 .contains(
                         "Every table equals the reference.",
                         "what did we believe on 2025-03-10 00:00:00 about 2025-02-15",
-                        "employees_from_snapshots after four snapshots (SPEC 13 H)");
+                        "employees_from_snapshots after four snapshots (semantics §13 H)");
         assertThat(printed.split("matches the reference", -1)).hasSize(17); // 16 tables
         assertThat(printed).doesNotContain("DIFFERS");
     }

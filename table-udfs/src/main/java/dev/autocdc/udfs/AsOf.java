@@ -25,7 +25,7 @@ import org.apache.flink.types.RowKind;
 /**
  * {@code AS_OF(input => TABLE history [, business_time => 'B'] [, believed_at => 'S'])}: the rows
  * of a type 2 or bitemporal history table valid at business time B and, on a bitemporal table,
- * believed at system time S (SPEC §9): {@code __START_AT <= B < coalesce(__END_AT, +inf)} and
+ * believed at system time S (semantics §9): {@code __START_AT <= B < coalesce(__END_AT, +inf)} and
  * {@code __SYSTEM_START_AT <= S < coalesce(__SYSTEM_END_AT, +inf)}. Without {@code business_time},
  * every version (the business-time history); without {@code believed_at}, a bitemporal table
  * answers with what is believed now ({@code __SYSTEM_END_AT IS NULL}). The output has the input's

@@ -182,7 +182,7 @@ final class AutoCdcPlan implements Serializable {
             kept.add(names.indexOf(c));
         }
 
-        // every input column is data, whatever its name (SPEC §11)
+        // every input column is data, whatever its name (semantics §11)
         String prefix = EngineSpec.controlPrefixAvoiding(names);
         List<RowType.RowField> engineInput = new ArrayList<>();
         for (int k : kept) {

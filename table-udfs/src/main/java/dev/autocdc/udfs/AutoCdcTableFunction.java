@@ -54,16 +54,16 @@ import org.slf4j.LoggerFactory;
  * comma-separated STRING). Column lists are comma-separated names. Every argument is a literal; a
  * wrong one fails at planning time with a message naming it.
  *
- * <p>Guarantees: the engine, its state layout and its semantics (SPEC §1-8) are the job's ({@link
- * AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I}, {@code
- * -U}/{@code +U}, {@code -D}, each retraction carrying the row it retracts), with the PARTITION BY
- * columns first (Flink's rule for set-semantic tables), then the target's other columns and {@code
- * __START_AT}, {@code __END_AT}, {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT}. State is keyed
- * Flink state (RocksDB when the job is configured so), restored from checkpoints and savepoints
- * under the call's {@code uid}.
+ * <p>Guarantees: the engine, its state layout and its semantics (semantics §1-8) are the job's
+ * ({@link AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I},
+ * {@code -U}/{@code +U}, {@code -D}, each retraction carrying the row it retracts), with the
+ * PARTITION BY columns first (Flink's rule for set-semantic tables), then the target's other
+ * columns and {@code __START_AT}, {@code __END_AT}, {@code __SYSTEM_START_AT}, {@code
+ * __SYSTEM_END_AT}. State is keyed Flink state (RocksDB when the job is configured so), restored
+ * from checkpoints and savepoints under the call's {@code uid}.
  *
- * <p>What a PTF cannot do, and how this function handles it: invalid events (SPEC §11) cannot go to
- * a side output: they are counted ({@code num_dead_letters} under the metric group {@code
+ * <p>What a PTF cannot do, and how this function handles it: invalid events (semantics §11) cannot
+ * go to a side output: they are counted ({@code num_dead_letters} under the metric group {@code
  * flow/auto_cdc}, or {@code flow/auto_cdc_upsert}) and each is logged at WARN with its reason;
  * truncates need every key: there is no {@code apply_as_truncates}; retentions need processing-time
  * timers: there are none. SCD type 1 state follows {@code table.exec.state.ttl} (a key idle that

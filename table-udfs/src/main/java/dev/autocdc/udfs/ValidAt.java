@@ -25,7 +25,7 @@ import org.apache.flink.table.types.utils.TypeConversions;
 
 /**
  * {@code VALID_AT(start, end, at)}: whether a history row's interval holds {@code at}, that is
- * {@code start <= at < coalesce(end, +infinity)} (SPEC §9). Use it on a type 2 table's {@code
+ * {@code start <= at < coalesce(end, +infinity)} (semantics §9). Use it on a type 2 table's {@code
  * __START_AT, __END_AT} ("valid at business time B"); {@link BelievedAt BELIEVED_AT} is the same
  * test for a bitemporal table's {@code __SYSTEM_START_AT, __SYSTEM_END_AT} ("believed at system
  * time S").
@@ -63,8 +63,8 @@ public class ValidAt extends ScalarFunction {
     }
 
     /**
-     * Values of one type, ordered as SPEC §1 orders them: strings by their UTF-8 bytes (as Flink
-     * does).
+     * Values of one type, ordered as semantics §1 orders them: strings by their UTF-8 bytes (as
+     * Flink does).
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static int compare(Object a, Object b) {

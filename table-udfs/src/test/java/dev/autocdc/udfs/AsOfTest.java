@@ -24,9 +24,9 @@ import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 
 /**
- * AS_OF over the employees walkthrough's bitemporal table (SPEC §12): the three as-of questions of
- * the reference on the final table, the answer over a changelog that revises history, and the
- * planning errors that name the argument.
+ * AS_OF over the employees walkthrough's bitemporal table (semantics §12): the three as-of
+ * questions of the reference on the final table, the answer over a changelog that revises history,
+ * and the planning errors that name the argument.
  */
 class AsOfTest {
     /** The employees table after step 5, as the reference prints it. */

@@ -20,14 +20,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * AUTO_CDC from SQL on the references' walkthroughs: the materialized changelog equals the tables
- * the references print (literals, SPEC §12), every retraction carries a present row, the output
- * feeds AS_OF, invalid events are skipped without failing the query, and bad arguments fail at
- * planning time naming the argument.
+ * the references print (literals, semantics §12), every retraction carries a present row, the
+ * output feeds AS_OF, invalid events are skipped without failing the query, and bad arguments fail
+ * at planning time naming the argument.
  */
 class AutoCdcTableFunctionTest {
 
     /**
-     * The users feed of SPEC §12 in its listed arrival order, with the delete flag computed in SQL.
+     * The users feed of semantics §12 in its listed arrival order, with the delete flag computed in
+     * SQL.
      */
     static final String USERS =
             "CREATE TEMPORARY VIEW users_cdf AS SELECT *, operation = 'DELETE' AS is_delete FROM"

@@ -335,7 +335,7 @@ public final class AutoCdcCli {
 
     /**
      * Says on the console how many records went to dead letters and late events, by reason, and
-     * where (SPEC §11). A job submitted detached has no result to read.
+     * where (semantics §11). A job submitted detached has no result to read.
      */
     private void reportLetters(JobExecutionResult result, List<PlannedFlow> flows, FlowJob job) {
         if (result.isJobExecutionResult()) {

@@ -70,13 +70,13 @@ public final class AutoCdcFlow {
     }
 
     /**
-     * Starts a flow from snapshots ({@code FROM SNAPSHOT(source)}, SPEC §10), as Databricks' {@code
-     * create_auto_cdc_from_snapshot_flow(target=..., source=...)}. The source is a table whose rows
-     * are whole copies of the data, each copy's rows sharing a version (SEQUENCE BY); Databricks'
-     * form may take a function that returns the next snapshot, ours takes a table only (a file, a
-     * directory, a Kafka topic). The clauses that make no sense for whole snapshots (APPLY AS
-     * DELETE WHEN, APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES, COLUMNS TO UPDATE) are refused by
-     * {@link Builder#build()}.
+     * Starts a flow from snapshots ({@code FROM SNAPSHOT(source)}, semantics §10), as Databricks'
+     * {@code create_auto_cdc_from_snapshot_flow(target=..., source=...)}. The source is a table
+     * whose rows are whole copies of the data, each copy's rows sharing a version (SEQUENCE BY);
+     * Databricks' form may take a function that returns the next snapshot, ours takes a table only
+     * (a file, a directory, a Kafka topic). The clauses that make no sense for whole snapshots
+     * (APPLY AS DELETE WHEN, APPLY AS TRUNCATE WHEN, IGNORE NULL UPDATES, COLUMNS TO UPDATE) are
+     * refused by {@link Builder#build()}.
      */
     public static Builder fromSnapshot(String target, String source) {
         return new Builder(target, source, true);
@@ -418,7 +418,7 @@ public final class AutoCdcFlow {
             return new AutoCdcFlow(this);
         }
 
-        /** SPEC §10: these clauses make no sense for whole snapshots. */
+        /** semantics §10: these clauses make no sense for whole snapshots. */
         private void refuseInSnapshotFlow(String clause, boolean given) {
             if (given) {
                 throw new FlowSyntaxException(

@@ -4,13 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Makes the CASTs of a flow's condition unable to fail the job (SPEC §11): each {@code CAST(x AS
- * T)} becomes {@code TRY_CAST(x AS T)}, and a failure flag {@code ((x) IS NOT NULL AND TRY_CAST(x
- * AS T) IS NULL)} says that the record's value did not convert. The planner sends a record to the
- * dead letters, naming the clause, when its condition came out null and a flag is set: with {@code
- * TRY_CAST} alone, a null condition is false, and a delete that could not be read would be applied
- * as an upsert. A condition that is true or false did not depend on the failed CAST (a branch of
- * CASE, AND or OR that Flink never evaluated), and the record is applied.
+ * Makes the CASTs of a flow's condition unable to fail the job (semantics §11): each {@code CAST(x
+ * AS T)} becomes {@code TRY_CAST(x AS T)}, and a failure flag {@code ((x) IS NOT NULL AND
+ * TRY_CAST(x AS T) IS NULL)} says that the record's value did not convert. The planner sends a
+ * record to the dead letters, naming the clause, when its condition came out null and a flag is
+ * set: with {@code TRY_CAST} alone, a null condition is false, and a delete that could not be read
+ * would be applied as an upsert. A condition that is true or false did not depend on the failed
+ * CAST (a branch of CASE, AND or OR that Flink never evaluated), and the record is applied.
  *
  * <p>The rewrite works on the expression's text: it skips string literals ({@code '...'}), quoted
  * identifiers ({@code `...`}, {@code "..."}) and {@code TRY_CAST}, and handles nested CASTs (the

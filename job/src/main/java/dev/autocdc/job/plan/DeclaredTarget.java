@@ -31,10 +31,10 @@ import org.apache.flink.types.RowKind;
  * declared columns, or the flow's; a temporary table, except in a catalog that makes its own
  * tables, such as Paimon's, where the table is permanent and one that exists is used as it is), and
  * reads back what the catalog holds, not the DDL's text: the primary key, the columns, and the
- * changelog its sink accepts. Checks them against the flow (SPEC §3-5), so that {@code validate}
- * refuses a target an upsert sink would collapse or Flink would refuse at its first insert. A
- * target with columns and no connector is resolved under a scratch name with the {@code blackhole}
- * connector, for the same checks.
+ * changelog its sink accepts. Checks them against the flow (semantics §3-5), so that {@code
+ * validate} refuses a target an upsert sink would collapse or Flink would refuse at its first
+ * insert. A target with columns and no connector is resolved under a scratch name with the {@code
+ * blackhole} connector, for the same checks.
  *
  * <p>The changelog the flow emits: the setting {@code changelog-mode} if given; else upsert when
  * the sink takes no {@code -U} rows (upsert-kafka, JDBC) or the table has a primary key; else
@@ -73,7 +73,7 @@ final class DeclaredTarget {
      * against the flow's.
      *
      * @param flowTarget the target row type the flow produces
-     * @param flowKey the target's primary key by SPEC §3-5
+     * @param flowKey the target's primary key by semantics §3-5
      * @param createMissing whether a table missing from a catalog that makes its own tables is
      *     created; when not, it is planned as the first run would create it
      */
@@ -185,9 +185,9 @@ final class DeclaredTarget {
      * A target in a catalog that makes its own tables: the table that history lives in, so it
      * outlives the flow. One that exists is used as it is (its columns and key checked, its options
      * not changed); a missing one is created, with the declared columns or the flow's own and the
-     * flow's primary key (SPEC §3-5), and dropped again when refused. Unless it may not be created:
-     * then the declared columns are checked without it, and its sink is taken to accept every
-     * change, as the lakehouse catalogs' sinks do.
+     * flow's primary key (semantics §3-5), and dropped again when refused. Unless it may not be
+     * created: then the declared columns are checked without it, and its sink is taken to accept
+     * every change, as the lakehouse catalogs' sinks do.
      */
     private static DeclaredTarget inCatalog(
             StreamTableEnvironment tEnv,

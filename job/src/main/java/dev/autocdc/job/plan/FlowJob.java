@@ -139,7 +139,7 @@ public final class FlowJob {
                                             flow.carriesBytes(),
                                             // a snapshot flow's refused row whose key can be read
                                             // holds its key at its snapshot: the keyed step
-                                            // refuses it (SPEC §10)
+                                            // refuses it (semantics §10)
                                             flow.carriesBytes() && !spec.snapshot()
                                                     ? new InputCheck(spec)
                                                     : null,

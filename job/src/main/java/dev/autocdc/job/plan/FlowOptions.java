@@ -82,7 +82,7 @@ public final class FlowOptions {
 
     /** What a source record its format cannot read becomes. */
     public enum BadRecords {
-        /** A dead letter with its bytes and reason (SPEC §11). */
+        /** A dead letter with its bytes and reason (semantics §11). */
         DEAD_LETTER,
         /** The source's format as Flink runs it: the job fails (or the format's own options). */
         FAIL

@@ -234,7 +234,7 @@ public final class FlowPlanner {
             sourceColumns.add(c.getName());
         }
         // Control columns are named under a prefix no source column uses, so every source column
-        // stays data whatever its name (SPEC §11).
+        // stays data whatever its name (semantics §11).
         String prefix = EngineSpec.controlPrefixAvoiding(sourceColumns);
         // a Kafka or filesystem source is read as bytes and decoded by a step of ours, so that a
         // record its format cannot read is a dead letter (SourceDecoding)

@@ -147,7 +147,7 @@ final class InputProjection {
 
     /**
      * The source columns the target leaves out, as one ROW, so that a dead letter's payload is the
-     * whole record (SPEC §11); null when the target keeps them all.
+     * whole record (semantics §11); null when the target keeps them all.
      */
     private static String recordExpression(FlowMapping mapping, ResolvedSchema source) {
         List<String> left = new ArrayList<>();

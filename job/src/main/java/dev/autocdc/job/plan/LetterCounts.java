@@ -15,7 +15,7 @@ import org.apache.flink.metrics.MetricGroup;
 
 /**
  * Counts each flow's dead letters and late events by reason in Flink accumulators, so that a run
- * can say at its end what went where (SPEC §11: a count that nobody can see is a loss), and in
+ * can say at its end what went where (semantics §11: a count that nobody can see is a loss), and in
  * metrics, which a running job's monitoring reads ({@link LetterCounter}); accumulators reach the
  * job's result, which is what a console run has.
  *

@@ -11,8 +11,8 @@ import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.catalog.ResolvedSchema;
 
 /**
- * What a flow from snapshots needs of its source (SPEC §10), checked when it is planned: a source
- * that never ends must complete its snapshots by a watermark on the version (declared by the
+ * What a flow from snapshots needs of its source (semantics §10), checked when it is planned: a
+ * source that never ends must complete its snapshots by a watermark on the version (declared by the
  * decoding step, or by the user on a source read as declared), and never by an idle timeout, which
  * would complete a half-delivered snapshot and delete keys.
  */

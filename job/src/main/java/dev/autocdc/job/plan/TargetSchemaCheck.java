@@ -13,7 +13,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeCasts;
 
 /**
- * A resolved target table against the flow's target (SPEC §3-5): its physical columns and its
+ * A resolved target table against the flow's target (semantics §3-5): its physical columns and its
  * primary key, each refused with a message that names the clause, the first difference and the fix.
  */
 final class TargetSchemaCheck {
@@ -73,7 +73,7 @@ final class TargetSchemaCheck {
         }
     }
 
-    /** A declared primary key must be the target's by SPEC §3-5 (null: none declared). */
+    /** A declared primary key must be the target's by semantics §3-5 (null: none declared). */
     static void key(
             FlowScript.TargetTable target,
             TargetType type,

@@ -19,7 +19,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Finds the numbers of a JSON record that its column's type would not hold exactly (SPEC §11).
+ * Finds the numbers of a JSON record that its column's type would not hold exactly (semantics §11).
  * Flink's JSON formats coerce: {@code 22.7} read as INT is 22, {@code 3e9} wraps, a DECIMAL(p, s)
  * rounds to its scale and turns into null past its precision. Such a record is bad input, never a
  * row with another key or sequence.

@@ -18,7 +18,7 @@ import org.apache.flink.util.OutputTag;
 /**
  * Decodes a source's records with the source's own format, in a step of ours after a connector that
  * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
- * letter with its bytes and reason (SPEC §11) instead of a failed job. Reasons: {@value
+ * letter with its bytes and reason (semantics §11) instead of a failed job. Reasons: {@value
  * DeadLetter#PARSE_ERROR} (the format threw), {@value DeadLetter#BLANK_RECORD} (a blank or
  * whitespace-only record), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}).
  *

@@ -10,7 +10,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 /**
- * The watermark of an unbounded source of a flow from snapshots (SPEC §10): per split (Kafka
+ * The watermark of an unbounded source of a flow from snapshots (semantics §10): per split (Kafka
  * partition, file), just below the version of the last row read, or at it after an end row, so that
  * once every split's watermark passes a snapshot, the snapshot is complete. Flink's sources keep
  * watermarks per split and forward their least, and never advance a split by an idle timeout unless

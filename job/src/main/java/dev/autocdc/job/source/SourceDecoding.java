@@ -40,8 +40,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * Reads a flow's Kafka or filesystem source as bytes and decodes them with the source's own format
  * in a step of ours ({@link RecordDecoder}), so that a record the format cannot read is a dead
- * letter with its bytes, not a failed job (SPEC §11), on every connector alike: Flink's filesystem
- * source offers a format no way to hand on a record's bytes.
+ * letter with its bytes, not a failed job (semantics §11), on every connector alike: Flink's
+ * filesystem source offers a format no way to hand on a record's bytes.
  *
  * <p>The source table stays as declared; the flow reads a view of the same columns in the same
  * order (physical, metadata, computed) over a twin table of the same connector and options with

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bad input through the CLI, as a user meets it (SPEC §11): every record is either applied or a
- * counted dead letter with its whole payload, and the console says how many and why.
+ * Bad input through the CLI, as a user meets it (semantics §11): every record is either applied or
+ * a counted dead letter with its whole payload, and the console says how many and why.
  */
 class BadInputTest {
     @TempDir Path dir;

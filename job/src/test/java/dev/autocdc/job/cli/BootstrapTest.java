@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code autocdc bootstrap}: a history that exists only as a table (in Paimon, written by plain
  * SQL, as a migration would leave it) becomes a savepoint of the flow's state; the flow started
  * from it with new events extends that history as if it had seen the events behind it. Every
- * expected row is typed by hand from SPEC §3-4.
+ * expected row is typed by hand from semantics §3-4.
  */
 class BootstrapTest {
     @TempDir Path dir;
@@ -26,7 +26,7 @@ class BootstrapTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-    /** The users walkthrough's SCD2 table (SPEC §12), as stored before the flow existed. */
+    /** The users walkthrough's SCD2 table (semantics §12), as stored before the flow existed. */
     private static final String USERS_HISTORY =
             "(123, 'Isabel', 'Monterrey', 1, 5), (123, 'Isabel', 'Chihuahua', 5, 6),"
                     + " (124, 'Raul', 'Oaxaca', 1, CAST(NULL AS INT)),"
@@ -133,7 +133,7 @@ class BootstrapTest {
     }
 
     /**
-     * The employees walkthrough's bitemporal table (8 rows, SPEC §12) read from a file export,
+     * The employees walkthrough's bitemporal table (8 rows, semantics §12) read from a file export,
      * loaded, then Dana promoted: her believed row closes in system time and the belief splits.
      */
     @Test

@@ -160,7 +160,8 @@ class LakeTargetsTest {
     record Written(List<String> columns, List<String> key, List<String> rows) {}
 
     /**
-     * A walkthrough: its source, its flow clauses, and its target as SPEC §3-5 say, typed by hand.
+     * A walkthrough: its source, its flow clauses, and its target as semantics §3-5 say, typed by
+     * hand.
      */
     enum Walkthrough {
         SCD1(

@@ -17,14 +17,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Flows from snapshots (SPEC §10) written in the flow language, on a bounded filesystem source read
- * as bytes and decoded by the flow: every snapshot is complete at the end of the input, whatever
- * the order of its rows and files.
+ * Flows from snapshots (semantics §10) written in the flow language, on a bounded filesystem source
+ * read as bytes and decoded by the flow: every snapshot is complete at the end of the input,
+ * whatever the order of its rows and files.
  */
 class SnapshotFlowJobTest {
     @TempDir Path dir;
 
-    /** SPEC §13 H: the employees walkthrough as four snapshots, the rows shuffled in two files. */
+    /**
+     * semantics §13 H: the employees walkthrough as four snapshots, the rows shuffled in two files.
+     */
     private static final List<String> EMPLOYEE_SNAPSHOTS =
             List.of(
                     "{\"employeeId\": 1, \"role\": \"Owner\", \"snapshotDate\": \"2025-01-01\","
@@ -88,7 +90,8 @@ class SnapshotFlowJobTest {
                 SYSTEM SEQUENCE BY takenAt
                 STORED AS BITEMPORAL;
                 """;
-        // typed from SPEC §13 H: Chris's rows equal the change-feed walkthrough's; Dana's differ
+        // typed from semantics §13 H: Chris's rows equal the change-feed walkthrough's; Dana's
+        // differ
         List<String> expected =
                 List.of(
                         row(1, "Owner", "2025-01-01", null, "2025-01-02", "2025-03-01"),

@@ -4,10 +4,10 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * What an SCD2 event after the key's head does to its versions (SPEC §4), as {@link Scd2Engine}'s
- * in-order path tells it: as version changes ({@link Scd2Engine#applyVersions}, which the
- * bitemporal engine builds on) or as target rows ({@link Scd2Engine#apply}, without version objects
- * between), so that the rule is written once.
+ * What an SCD2 event after the key's head does to its versions (semantics §4), as {@link
+ * Scd2Engine}'s in-order path tells it: as version changes ({@link Scd2Engine#applyVersions}, which
+ * the bitemporal engine builds on) or as target rows ({@link Scd2Engine#apply}, without version
+ * objects between), so that the rule is written once.
  */
 interface Appended {
     /** The open version [start, -) with {@code row} closes at {@code end}. */

@@ -4,9 +4,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@link Appended} as bitemporal rows (SPEC §5), for the bitemporal engine's common event: after
- * the belief's newest sequence and in system order. Each version the SCD2 step changes is one row
- * transition at the event's system time t:
+ * {@link Appended} as bitemporal rows (semantics §5), for the bitemporal engine's common event:
+ * after the belief's newest sequence and in system order. Each version the SCD2 step changes is one
+ * row transition at the event's system time t:
  *
  * <ul>
  *   <li>closed: the open version's believed row (believed since the head's open system start)

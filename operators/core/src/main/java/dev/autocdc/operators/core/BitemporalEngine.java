@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Bitemporal history (SPEC §5) for one key.
+ * Bitemporal history (semantics §5) for one key.
  *
  * <p>The key's store holds its current belief as an SCD2 timeline of every event (the table
  * believed at the greatest system time is the SCD2 history of all events), plus the system time
@@ -29,7 +29,7 @@ import java.util.TreeMap;
  *
  * <p>Any other event (late in system time, or a tie with the greatest system sequence) recomputes
  * the key's table from its events with {@link #table}, before and after the event, and emits the
- * difference: rows split, their system end moved, or removed (SPEC §13 D and G).
+ * difference: rows split, their system end moved, or removed (semantics §13 D and G).
  */
 public final class BitemporalEngine {
     private final Flow flow;
@@ -328,8 +328,8 @@ public final class BitemporalEngine {
     }
 
     /**
-     * The target rows (SPEC §5) the store holds, as its events and retained snapshot make them:
-     * what erasing the key deletes.
+     * The target rows (semantics §5) the store holds, as its events and retained snapshot make
+     * them: what erasing the key deletes.
      */
     public List<Object[]> rows(BitemporalStore store) {
         List<ChangeEvent> events = new ArrayList<>();

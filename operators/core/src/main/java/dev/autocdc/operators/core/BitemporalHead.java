@@ -44,7 +44,7 @@ public final class BitemporalHead {
         return floorSystemSequence;
     }
 
-    /** Whether the event would change history the retention dropped (SPEC §7). */
+    /** Whether the event would change history the retention dropped (semantics §7). */
     public boolean isBeforeRetainedHistory(ChangeEvent event) {
         return floorSequence != null
                 && (SequenceCodec.compare(event.sequence(), floorSequence) <= 0

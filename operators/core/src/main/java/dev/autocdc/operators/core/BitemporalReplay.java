@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One key's bitemporal table built from its events (SPEC §5), the slow path that every other
+ * One key's bitemporal table built from its events (semantics §5), the slow path that every other
  * bitemporal computation must agree with: events are replayed in system-time order through an SCD2
  * history of the business timeline; after each system time's events, a version that left the belief
  * (or changed its interval or tracked columns) closes at that system time, a new one opens, and a

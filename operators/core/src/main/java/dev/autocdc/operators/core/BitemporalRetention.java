@@ -6,8 +6,8 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * SPEC §7 history retention for a bitemporal key, beside {@link HistoryRetention} (SCD type 2):
- * which part of the key's history may leave state, and what must be kept so that the rest still
+ * semantics §7 history retention for a bitemporal key, beside {@link HistoryRetention} (SCD type
+ * 2): which part of the key's history may leave state, and what must be kept so that the rest still
  * answers every question. Rows believed and closed longer ago than the retention are already in the
  * sink. What stays is everything after a system floor T and a business floor F, and a {@link
  * BitemporalSnapshot} of the belief at T from F on; {@link BitemporalReplay} starts from that

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One bitemporal row (SPEC §5): a version of some belief, with the maximal system interval
+ * One bitemporal row (semantics §5): a version of some belief, with the maximal system interval
  * [systemStart, systemEnd) over which it is believed ({@code systemEnd} null while believed). Its
  * changelog primary key is (keys, start, systemStart).
  */
@@ -64,11 +64,11 @@ public final class BitemporalRow {
     }
 
     /**
-     * The changes one changed version makes at system time t (SPEC §5), as target rows: the row
-     * believed before ({@code believed}; null: none) closes at t ({@code closed}, that row closed
-     * at t), or, when it was believed from t itself, never was and is replaced; the new version's
-     * row ({@code now}; null: none) is believed from t. Both bitemporal paths emit through this, so
-     * the rule is written once.
+     * The changes one changed version makes at system time t (semantics §5), as target rows: the
+     * row believed before ({@code believed}; null: none) closes at t ({@code closed}, that row
+     * closed at t), or, when it was believed from t itself, never was and is replaced; the new
+     * version's row ({@code now}; null: none) is believed from t. Both bitemporal paths emit
+     * through this, so the rule is written once.
      */
     static void transition(
             List<TargetChange> out,

@@ -3,8 +3,9 @@ package dev.autocdc.operators.core;
 import java.util.List;
 
 /**
- * What a bitemporal key keeps of the history its retention dropped (SPEC §7): the table is frozen
- * below a business floor F and up to a system floor T, and only events after both are accepted.
+ * What a bitemporal key keeps of the history its retention dropped (semantics §7): the table is
+ * frozen below a business floor F and up to a system floor T, and only events after both are
+ * accepted.
  *
  * <p>F is a version boundary of the belief at T, and every event before F was recorded at or before
  * T, so no accepted event can change the state at or before F, nor any belief up to T: rows that

@@ -5,19 +5,19 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * One key of a bitemporal flow from snapshots (SPEC §10) across the snapshots it has applied: the
- * events each complete snapshot stands for, written lazily but exactly.
+ * One key of a bitemporal flow from snapshots (semantics §10) across the snapshots it has applied:
+ * the events each complete snapshot stands for, written lazily but exactly.
  *
- * <p>SPEC §10 makes a snapshot an upsert of each of its rows and a delete of every key it lacks, at
- * its version and system sequence. A delete where the key is absent changes no belief when it is
- * applied, so writing it for every absent key at every snapshot would cost a visit per key ever
- * seen. It only comes to matter when a later snapshot restates an older version with the key: the
- * key's event at the next version (the first greater version where it has one) must then close it.
- * So this class writes a delete only where the key is present, and, when it upserts the key at a
- * version whose next version holds a delete not yet written, writes that delete first, at the
- * sequences of the snapshot it belongs to. A delete written late changes no earlier belief (the key
- * was absent there in every belief since), so every belief equals the one all the deletes make. The
- * rule needs, per key:
+ * <p>semantics §10 makes a snapshot an upsert of each of its rows and a delete of every key it
+ * lacks, at its version and system sequence. A delete where the key is absent changes no belief
+ * when it is applied, so writing it for every absent key at every snapshot would cost a visit per
+ * key ever seen. It only comes to matter when a later snapshot restates an older version with the
+ * key: the key's event at the next version (the first greater version where it has one) must then
+ * close it. So this class writes a delete only where the key is present, and, when it upserts the
+ * key at a version whose next version holds a delete not yet written, writes that delete first, at
+ * the sequences of the snapshot it belongs to. A delete written late changes no earlier belief (the
+ * key was absent there in every belief since), so every belief equals the one all the deletes make.
+ * The rule needs, per key:
  *
  * <ul>
  *   <li>its {@link KeyPresence} in the newest belief;

@@ -1,8 +1,8 @@
 package dev.autocdc.operators.core;
 
 /**
- * Where an engine counts what it sees, for the metrics of SPEC §8. The engine is given one when it
- * is built and calls it as it applies events:
+ * Where an engine counts what it sees, for the metrics of semantics §8. The engine is given one
+ * when it is built and calls it as it applies events:
  *
  * <ul>
  *   <li>{@link #countLate()}: an event arrived behind its key's newest sequence (bitemporal: or

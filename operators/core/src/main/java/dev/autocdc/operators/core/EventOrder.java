@@ -5,11 +5,11 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The order of one key's events (SPEC §2, §6): by sequence, then system sequence, then upserts
+ * The order of one key's events (semantics §2, §6): by sequence, then system sequence, then upserts
  * before deletes, then the projected target columns in target order (nulls first, each type's
- * natural order), then the COLUMNS TO UPDATE list (our rule where SPEC is silent: "all" first, then
- * the names of the written columns, sorted, compared as lists). Two events that compare equal are
- * exact duplicates: applying one or both has the same effect.
+ * natural order), then the COLUMNS TO UPDATE list (our rule where the contract is silent: "all"
+ * first, then the names of the written columns, sorted, compared as lists). Two events that compare
+ * equal are exact duplicates: applying one or both has the same effect.
  */
 public final class EventOrder implements Comparator<ChangeEvent> {
     private final Flow flow;
@@ -38,7 +38,7 @@ public final class EventOrder implements Comparator<ChangeEvent> {
         return compareTie(a, b);
     }
 
-    /** The tie-break alone (SPEC §6); 0 means exact duplicates. */
+    /** The tie-break alone (semantics §6); 0 means exact duplicates. */
     public int compareTie(ChangeEvent a, ChangeEvent b) {
         int c = Integer.compare(a.op().tieRank(), b.op().tieRank());
         if (c != 0) {

@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * One AUTO CDC flow as the engine sees it, after the COLUMNS projection: the target's base columns
  * (keys and values, in target order), which are keys, which hold a sequence, and the options of
- * SPEC §1 that change the fold or the history. Immutable; build it with {@link #builder}, which
- * rejects the invalid combinations of SPEC §1 with a {@link FlowDefinitionException} naming the
- * clause.
+ * semantics §1 that change the fold or the history. Immutable; build it with {@link #builder},
+ * which rejects the invalid combinations of semantics §1 with a {@link FlowDefinitionException}
+ * naming the clause.
  *
  * <p>The sequence itself is not a base column: it is carried by each event (and kept in the target
  * only when COLUMNS keeps its source columns, which {@link FlowBuilder#sequenceColumns} marks).

@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * Builds a {@link Flow} from the clauses of a flow definition; {@link #build} validates them
- * against SPEC §1 and names the clause and the fix of the first invalid one ({@link
+ * against semantics §1 and names the clause and the fix of the first invalid one ({@link
  * FlowDefinitionException}). Start one with {@link Flow#builder}.
  */
 public final class FlowBuilder {

@@ -1,7 +1,7 @@
 package dev.autocdc.operators.core;
 
 /**
- * The fold of SPEC §2: the state of a key after one more event, in event order. A state is the
+ * The fold of semantics §2: the state of a key after one more event, in event order. A state is the
  * target's base row, or null for "absent".
  */
 public final class Fold {

@@ -9,10 +9,10 @@ import java.util.TreeMap;
 
 /**
  * The change events that make a stored history: how one key's rows of a target table kept elsewhere
- * (SPEC §3-5) become events that a flow folds into the same rows. This is what starting a flow from
- * an existing history (bootstrap) replays.
+ * (semantics §3-5) become events that a flow folds into the same rows. This is what starting a flow
+ * from an existing history (bootstrap) replays.
  *
- * <p>Contract: for a valid history, folding the returned events by SPEC §2-5 gives exactly the
+ * <p>Contract: for a valid history, folding the returned events by semantics §2-5 gives exactly the
  * given rows. A history is only what its rows show, so the events are the fewest that show it: for
  * each system time in order (type 1 and 2: once), an event at each business point where the belief
  * at that time differs from what the earlier events fold to there: an upsert of the believed row,
@@ -64,7 +64,7 @@ public final class HistoryEvents {
 
     /**
      * The state after {@code events} (rows; null: a delete) applied in order to {@code state}
-     * (null: absent), by SPEC §2 with every column written.
+     * (null: absent), by semantics §2 with every column written.
      */
     private static Object[] fold(Flow flow, Object[] state, List<Object[]> events) {
         for (Object[] e : events) {
@@ -186,7 +186,7 @@ public final class HistoryEvents {
         return events;
     }
 
-    /** A stored row as the target has it (SPEC §3-5): base columns, then the periods. */
+    /** A stored row as the target has it (semantics §3-5): base columns, then the periods. */
     private static Object[] targetRow(Flow flow, Row r) {
         Object[] row = r.row();
         switch (flow.targetType()) {
@@ -297,7 +297,7 @@ public final class HistoryEvents {
                         row < belief.size() && belief.get(row).covers(point)
                                 ? belief.get(row)
                                 : null;
-                // a row's untracked columns show the state at its last point (SPEC §4): before
+                // a row's untracked columns show the state at its last point (semantics §4): before
                 // that, only its tracked columns must hold
                 boolean whole =
                         wanted == null || i + 1 == at.size() || !wanted.covers(at.get(i + 1));
@@ -369,7 +369,7 @@ public final class HistoryEvents {
         return new Period(r, start, end, systemStart, systemEnd);
     }
 
-    /** One belief (type 2: the table), rows by start: the shape SPEC §4 gives every table. */
+    /** One belief (type 2: the table), rows by start: the shape semantics §4 gives every table. */
     private static void check(Flow flow, List<Period> belief) throws InvalidHistoryException {
         for (int i = 1; i < belief.size(); i++) {
             Period before = belief.get(i - 1);

@@ -3,13 +3,13 @@ package dev.autocdc.operators.core;
 import java.util.List;
 
 /**
- * SPEC §7 history retention for SCD type 2: which part of a key's history may leave state. Versions
- * that closed longer ago than the retention are already in the sink; dropping the entries before a
- * version boundary drops exactly those versions. The boundary kept (the new "floor") is the newest
- * one such that every entry up to it was written before the cutoff (a late event may have rewritten
- * an old entry recently: then that part is not dropped yet). Events at or before the floor would
- * change dropped history: the operator sends them to the late-events output instead of applying
- * them.
+ * semantics §7 history retention for SCD type 2: which part of a key's history may leave state.
+ * Versions that closed longer ago than the retention are already in the sink; dropping the entries
+ * before a version boundary drops exactly those versions. The boundary kept (the new "floor") is
+ * the newest one such that every entry up to it was written before the cutoff (a late event may
+ * have rewritten an old entry recently: then that part is not dropped yet). Events at or before the
+ * floor would change dropped history: the operator sends them to the late-events output instead of
+ * applying them.
  */
 public final class HistoryRetention {
 

@@ -4,9 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Whether one key is present at each version of a bitemporal flow from snapshots (SPEC §10), in the
- * belief its applied snapshots make: a step function over versions, kept as its change points.
- * Versions are {@link SequenceCodec} encodings and compare with {@link SequenceCodec#compare}.
+ * Whether one key is present at each version of a bitemporal flow from snapshots (semantics §10),
+ * in the belief its applied snapshots make: a step function over versions, kept as its change
+ * points. Versions are {@link SequenceCodec} encodings and compare with {@link
+ * SequenceCodec#compare}.
  *
  * <p>The points ascend strictly and alternate: the key is absent before the first point, present
  * from it, absent from the second, present from the third, and so on. So an empty list is a key

@@ -6,10 +6,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * SCD type 1 (SPEC §3) for one key. The key's state is the short, sorted list of the events that
- * still decide its row: the last delete (the tombstone, SPEC §7), the last event, and for each
- * column the last event after that delete that wrote it. Folding that list gives the same row as
- * folding every event of the key (an event older than the last delete is wiped by it; an upsert
+ * SCD type 1 (semantics §3) for one key. The key's state is the short, sorted list of the events
+ * that still decide its row: the last delete (the tombstone, semantics §7), the last event, and for
+ * each column the last event after that delete that wrote it. Folding that list gives the same row
+ * as folding every event of the key (an event older than the last delete is wiped by it; an upsert
  * that is no column's last writer is overwritten everywhere). For full-row flows the list holds at
  * most two events, so every event, late or not, costs O(1).
  *
@@ -101,7 +101,7 @@ public final class Scd1Engine {
         return row;
     }
 
-    /** Whether the key's last event is a delete: the state is a tombstone (SPEC §7). */
+    /** Whether the key's last event is a delete: the state is a tombstone (semantics §7). */
     public static boolean isTombstone(List<ChangeEvent> state) {
         return state != null && !state.isEmpty() && !state.get(state.size() - 1).isUpsert();
     }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * SCD type 2 (SPEC §4) for one key, incrementally, over a {@link Timeline}.
+ * SCD type 2 (semantics §4) for one key, incrementally, over a {@link Timeline}.
  *
  * <p>An event after the key's newest sequence reads only the head and writes one entry and the
  * head: it closes and opens a version, updates untracked columns in place, or closes on delete. Any
@@ -272,7 +272,7 @@ public final class Scd2Engine {
     }
 
     /**
-     * The target rows (SPEC §4) of the versions the timeline holds, a version whose start lies
+     * The target rows (semantics §4) of the versions the timeline holds, a version whose start lies
      * before its oldest entry included: what erasing the key deletes.
      */
     public List<Object[]> rows(Timeline timeline) {

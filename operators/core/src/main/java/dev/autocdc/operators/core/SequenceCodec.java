@@ -12,10 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * An order-preserving byte encoding of sequence values (SPEC §1, §6): for two values a, b of the
- * codec's type, {@code compareUnsigned(encode(a), encode(b))} has the sign of the type's natural
- * order. Encodings are also prefix-free, so the encodings of a STRUCT's fields concatenate into an
- * encoding that orders lexicographically (ties on the first field broken by the second, ...).
+ * An order-preserving byte encoding of sequence values (semantics §1, §6): for two values a, b of
+ * the codec's type, {@code compareUnsigned(encode(a), encode(b))} has the sign of the type's
+ * natural order. Encodings are also prefix-free, so the encodings of a STRUCT's fields concatenate
+ * into an encoding that orders lexicographically (ties on the first field broken by the second,
+ * ...).
  *
  * <p>Layouts, field by field:
  *
@@ -34,7 +35,7 @@ import java.util.List;
  *   <li>ROW: the fields' encodings, concatenated.
  * </ul>
  *
- * Null has no encoding: a null anywhere in a sequence is bad input (SPEC §11).
+ * Null has no encoding: a null anywhere in a sequence is bad input (semantics §11).
  */
 public final class SequenceCodec {
 

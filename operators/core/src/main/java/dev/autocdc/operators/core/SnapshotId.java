@@ -3,8 +3,8 @@ package dev.autocdc.operators.core;
 import java.util.Arrays;
 
 /**
- * The identity of one snapshot of a flow from snapshots (SPEC §10) as bytes that sort in the order
- * snapshots are applied: by version; bitemporal, by system sequence, then version.
+ * The identity of one snapshot of a flow from snapshots (semantics §10) as bytes that sort in the
+ * order snapshots are applied: by version; bitemporal, by system sequence, then version.
  *
  * <p>Layout: SCD type 1 and 2, the version's {@link SequenceCodec} encoding; bitemporal, the system
  * sequence's encoding followed by the version's. Both encodings are prefix-free, so the

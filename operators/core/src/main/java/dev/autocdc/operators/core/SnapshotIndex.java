@@ -5,8 +5,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The complete snapshots of a flow from snapshots (SPEC §10), by id ({@link SnapshotId}) and by
- * version ({@link SequenceCodec} bytes), for the two questions a bitemporal key asks when a
+ * The complete snapshots of a flow from snapshots (semantics §10), by id ({@link SnapshotId}) and
+ * by version ({@link SequenceCodec} bytes), for the two questions a bitemporal key asks when a
  * snapshot applies: does the snapshot restate an older version, and which snapshot decides the
  * key's event at the next version. Snapshots apply in id order, so "applied before a snapshot"
  * means "a smaller id": the later members of a group sharing a system sequence are not applied

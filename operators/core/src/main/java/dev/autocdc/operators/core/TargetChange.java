@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * One change to the target table: an insert (after only), an update of the row with the same
  * primary key (before and after), or a delete (before only). {@code before} is exactly the row
- * previously emitted for that key, so a sink can retract it (SPEC §8).
+ * previously emitted for that key, so a sink can retract it (semantics §8).
  */
 public final class TargetChange {
     /** The kind of change. */

@@ -1,6 +1,6 @@
 package dev.autocdc.operators.core;
 
-/** The shape of a target table (SPEC §3-5): {@code STORED AS ...}. */
+/** The shape of a target table (semantics §3-5): {@code STORED AS ...}. */
 public enum TargetType {
     SCD1,
     SCD2,

@@ -14,7 +14,7 @@ import java.util.Map;
  * <p>Equality is SQL's IS NOT DISTINCT FROM: null equals null, NaN equals NaN, DECIMALs equal by
  * value whatever their scale. The order is each type's natural order with nulls first; strings
  * order by their UTF-8 bytes (the same as code point order, and as Flink's binary strings), bytes
- * unsigned, rows and arrays lexicographically. SPEC §2 and §6 rely on both.
+ * unsigned, rows and arrays lexicographically. semantics §2 and §6 rely on both.
  */
 public final class Values {
 

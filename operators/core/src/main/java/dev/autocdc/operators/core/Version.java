@@ -3,9 +3,9 @@ package dev.autocdc.operators.core;
 import java.util.Arrays;
 
 /**
- * One SCD2 row (SPEC §4): a maximal business interval [start, end) on which the key is present with
- * constant tracked columns, and the state at the last sequence inside it. {@code end} is null while
- * open. Sequences are in {@link SequenceCodec} form.
+ * One SCD2 row (semantics §4): a maximal business interval [start, end) on which the key is present
+ * with constant tracked columns, and the state at the last sequence inside it. {@code end} is null
+ * while open. Sequences are in {@link SequenceCodec} form.
  */
 public final class Version {
     private final byte[] start;

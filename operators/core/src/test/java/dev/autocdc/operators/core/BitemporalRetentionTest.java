@@ -14,7 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bitemporal history retention (SPEC §7): random event sets fed in random orders, compacted at
+ * Bitemporal history retention (semantics §7): random event sets fed in random orders, compacted at
  * random moments with random cutoffs. Events the retention refuses (at or before a floor) are
  * dropped; the materialized changelog must stay well formed and equal the reference model of the
  * accepted events.

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hand-typed cases of the lazy deletes: snapshots written as (system sequence, version), INT both;
- * each write names the snapshot whose sequences it carries. The property tests against the SPEC's
- * reference model are {@code SnapshotFlowTest}'s.
+ * each write names the snapshot whose sequences it carries. The property tests against the
+ * contract's reference model are {@code SnapshotFlowTest}'s.
  */
 class BitemporalSnapshotKeyTest {
     private static final SequenceCodec INTS = new SequenceCodec(ColumnType.of(ColumnType.Kind.INT));

@@ -132,7 +132,7 @@ public final class CoreDriver {
         return k;
     }
 
-    /** The primary key positions of the target rows (SPEC §3-5). */
+    /** The primary key positions of the target rows (semantics §3-5). */
     public int[] primaryKey() {
         int[] keys = flow.keyIndexes();
         int n = flow.columnCount();

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
  * Property test: random event sets over small domains (sequences 1..6, system sequences 1..6,
  * values {a, b, null}, 1-3 keys), every flow option combination, each set fed to the engine in
  * several shuffled orders. After every run the materialized changelog must equal the slow reference
- * model written from SPEC alone, and every change must be well formed. Coverage counters prove the
- * hard cases happened.
+ * model written from the contract alone, and every change must be well formed. Coverage counters
+ * prove the hard cases happened.
  */
 class EngineVersusReferenceTest {
     private static final int SETS_PER_TYPE = 2500;
@@ -189,7 +189,8 @@ class EngineVersusReferenceTest {
             }
         }
         for (TargetChange c : changes) {
-            // a late event that changes the content of a row starting after it: the refold of SPEC
+            // a late event that changes the content of a row starting after it: the refold of the
+            // contract
             // §13 F
             if (c.kind() == TargetChange.Kind.UPDATE
                     && (Integer) c.before()[c.before().length - endColumn] > seq

@@ -9,9 +9,9 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §1: invalid combinations are rejected when the flow is defined, with a message that names
- * the clause. Every invalid flow here is a valid base flow plus exactly one offending clause, so a
- * rejection can only come from that clause.
+ * semantics §1: invalid combinations are rejected when the flow is defined, with a message that
+ * names the clause. Every invalid flow here is a valid base flow plus exactly one offending clause,
+ * so a rejection can only come from that clause.
  */
 class FlowDefinitionTest {
     private static final ColumnType INT = ColumnType.of(ColumnType.Kind.INT);
@@ -54,7 +54,7 @@ class FlowDefinitionTest {
             assertAccepted(type, b -> {});
             assertAccepted(
                     type,
-                    FlowBuilder::columnsToUpdate); // all three types (SPEC §1: we allow it for
+                    FlowBuilder::columnsToUpdate); // all three types (semantics §1: we allow it for
             // bitemporal)
             assertAccepted(type, FlowBuilder::ignoreNullUpdates);
             assertAccepted(type, b -> b.ignoreNullUpdatesOn(List.of("name")));
@@ -81,7 +81,7 @@ class FlowDefinitionTest {
                         ColumnType.row(List.of("a", "b"), List.of(TIMESTAMP, INT)));
         for (ColumnType business : sortable) {
             for (ColumnType system : sortable) {
-                // SPEC §1: the system sequence's type may differ from the business time's
+                // semantics §1: the system sequence's type may differ from the business time's
                 assertThatCode(
                                 () ->
                                         Flow.builder("f", TargetType.BITEMPORAL)
@@ -98,7 +98,7 @@ class FlowDefinitionTest {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // SPEC §1's invalid combinations
+    // semantics §1's invalid combinations
     // ------------------------------------------------------------------------------------------------
 
     @Test
@@ -315,7 +315,7 @@ class FlowDefinitionTest {
         }
     }
 
-    /** SPEC §1: APPLY AS TRUNCATE WHEN is for SCD type 1 only. */
+    /** semantics §1: APPLY AS TRUNCATE WHEN is for SCD type 1 only. */
     @Test
     void truncateWithHistoryTargetsIsRejected() {
         assertAccepted(TargetType.SCD1, FlowBuilder::applyAsTruncate);

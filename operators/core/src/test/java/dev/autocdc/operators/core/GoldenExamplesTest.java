@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
- * The conformance examples of SPEC §12 and the worked examples of SPEC §13. Every expected table is
- * a literal transcribed by hand from SPEC.md or from the reference document it names ({@code
- * /work/shared/reference/...}); none is computed by the engine or by a model.
+ * The conformance examples of semantics §12 and the worked examples of semantics §13. Every
+ * expected table is a literal transcribed by hand from docs/semantics.md or from the reference
+ * document it names ({@code /work/shared/reference/...}); none is computed by the engine or by a
+ * model.
  *
  * <p>Target rows are the base columns in flow order, then {@code __START_AT}, {@code __END_AT}
  * (SCD2 and bitemporal), then {@code __SYSTEM_START_AT}, {@code __SYSTEM_END_AT} (bitemporal).
@@ -33,7 +34,7 @@ class GoldenExamplesTest {
     private static final ColumnType TIMESTAMP = ColumnType.of(ColumnType.Kind.TIMESTAMP);
 
     // ------------------------------------------------------------------------------------------------
-    // SPEC §12, users (reference/scd2-history.txt)
+    // semantics §12, users (reference/scd2-history.txt)
     // ------------------------------------------------------------------------------------------------
 
     /**
@@ -52,7 +53,7 @@ class GoldenExamplesTest {
                     .build();
         }
 
-        /** The 8 events of SPEC §12 in the listed arrival order. */
+        /** The 8 events of semantics §12 in the listed arrival order. */
         private List<ChangeEvent> events(Flow f) {
             return List.of(
                     upsert(f, 1, 124, "Raul", "Oaxaca"),
@@ -120,8 +121,8 @@ class GoldenExamplesTest {
         }
 
         /**
-         * SPEC §2: any arrival order gives the same table (seeded shuffles on top of listed and
-         * reverse).
+         * semantics §2: any arrival order gives the same table (seeded shuffles on top of listed
+         * and reverse).
          */
         @Test
         void shuffledOrdersGiveTheSameTables() {
@@ -141,7 +142,7 @@ class GoldenExamplesTest {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // SPEC §12, employees (reference/bitemporal-auto-cdc.txt)
+    // semantics §12, employees (reference/bitemporal-auto-cdc.txt)
     // ------------------------------------------------------------------------------------------------
 
     /**
@@ -552,7 +553,7 @@ class GoldenExamplesTest {
         }
 
         /**
-         * SPEC §2/§5: the table after the delete is the same for every arrival order of the 6
+         * semantics §2/§5: the table after the delete is the same for every arrival order of the 6
          * events.
          */
         @Test
@@ -572,7 +573,7 @@ class GoldenExamplesTest {
             }
         }
 
-        /** SPEC §2/§5: steps 1-5 in any arrival order give the step 5 table. */
+        /** semantics §2/§5: steps 1-5 in any arrival order give the step 5 table. */
         @Test
         void everyArrivalOrderGivesTheStep5Table() {
             List<ChangeEvent> all =
@@ -592,7 +593,7 @@ class GoldenExamplesTest {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // SPEC §12, company A (reference/advanced-auto-cdc.txt, "Bitemporal AUTO CDC examples")
+    // semantics §12, company A (reference/advanced-auto-cdc.txt, "Bitemporal AUTO CDC examples")
     // ------------------------------------------------------------------------------------------------
 
     /**
@@ -774,7 +775,7 @@ class GoldenExamplesTest {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // SPEC §13, worked examples A-G
+    // semantics §13, worked examples A-G
     // ------------------------------------------------------------------------------------------------
 
     private static Flow scd2() {
@@ -852,10 +853,10 @@ class GoldenExamplesTest {
         Flow f = bitemporal();
         Run r = new Run(f);
         r.feed(bitemporal(f, Op.UPSERT, 1, 10, 1, "r1"));
-        // (not printed in SPEC; by the §5 definition: belief at 10 is [1,-) r1)
+        // (not printed in the contract; by the §5 definition: belief at 10 is [1,-) r1)
         assertThat(r.rows()).containsExactlyInAnyOrder(row(1, "r1", 1, null, 10, null));
         r.feed(bitemporal(f, Op.UPSERT, 3, 20, 1, "r3"));
-        // (not printed in SPEC; by the §5 definition: belief at 20 is [1,3) r1, [3,-) r3)
+        // (not printed in the contract; by the §5 definition: belief at 20 is [1,3) r1, [3,-) r3)
         assertThat(r.rows())
                 .containsExactlyInAnyOrder(
                         row(1, "r1", 1, null, 10, 20),
@@ -933,7 +934,7 @@ class GoldenExamplesTest {
                         .build();
         Run r = new Run(f);
         r.feed(bitemporal(f, Op.UPSERT, 2, 5, 1, "s", "a"));
-        // (not printed in SPEC; by the §5 definition)
+        // (not printed in the contract; by the §5 definition)
         assertThat(r.rows()).containsExactlyInAnyOrder(row(1, "s", "a", 2, null, 5, null));
         r.feed(bitemporal(f, Op.UPSERT, 4, 6, 1, "s", "b"));
         assertThat(r.rows()).containsExactlyInAnyOrder(row(1, "s", "b", 2, null, 5, null));
@@ -967,7 +968,7 @@ class GoldenExamplesTest {
                         .build();
         Run r = new Run(f);
         r.feed(upsert(f, 2, 1, "s", "a"));
-        // (not printed in SPEC; by the §4 definition)
+        // (not printed in the contract; by the §4 definition)
         assertThat(r.rows()).containsExactlyInAnyOrder(row(1, "s", "a", 2, null));
         r.feed(upsert(f, 4, 1, "s", "b"));
         assertThat(r.rows()).containsExactlyInAnyOrder(row(1, "s", "b", 2, null));
@@ -1077,7 +1078,7 @@ class GoldenExamplesTest {
     }
 
     /**
-     * SPEC §9 as-of query on a bitemporal table: the rows with {@code __START_AT <= B <
+     * semantics §9 as-of query on a bitemporal table: the rows with {@code __START_AT <= B <
      * coalesce(__END_AT, +inf)} and {@code __SYSTEM_START_AT <= S < coalesce(__SYSTEM_END_AT,
      * +inf)}.
      */

@@ -175,7 +175,7 @@ class HistoryEventsTest {
 
     /**
      * Rows that the checks of each belief pass but no events make: a row's untracked column changes
-     * between two system intervals of one business row (SPEC §5 shows one row with the latest
+     * between two system intervals of one business row (semantics §5 shows one row with the latest
      * value), which only the fold finds.
      */
     @Test

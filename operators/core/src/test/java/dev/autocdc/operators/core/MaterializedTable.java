@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * Applies a changelog in order to a table keyed by the target's primary key, and fails on the first
- * change that is not well formed (SPEC §8): an insert for a key that is present, an update or
+ * change that is not well formed (semantics §8): an insert for a key that is present, an update or
  * delete of a key that is absent, or a retraction that does not carry exactly the row it retracts.
  */
 public final class MaterializedTable {

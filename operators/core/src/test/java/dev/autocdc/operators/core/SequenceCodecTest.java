@@ -18,11 +18,12 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §1, §6: sequence values are compared through an order-preserving byte encoding. For every
- * sortable type, on edge and random values: {@code Arrays.compareUnsigned} of two encodings has the
- * sign of the values' natural order ({@link Values#compare}; strings additionally checked against
- * their UTF-8 bytes), {@code decode(encode(x))} is x ({@link Values#same}), and no encoding is a
- * proper prefix of another (so a STRUCT's field encodings concatenate into a lexicographic order).
+ * semantics §1, §6: sequence values are compared through an order-preserving byte encoding. For
+ * every sortable type, on edge and random values: {@code Arrays.compareUnsigned} of two encodings
+ * has the sign of the values' natural order ({@link Values#compare}; strings additionally checked
+ * against their UTF-8 bytes), {@code decode(encode(x))} is x ({@link Values#same}), and no encoding
+ * is a proper prefix of another (so a STRUCT's field encodings concatenate into a lexicographic
+ * order).
  */
 class SequenceCodecTest {
     private static final ColumnType TINYINT = ColumnType.of(ColumnType.Kind.TINYINT);
@@ -381,7 +382,7 @@ class SequenceCodecTest {
             values.add(s.toString());
         }
         check(STRING, values);
-        // The natural order of strings is the order of their UTF-8 bytes (SPEC §1).
+        // The natural order of strings is the order of their UTF-8 bytes (semantics §1).
         SequenceCodec codec = new SequenceCodec(STRING);
         for (Object a : values) {
             for (Object b : values) {

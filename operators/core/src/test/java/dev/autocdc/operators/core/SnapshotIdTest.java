@@ -28,7 +28,7 @@ class SnapshotIdTest {
 
     @Test
     void bitemporalSnapshotsSortBySystemSequenceFirst() {
-        // SPEC §13 H: S3 (version 02-01, taken 03-15) comes after S2 (03-01, taken 03-01)
+        // semantics §13 H: S3 (version 02-01, taken 03-15) comes after S2 (03-01, taken 03-01)
         byte[] s2 = SnapshotId.of(date("2025-03-01"), date("2025-03-01"));
         byte[] s3 = SnapshotId.of(date("2025-02-01"), date("2025-03-15"));
         byte[] s4 = SnapshotId.of(date("2025-01-01"), date("2025-04-01"));

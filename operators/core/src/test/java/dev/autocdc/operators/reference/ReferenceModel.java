@@ -15,12 +15,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A deliberately slow, obviously-correct reference model of AUTO CDC (SPEC.md §2-§6), written from
- * the specification alone, for property tests of the real engine.
+ * A deliberately slow, obviously-correct reference model of AUTO CDC (semantics §2-§6), written
+ * from the specification alone, for property tests of the real engine.
  *
  * <p>Everything is recomputed from the <em>set</em> of events on each call; there is no incremental
- * state, no tombstone retention (§7) and no bad-input handling (§11). Each definition of the SPEC
- * is implemented literally, even where that costs quadratic or cubic time:
+ * state, no tombstone retention (§7) and no bad-input handling (§11). Each definition of the
+ * contract is implemented literally, even where that costs quadratic or cubic time:
  *
  * <ul>
  *   <li>{@link #stateAsOf} is §2's "state as of sequence x";
@@ -31,7 +31,7 @@ import java.util.TreeSet;
  *       believed (§5).
  * </ul>
  *
- * <p>Decisions taken where the SPEC is silent are marked "DECISION" below.
+ * <p>Decisions taken where the contract is silent are marked "DECISION" below.
  */
 public final class ReferenceModel {
 
@@ -65,9 +65,9 @@ public final class ReferenceModel {
      * then these). ignoreNullColumns: value columns under IGNORE NULL UPDATES (empty set = option
      * off). columnsToUpdate: COLUMNS TO UPDATE is on (then Event.columnsToUpdate applies).
      * trackedColumns: TRACK HISTORY columns; null = all value columns. Sequence columns are never
-     * tracked (SPEC §4) even if listed. sequenceColumn / systemSequenceColumn: null, or the name of
-     * a value column that holds the event's seq / sys (a sequence column kept in the target; its
-     * value in every event equals seq / sys).
+     * tracked (semantics §4) even if listed. sequenceColumn / systemSequenceColumn: null, or the
+     * name of a value column that holds the event's seq / sys (a sequence column kept in the
+     * target; its value in every event equals seq / sys).
      */
     public record Options(
             List<String> valueColumns,
@@ -85,7 +85,8 @@ public final class ReferenceModel {
     public static Set<List<Object>> scd1(Collection<Event> events, Options o) {
         validateOptions(o);
         Set<Event> distinct = distinctEvents(events, o, false);
-        // A TRUNCATE is a DELETE at its sequence for every key (SPEC §1); its own key is ignored.
+        // A TRUNCATE is a DELETE at its sequence for every key (semantics §1); its own key is
+        // ignored.
         List<Event> truncates = new ArrayList<>();
         for (Event e : distinct) {
             if (e.kind() == Kind.TRUNCATE) {
@@ -98,7 +99,7 @@ public final class ReferenceModel {
             List<Event> keyEvents = new ArrayList<>(entry.getValue());
             keyEvents.addAll(truncates);
             keyEvents.sort(eventOrder(false));
-            // SPEC §3: one row per key whose state as of +infinity is present.
+            // semantics §3: one row per key whose state as of +infinity is present.
             List<Object> state = stateAsOf(keyEvents, Integer.MAX_VALUE, o);
             if (state != null) {
                 rows.add(row(entry.getKey(), state));
@@ -203,7 +204,7 @@ public final class ReferenceModel {
     private record Version(int start, Integer end, List<Object> state) {}
 
     /**
-     * SPEC §2: apply, in the given (already sorted) order, every event whose sequence is <= x,
+     * semantics §2: apply, in the given (already sorted) order, every event whose sequence is <= x,
      * starting from absent. Returns null for absent, otherwise the value columns.
      */
     private static List<Object> stateAsOf(List<Event> sortedEvents, int x, Options o) {
@@ -234,7 +235,8 @@ public final class ReferenceModel {
                             && !e.columnsToUpdate().contains(column);
             boolean ignoredNull = incoming == null && o.ignoreNullColumns().contains(column);
             if (sequenceColumn) {
-                // Sequence columns kept in the target always take the event's value (SPEC §1, §2).
+                // Sequence columns kept in the target always take the event's value (semantics §1,
+                // §2).
                 // DECISION: also on an upsert on absent, and also when COLUMNS TO UPDATE does not
                 // name them.
                 next.add(incoming);
@@ -253,8 +255,8 @@ public final class ReferenceModel {
     }
 
     /**
-     * SPEC §4 for one key: the state as of x is constant between the key's distinct sequences, so
-     * evaluate it at each distinct sequence and run-length encode: a maximal run of consecutive
+     * semantics §4 for one key: the state as of x is constant between the key's distinct sequences,
+     * so evaluate it at each distinct sequence and run-length encode: a maximal run of consecutive
      * distinct sequences where the state is present and its tracked columns are equal is one row,
      * [first seq of the run, next distinct seq after the run or null). The row shows the state as
      * of the last sequence inside the run.
@@ -294,8 +296,8 @@ public final class ReferenceModel {
     }
 
     /**
-     * The tracked columns of a state, in target order. Sequence columns are never tracked (SPEC
-     * §4).
+     * The tracked columns of a state, in target order. Sequence columns are never tracked
+     * (semantics §4).
      */
     private static List<Object> tracked(List<Object> state, Options o) {
         List<Object> out = new ArrayList<>();
@@ -316,7 +318,7 @@ public final class ReferenceModel {
     }
 
     /**
-     * Bitemporal row identity (SPEC §5): business interval and tracked columns (the key is
+     * Bitemporal row identity (semantics §5): business interval and tracked columns (the key is
      * implied).
      */
     private static List<Object> identity(Version v, Options o) {
@@ -334,9 +336,9 @@ public final class ReferenceModel {
     /**
      * The order of one key's events: seq; then sys (bitemporal only); then upserts before
      * deletes/truncates; then the projected target columns in target order (key, then values),
-     * nulls first, Strings by unsigned UTF-8 bytes, Integers numerically; then (DECISION, SPEC is
-     * silent) columnsToUpdate: null first, then the sorted list of names, compared element by
-     * element, a proper prefix first.
+     * nulls first, Strings by unsigned UTF-8 bytes, Integers numerically; then (DECISION, the
+     * contract is silent) columnsToUpdate: null first, then the sorted list of names, compared
+     * element by element, a proper prefix first.
      *
      * <p>DECISION: to make the order total, events still equal after all that are ordered by kind
      * (DELETE before TRUNCATE) and, outside bitemporal, by sys. Such events have identical effects,
@@ -440,7 +442,7 @@ public final class ReferenceModel {
                 "values must be Integer, String or null, got " + v.getClass());
     }
 
-    /** Duplicates (equal in every field) count once (SPEC §6). Also validates each event. */
+    /** Duplicates (equal in every field) count once (semantics §6). Also validates each event. */
     private static Set<Event> distinctEvents(
             Collection<Event> events, Options o, boolean bitemporal) {
         Set<Event> distinct = new LinkedHashSet<>();
@@ -489,7 +491,8 @@ public final class ReferenceModel {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Guard rails: the model only accepts what the SPEC defines (bad input, §11, is out of scope)
+    // Guard rails: the model only accepts what the contract defines (bad input, §11, is out of
+    // scope)
     // ---------------------------------------------------------------------------------------------
 
     private static void validateOptions(Options o) {
@@ -569,7 +572,7 @@ public final class ReferenceModel {
         for (Event e : events) {
             if (e.kind() == Kind.TRUNCATE) {
                 throw new IllegalArgumentException(
-                        "TRUNCATE is SCD TYPE 1 only, not " + target + " (SPEC §1): " + e);
+                        "TRUNCATE is SCD TYPE 1 only, not " + target + " (semantics §1): " + e);
             }
         }
     }

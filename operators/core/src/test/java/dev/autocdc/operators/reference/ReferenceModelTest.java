@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reference model against the SPEC's conformance examples (§12) and worked examples (§13), with
- * the expected tables transcribed by hand from SPEC.md and reference/*.txt.
+ * The reference model against the contract's conformance examples (§12) and worked examples (§13),
+ * with the expected tables transcribed by hand from docs/semantics.md and reference/*.txt.
  *
  * <p>Encodings: dates are yyyymmdd (20250101); the employees' timestamps are MMddHHmm in 2025
  * (2025-01-02 09:00 = 1020900; yyyyMMddHHmm would overflow an int); company A's times are HHmmss on
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ReferenceModelTest {
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §12: users (reference/scd2-history.txt)
+    // semantics §12: users (reference/scd2-history.txt)
     // ---------------------------------------------------------------------------------------------
 
     private static final Options USERS = plain("name", "city");
@@ -78,7 +78,7 @@ class ReferenceModelTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §12: employees (reference/bitemporal-auto-cdc.txt).
+    // semantics §12: employees (reference/bitemporal-auto-cdc.txt).
     // Target columns: employeeId, name, role, effectiveDate, recordedAt (the last two are the kept,
     // untracked sequence columns), __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT.
     // ---------------------------------------------------------------------------------------------
@@ -204,7 +204,8 @@ class ReferenceModelTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §12: company A (reference/advanced-auto-cdc.txt); columns CompanyId, Data Point, 4 time
+    // semantics §12: company A (reference/advanced-auto-cdc.txt); columns CompanyId, Data Point, 4
+    // time
     // columns
     // ---------------------------------------------------------------------------------------------
 
@@ -253,7 +254,7 @@ class ReferenceModelTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §13 worked examples
+    // semantics §13 worked examples
     // ---------------------------------------------------------------------------------------------
 
     private static final Options V = plain("v");

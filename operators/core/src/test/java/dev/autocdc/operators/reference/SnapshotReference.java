@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A deliberately slow reference model of AUTO CDC FROM SNAPSHOT (SPEC.md §10), written from the
+ * A deliberately slow reference model of AUTO CDC FROM SNAPSHOT (semantics §10), written from the
  * specification alone, on top of {@link ReferenceModel}.
  *
  * <p>Contract. The input is a <em>bounded</em> collection of {@link SnapshotRow}s: every snapshot
@@ -42,7 +42,7 @@ import java.util.Set;
  * without rows is not representable), rows with a null key or other bad input (§11): the model
  * throws {@link IllegalArgumentException} on those instead of dead-lettering them.
  *
- * <p>Decisions taken where the SPEC is silent are marked "DECISION" below.
+ * <p>Decisions taken where the contract is silent are marked "DECISION" below.
  */
 public final class SnapshotReference {
 

@@ -17,8 +17,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The snapshot reference model (SPEC §10) against hand-typed tables: §13 H as written in the SPEC,
- * and small cases worked out by hand from §10's definition.
+ * The snapshot reference model (semantics §10) against hand-typed tables: §13 H as written in the
+ * contract, and small cases worked out by hand from §10's definition.
  *
  * <p>Encodings: dates are yyyymmdd (20250101); H's system times are all at 00:00:00, so they are
  * yyyymmdd too. Rows: SCD1 [key, values...]; SCD2 [key, values..., __START_AT, __END_AT];
@@ -33,7 +33,7 @@ class SnapshotReferenceTest {
     private static final Options V = plain("v");
 
     // ---------------------------------------------------------------------------------------------
-    // SPEC §13 H: the employees walkthrough as four bitemporal snapshots
+    // semantics §13 H: the employees walkthrough as four bitemporal snapshots
     // ---------------------------------------------------------------------------------------------
 
     private static List<SnapshotRow> h() {

@@ -84,9 +84,10 @@ public final class AutoCdc {
     }
 
     /**
-     * A flow from snapshots (SPEC §10): each source subtask announces the snapshots it sees ({@link
-     * SnapshotMarks}), one instance decides when each is complete ({@link SnapshotCompletion}), and
-     * the keyed {@link AutoCdcSnapshotFunction} applies complete snapshots key by key.
+     * A flow from snapshots (semantics §10): each source subtask announces the snapshots it sees
+     * ({@link SnapshotMarks}), one instance decides when each is complete ({@link
+     * SnapshotCompletion}), and the keyed {@link AutoCdcSnapshotFunction} applies complete
+     * snapshots key by key.
      */
     private static SingleOutputStreamOperator<RowData> fromSnapshots(
             DataStream<RowData> events,

@@ -24,13 +24,13 @@ import org.apache.flink.util.OutputTag;
 /**
  * AUTO CDC as a keyed Flink function: applies each event of a key (see {@link EngineSpec} for the
  * input layout; key the stream with {@link FlowKeySelector}) to the key's history in keyed state
- * and emits the target's changelog (SPEC §8): {@code +I}, {@code -U}/{@code +U} (or {@code +U}
+ * and emits the target's changelog (semantics §8): {@code +I}, {@code -U}/{@code +U} (or {@code +U}
  * alone in upsert mode) and {@code -D}, each retraction carrying exactly the row it retracts.
  *
- * <p>Guarantees: the materialized changelog equals SPEC §3-5 for the events processed so far, in
- * any arrival order, on the RocksDB and the heap backends, across checkpoints and restores (state
- * is only in Flink keyed state, with explicit serializers). Invalid events (SPEC §11: null key,
- * null in a sequence, bad COLUMNS TO UPDATE, values that do not convert) go to {@link
+ * <p>Guarantees: the materialized changelog equals semantics §3-5 for the events processed so far,
+ * in any arrival order, on the RocksDB and the heap backends, across checkpoints and restores
+ * (state is only in Flink keyed state, with explicit serializers). Invalid events (semantics §11:
+ * null key, null in a sequence, bad COLUMNS TO UPDATE, values that do not convert) go to {@link
  * SideOutputs#DEAD_LETTERS} with a reason code and are counted; they never throw.
  *
  * <p>State per key: {@link StateNames} names each state (the names are part of the savepoint

@@ -28,7 +28,7 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * SCD type 1 with APPLY AS TRUNCATE WHEN (SPEC §1): a truncate is a delete at its sequence for
+ * SCD type 1 with APPLY AS TRUNCATE WHEN (semantics §1): a truncate is a delete at its sequence for
  * every key, present or first seen later, on every parallel instance. Keyed input: the flow's other
  * events; broadcast input: its truncates (see {@link AutoCdc#apply}, which splits the stream).
  *
@@ -38,7 +38,7 @@ import org.apache.flink.util.OutputTag;
  * with nothing but the truncate drop their state, since the floor is their tombstone). A key's
  * event first applies the floor. Because the result does not depend on arrival order, the two
  * inputs need no synchronisation. The floor stops applying after the tombstone retention, like any
- * tombstone (SPEC §7).
+ * tombstone (semantics §7).
  */
 public class AutoCdcTruncateFunction
         extends KeyedBroadcastProcessFunction<Object, RowData, RowData, RowData>

@@ -12,7 +12,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 
 /**
- * The business key of an engine input row (SPEC §1 KEYS), for {@code keyBy} in front of {@link
+ * The business key of an engine input row (semantics §1 KEYS), for {@code keyBy} in front of {@link
  * AutoCdcFunction}: the key column's Java value when there is one key column, else a {@link Row} of
  * them; BYTES as a string (see {@link TypeMapping#keyTypeInfo}).
  */

@@ -25,11 +25,11 @@ import org.apache.flink.table.types.logical.RowType;
  * flow's keyed state, exactly as {@link AutoCdcFunction} keeps it, so that a job of the flow
  * restored from that state applies new events as if it had seen the events behind the rows.
  *
- * <p>The rows are {@link #historyType} rows of one key: the target's columns (SPEC §3-5), for type
- * 1 with the row's sequence as {@code __START_AT}. They become the fewest events that make them
- * ({@link HistoryEvents}), which the flow's own engine applies; the rows it makes of them must be
- * the stored rows, else the history is refused with the first row that differs (an untracked column
- * no event sequence can show, say). Nothing is emitted: the rows are already in the target.
+ * <p>The rows are {@link #historyType} rows of one key: the target's columns (semantics §3-5), for
+ * type 1 with the row's sequence as {@code __START_AT}. They become the fewest events that make
+ * them ({@link HistoryEvents}), which the flow's own engine applies; the rows it makes of them must
+ * be the stored rows, else the history is refused with the first row that differs (an untracked
+ * column no event sequence can show, say). Nothing is emitted: the rows are already in the target.
  *
  * <p>A host calls {@link #initializeShape} and {@link #open} as {@link AutoCdcFunction} does, then
  * {@link #load} once per key with the current key set.

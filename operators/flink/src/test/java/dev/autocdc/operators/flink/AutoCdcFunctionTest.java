@@ -61,7 +61,7 @@ class AutoCdcFunctionTest {
                 .build();
     }
 
-    /** SPEC §12 users feed, in the reference's arrival order. */
+    /** semantics §12 users feed, in the reference's arrival order. */
     static List<RowData> usersFeed(OperatorRun run) {
         return List.of(
                 run.input(124, "Raul", "Oaxaca", 1, false),
@@ -207,7 +207,8 @@ class AutoCdcFunctionTest {
                 run.process(run.input(1, "c", "z", 2, false)); // older than the forgotten delete
                 List<Change> out = run.newOutput();
                 if (type == TargetType.SCD1) {
-                    // SCD1 forgets the key entirely: the older event is applied as if new (SPEC §7)
+                    // SCD1 forgets the key entirely: the older event is applied as if new
+                    // (semantics §7)
                     assertThat(out).extracting(Change::kind).containsExactly(RowKind.INSERT);
                     assertThat(out.get(0).values()[1]).isEqualTo("c");
                 } else {

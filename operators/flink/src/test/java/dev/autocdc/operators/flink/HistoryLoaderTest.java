@@ -118,7 +118,8 @@ class HistoryLoaderTest {
     }
 
     /**
-     * The stored rows as events, typed from SPEC §3-4: an upsert per row, a delete per lone end.
+     * The stored rows as events, typed from semantics §3-4: an upsert per row, a delete per lone
+     * end.
      */
     private static List<ReferenceModel.Event> storedAsEvents(
             TargetType type, Set<List<Object>> rows) {

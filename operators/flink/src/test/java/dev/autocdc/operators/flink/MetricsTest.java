@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The metrics of SPEC §8, read from a real job's metric reporter and from the operator in a
+ * The metrics of semantics §8, read from a real job's metric reporter and from the operator in a
  * harness.
  */
 class MetricsTest {

@@ -23,10 +23,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Retention in the operator (SPEC §7), property style: random events over small domains, processing
- * time advancing at random between events, short history and tombstone retentions. Whatever the
- * retentions refuse goes to the late events; the changelog stays well formed and its table equals
- * the reference model of the events that were accepted.
+ * Retention in the operator (semantics §7), property style: random events over small domains,
+ * processing time advancing at random between events, short history and tombstone retentions.
+ * Whatever the retentions refuse goes to the late events; the changelog stays well formed and its
+ * table equals the reference model of the events that were accepted.
  */
 class RetentionPropertyTest {
 

@@ -36,11 +36,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * AUTO CDC FROM SNAPSHOT (SPEC §10) against {@link SnapshotReference}, the model written from the
- * SPEC alone: random snapshot sequences for the three target types, fed to the keyed function in a
- * harness either as a bounded input (every row in a random order, then every snapshot complete) or
- * as a stream (snapshots in order, each completed by the watermark before the next), on both
- * backends.
+ * AUTO CDC FROM SNAPSHOT (semantics §10) against {@link SnapshotReference}, the model written from
+ * the contract alone: random snapshot sequences for the three target types, fed to the keyed
+ * function in a harness either as a bounded input (every row in a random order, then every snapshot
+ * complete) or as a stream (snapshots in order, each completed by the watermark before the next),
+ * on both backends.
  */
 class SnapshotFlowTest {
 

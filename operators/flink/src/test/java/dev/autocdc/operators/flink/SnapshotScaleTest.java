@@ -15,11 +15,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The cost of snapshots, counted rather than timed (SPEC §10). A snapshot newer than every applied
- * one: the same state accesses per row present with 1,000 keys in state as with 100,000 (RocksDB:
- * 10,000), a vanished key found at the cost of a row, and keys that stay absent costing nothing,
- * for all three target types. A bitemporal snapshot that restates an older version: one scan, which
- * reads every key once and catches up only those present at the restated version.
+ * The cost of snapshots, counted rather than timed (semantics §10). A snapshot newer than every
+ * applied one: the same state accesses per row present with 1,000 keys in state as with 100,000
+ * (RocksDB: 10,000), a vanished key found at the cost of a row, and keys that stay absent costing
+ * nothing, for all three target types. A bitemporal snapshot that restates an older version: one
+ * scan, which reads every key once and catches up only those present at the restated version.
  */
 class SnapshotScaleTest {
 

@@ -20,8 +20,8 @@ import org.apache.flink.util.OutputTag;
  *       neither, and state lives until the host's state TTL, if any;
  *   <li>no truncates (one key at a time cannot clear the others): a spec with APPLY AS TRUNCATE
  *       WHEN is refused;
- *   <li>dead letters (SPEC §11) are counted as in the job and handed to a callback instead of a
- *       side output.
+ *   <li>dead letters (semantics §11) are counted as in the job and handed to a callback instead of
+ *       a side output.
  * </ul>
  *
  * Call {@link #open} once, then {@link #process} for each input row with the host's key context set

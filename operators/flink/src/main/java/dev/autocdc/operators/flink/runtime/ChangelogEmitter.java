@@ -19,8 +19,8 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
 /**
- * Turns the engine's target changes into the target's changelog (SPEC §8): an insert is {@code +I},
- * an update {@code -U} then {@code +U} (the {@code +U} alone in {@link OutputMode#UPSERT}), a
+ * Turns the engine's target changes into the target's changelog (semantics §8): an insert is {@code
+ * +I}, an update {@code -U} then {@code +U} (the {@code +U} alone in {@link OutputMode#UPSERT}), a
  * delete {@code -D}; each retraction carries exactly the row it retracts. Counts upserted and
  * deleted rows.
  *

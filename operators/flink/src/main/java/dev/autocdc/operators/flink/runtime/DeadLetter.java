@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * An event the engine could not apply (SPEC §11), with what is needed to find and replay it. A
+ * An event the engine could not apply (semantics §11), with what is needed to find and replay it. A
  * Flink POJO: public fields, a no-argument constructor.
  */
 public class DeadLetter {
@@ -39,8 +39,8 @@ public class DeadLetter {
     public static final String ERASED_BEYOND_STATE = "ERASED_BEYOND_STATE";
 
     /**
-     * Late events (SPEC §10): a row of a snapshot at or below one already complete, on a source
-     * that broke the per-split order; nothing else changes.
+     * Late events (semantics §10): a row of a snapshot at or below one already complete, on a
+     * source that broke the per-split order; nothing else changes.
      */
     public static final String SNAPSHOT_OUT_OF_ORDER = "snapshot_out_of_order";
 
@@ -50,7 +50,9 @@ public class DeadLetter {
      */
     public static final String SNAPSHOT_HELD = "snapshot_held";
 
-    /** SPEC §10: a key with different rows in one snapshot; every such row is a dead letter. */
+    /**
+     * semantics §10: a key with different rows in one snapshot; every such row is a dead letter.
+     */
     public static final String DUPLICATE_KEY_IN_SNAPSHOT = "duplicate_key_in_snapshot";
 
     /** A row of kind DELETE or an unreadable end row in a flow from snapshots. */

@@ -7,8 +7,8 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 
 /**
- * A flow's metrics (SPEC §8), under the group {@code flow/<name>} of the operator's metric group.
- * The engines count late events, conflicting ties and duplicates into it directly ({@link
+ * A flow's metrics (semantics §8), under the group {@code flow/<name>} of the operator's metric
+ * group. The engines count late events, conflicting ties and duplicates into it directly ({@link
  * EngineCounters}); the runtime counts the rest. Two gauges tell how fresh the target is, when the
  * sequence that orders the target's versions (SYSTEM SEQUENCE BY for a bitemporal flow, else
  * SEQUENCE BY) has a number ({@link SequenceClock}): {@value #NEWEST_APPLIED}, the greatest such
@@ -25,14 +25,15 @@ public final class EngineMetrics implements EngineCounters {
     /** Target rows deleted. */
     final Counter deleted;
 
-    /** Input rows sent to the dead letters (SPEC §11). */
+    /** Input rows sent to the dead letters (semantics §11). */
     public final Counter deadLettered;
 
     /** A changelog source's {@code -U} rows, skipped: the {@code +U} carries the new row. */
     public final Counter skippedUpdateBefore;
 
     /**
-     * Events sent to the late events because they would change history that left state (SPEC §7).
+     * Events sent to the late events because they would change history that left state (semantics
+     * §7).
      */
     public final Counter droppedLate;
 

@@ -20,7 +20,7 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
- * ChangeEvent}, or into a {@link DeadLetter} with its reason (SPEC §11): a value that does not
+ * ChangeEvent}, or into a {@link DeadLetter} with its reason (semantics §11): a value that does not
  * convert, a CAST in a clause that fails, a null key or sequence, a bad COLUMNS TO UPDATE list, a
  * truncate where none may be (records a source's format cannot read are the job's to catch). Never
  * throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka

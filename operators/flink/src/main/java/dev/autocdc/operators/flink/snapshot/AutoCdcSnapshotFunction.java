@@ -39,11 +39,12 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
 /**
- * AUTO CDC from snapshots (SPEC §10) as a keyed Flink function: holds each key's rows until their
- * snapshot is complete, then applies the snapshot to the key as the changes it stands for, through
- * the same {@link FlowRuntime} as change flows (targets, state layout and changelog are theirs).
- * Keyed input: the rows ({@link SnapshotMarks} has taken the end rows out); broadcast input: the
- * complete snapshots ({@link SnapshotCompletion}). It runs in a {@link SnapshotApplyOperator}.
+ * AUTO CDC from snapshots (semantics §10) as a keyed Flink function: holds each key's rows until
+ * their snapshot is complete, then applies the snapshot to the key as the changes it stands for,
+ * through the same {@link FlowRuntime} as change flows (targets, state layout and changelog are
+ * theirs). Keyed input: the rows ({@link SnapshotMarks} has taken the end rows out); broadcast
+ * input: the complete snapshots ({@link SnapshotCompletion}). It runs in a {@link
+ * SnapshotApplyOperator}.
  *
  * <p>Per key, when the watermark reaches a snapshot the key waits for (an event-time timer), every
  * complete snapshot after the last one the key applied is applied in order: the key's row is an

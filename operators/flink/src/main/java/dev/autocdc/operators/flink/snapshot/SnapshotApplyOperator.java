@@ -28,7 +28,7 @@ import org.apache.flink.util.OutputTag;
  * bitemporal snapshot that restates an older version, every key with progress is offered to the
  * function ({@link AutoCdcSnapshotFunction#scanKey}), then the watermark fires the timers as usual.
  * The scan runs inside one watermark, so a checkpoint waits for it. A key absent at the newest
- * version has no timer, yet such a snapshot can delete it (SPEC §10, "Cost"); the scan is that
+ * version has no timer, yet such a snapshot can delete it (semantics §10, "Cost"); the scan is that
  * cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
  *
  * <p>State: {@value StateNames#SNAPSHOTS_SCANNED} (union operator list state), the watermark

@@ -26,13 +26,13 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Decides when a snapshot is complete (SPEC §10), with parallelism 1: it sums the marks of every
- * source subtask ({@link SnapshotMarks}, each sent before the watermark that passes its snapshot)
- * and, when its watermark (the least of every split's) reaches a snapshot's time, emits the mark as
- * complete, in snapshot order, before it forwards that watermark. Broadcast to every keyed
- * instance, a complete mark therefore arrives before the watermark that fires the keys' timers for
- * it. A bounded input ends with the greatest watermark, which completes every snapshot; nothing
- * completes by an idle timeout.
+ * Decides when a snapshot is complete (semantics §10), with parallelism 1: it sums the marks of
+ * every source subtask ({@link SnapshotMarks}, each sent before the watermark that passes its
+ * snapshot) and, when its watermark (the least of every split's) reaches a snapshot's time, emits
+ * the mark as complete, in snapshot order, before it forwards that watermark. Broadcast to every
+ * keyed instance, a complete mark therefore arrives before the watermark that fires the keys'
+ * timers for it. A bounded input ends with the greatest watermark, which completes every snapshot;
+ * nothing completes by an idle timeout.
  *
  * <p>The safety valve ({@link EngineSpec#snapshotHoldThreshold}): a snapshot with fewer rows than
  * {@code 1 - threshold} times the last complete one's is <em>held</em>: emitted once with its held

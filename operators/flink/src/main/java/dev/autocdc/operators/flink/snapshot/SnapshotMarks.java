@@ -32,7 +32,7 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The first step of a flow from snapshots (SPEC §10), on every source subtask before the keyed
+ * The first step of a flow from snapshots (semantics §10), on every source subtask before the keyed
  * exchange: passes the data rows on, counts the rows of each snapshot it sees (inserted rows with a
  * key: a row that changes nothing makes no snapshot), and when its watermark passes a snapshot
  * (every split of this subtask has), announces it with its count as a <em>mark</em> on the side

@@ -11,8 +11,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
 /**
- * What one key's rows in one snapshot amount to (SPEC §10): rows equal on the target's columns are
- * one row, to upsert. Different rows, or a row refused on arrival (kept with row kind
+ * What one key's rows in one snapshot amount to (semantics §10): rows equal on the target's columns
+ * are one row, to upsert. Different rows, or a row refused on arrival (kept with row kind
  * UPDATE_BEFORE, which no snapshot row has) next to valid ones, <em>hold</em> the key as it was:
  * every valid row then goes to the dead letters ({@value DeadLetter#DUPLICATE_KEY_IN_SNAPSHOT})
  * too, so that none is lost.

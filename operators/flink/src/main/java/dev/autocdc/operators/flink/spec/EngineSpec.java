@@ -27,7 +27,7 @@ import org.apache.flink.table.types.logical.RowType;
  * base columns (keys and values, in target order, after COLUMNS) followed by control columns, which
  * are found by name: the names below, whose prefix {@code __} a planner may replace by another
  * ({@link Builder#controlPrefix}, chosen with {@link #controlPrefixAvoiding}) so that no source
- * column is ever taken for one (SPEC §11):
+ * column is ever taken for one (semantics §11):
  *
  * <ul>
  *   <li>{@value #SEQUENCE} (required): the SEQUENCE BY value (a ROW for {@code STRUCT(...)});
@@ -64,8 +64,8 @@ public final class EngineSpec implements Serializable {
 
     /**
      * Optional BOOLEAN, flows from snapshots only: APPLY AS SNAPSHOT END WHEN; a row where it holds
-     * is no data but ends the snapshot of its sequences on its split (SPEC §10). Null counts as
-     * false.
+     * is no data but ends the snapshot of its sequences on its split (semantics §10). Null counts
+     * as false.
      */
     public static final String SNAPSHOT_END = "__snapshot_end";
 
@@ -112,7 +112,7 @@ public final class EngineSpec implements Serializable {
                     OFFSET,
                     RECORD);
 
-    /** The target's own columns, which no base column may be named like (SPEC §3-5). */
+    /** The target's own columns, which no base column may be named like (semantics §3-5). */
     private static final List<String> PERIOD_COLUMNS =
             List.of("__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
 
@@ -256,7 +256,7 @@ public final class EngineSpec implements Serializable {
     }
 
     /**
-     * Whether the input rows are whole snapshots (SPEC §10) rather than changes: {@code
+     * Whether the input rows are whole snapshots (semantics §10) rather than changes: {@code
      * AutoCdc.apply} then turns each complete snapshot into the changes it stands for.
      */
     public boolean snapshot() {
@@ -351,7 +351,7 @@ public final class EngineSpec implements Serializable {
         return new RowType(fields);
     }
 
-    /** Positions of the target's primary key in {@link #targetType()} (SPEC §3-5). */
+    /** Positions of the target's primary key in {@link #targetType()} (semantics §3-5). */
     public int[] targetPrimaryKey() {
         int[] keys = flow.keyIndexes();
         int n = baseFields.length;
@@ -462,10 +462,10 @@ public final class EngineSpec implements Serializable {
         }
 
         /**
-         * The input rows are whole snapshots (FROM SNAPSHOT, SPEC §10): the rows sharing a sequence
-         * (bitemporal: and a system sequence) are one snapshot, and a key a complete snapshot lacks
-         * is deleted at its sequence. Refuses the delete, truncate and COLUMNS TO UPDATE columns
-         * and IGNORE NULL UPDATES.
+         * The input rows are whole snapshots (FROM SNAPSHOT, semantics §10): the rows sharing a
+         * sequence (bitemporal: and a system sequence) are one snapshot, and a key a complete
+         * snapshot lacks is deleted at its sequence. Refuses the delete, truncate and COLUMNS TO
+         * UPDATE columns and IGNORE NULL UPDATES.
          */
         public Builder fromSnapshot() {
             this.snapshot = true;
@@ -691,7 +691,7 @@ public final class EngineSpec implements Serializable {
             }
         }
 
-        /** SPEC §10: clauses that make no sense for whole snapshots. */
+        /** semantics §10: clauses that make no sense for whole snapshots. */
         private void refuseInSnapshot(int field, String clause) {
             if (field >= 0) {
                 throw new FlowDefinitionException(

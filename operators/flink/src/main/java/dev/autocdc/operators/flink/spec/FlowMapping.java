@@ -21,7 +21,7 @@ import java.util.Set;
  *   <li>A flow from snapshots leaves the SEQUENCE BY and SYSTEM SEQUENCE BY columns out unless
  *       COLUMNS (list) names them ({@link Builder#snapshot}).
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
- *       event's value and is never tracked (SPEC §4).
+ *       event's value and is never tracked (semantics §4).
  *   <li>A name refers to the source column of the same name, or else of the same name ignoring
  *       case.
  * </ul>
@@ -74,7 +74,7 @@ public final class FlowMapping {
                         : new LinkedHashSet<>(resolveAll(source, b.columns, "COLUMNS"));
         Set<String> excepted = new LinkedHashSet<>();
         if (b.snapshot && listed == null) {
-            // a kept version column would rewrite every row at every snapshot (SPEC §10)
+            // a kept version column would rewrite every row at every snapshot (semantics §10)
             excepted.addAll(sequence);
             if (systemSequence != null) {
                 excepted.add(systemSequence);
@@ -233,9 +233,9 @@ public final class FlowMapping {
         }
 
         /**
-         * A flow from snapshots (SPEC §10): unless COLUMNS (list) names them, the SEQUENCE BY and
-         * SYSTEM SEQUENCE BY columns are left out of the target (naming them in COLUMNS * EXCEPT is
-         * accepted too).
+         * A flow from snapshots (semantics §10): unless COLUMNS (list) names them, the SEQUENCE BY
+         * and SYSTEM SEQUENCE BY columns are left out of the target (naming them in COLUMNS *
+         * EXCEPT is accepted too).
          */
         public Builder snapshot(boolean fromSnapshot) {
             this.snapshot = fromSnapshot;

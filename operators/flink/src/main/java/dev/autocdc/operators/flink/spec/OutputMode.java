@@ -1,6 +1,6 @@
 package dev.autocdc.operators.flink.spec;
 
-/** How updates reach the sink (SPEC §8). */
+/** How updates reach the sink (semantics §8). */
 public enum OutputMode {
     /** -U with the exact retracted row, then +U: any sink. */
     RETRACT,

@@ -51,7 +51,7 @@ public final class StateNames {
     /** Bitemporal: the beliefs kept once the history retention dropped history. */
     public static final String BITEMPORAL_SNAPSHOT = "auto-cdc-bitemporal-snapshot";
 
-    /** When a deleted key is forgotten (processing time, SPEC §7). */
+    /** When a deleted key is forgotten (processing time, semantics §7). */
     public static final String TOMBSTONE_EXPIRY = "auto-cdc-tombstone-expiry";
 
     /**

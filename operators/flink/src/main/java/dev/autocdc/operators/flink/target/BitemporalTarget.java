@@ -155,7 +155,7 @@ final class BitemporalTarget implements KeyedTarget {
         }
     }
 
-    /** Drops the history that is frozen and older than the history retention (SPEC §7). */
+    /** Drops the history that is frozen and older than the history retention (semantics §7). */
     private void prune(long timestamp, TimerService timers) throws Exception {
         long cutoff = pruning.cutoff(timestamp);
         store.beginEvent(timestamp);

@@ -9,7 +9,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * The history retention's timer for the current key (SCD type 2 and bitemporal, SPEC §7): the
+ * The history retention's timer for the current key (SCD type 2 and bitemporal, semantics §7): the
  * pending pruning pass is in {@value StateNames#HISTORY_PRUNE_AT}. Pruning reads the key's whole
  * history, so a key gets at most a few passes per retention period. Without a retention it
  * schedules nothing and stamps written history with time 0 (which stores in one byte).

@@ -25,7 +25,8 @@ public interface KeyedTarget {
      *     null; the history targets never get one ({@link EngineSpec} refuses truncates for them)
      * @param timers for retention timers and the processing time; used only when a retention is set
      * @return false, changing nothing, when the event lands at or before the oldest sequence the
-     *     key still holds (SPEC §7): its history left state, and the event goes to the late events
+     *     key still holds (semantics §7): its history left state, and the event goes to the late
+     *     events
      */
     boolean apply(
             ChangeEvent event,

@@ -107,9 +107,9 @@ final class Scd2Target implements KeyedTarget {
     }
 
     /**
-     * Whether the event lands at or before the oldest sequence the key still holds (SPEC §7). Reads
-     * the floor only for an event that is not after the key's newest sequence, since every held
-     * entry is at or after the floor.
+     * Whether the event lands at or before the oldest sequence the key still holds (semantics §7).
+     * Reads the floor only for an event that is not after the key's newest sequence, since every
+     * held entry is at or after the floor.
      */
     private boolean isBeforeRetainedHistory(ChangeEvent event, TimelineEntry head)
             throws Exception {
@@ -154,7 +154,7 @@ final class Scd2Target implements KeyedTarget {
         }
     }
 
-    /** Drops the versions that closed longer ago than the history retention (SPEC §7). */
+    /** Drops the versions that closed longer ago than the history retention (semantics §7). */
     private void prune(long timestamp, TimerService timers) throws Exception {
         long cutoff = pruning.cutoff(timestamp);
         timeline.beginEvent(timestamp);

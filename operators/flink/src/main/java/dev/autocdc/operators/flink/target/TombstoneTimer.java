@@ -9,8 +9,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * The tombstone retention of the current key (SPEC §7): when a key stays deleted for the retention
- * (processing time), its target forgets it. The time it is due is in {@value
+ * The tombstone retention of the current key (semantics §7): when a key stays deleted for the
+ * retention (processing time), its target forgets it. The time it is due is in {@value
  * StateNames#TOMBSTONE_EXPIRY}, set when the key becomes absent. A timer whose time no longer
  * matches the state is stale and does nothing; one is deleted when its key comes back or is erased,
  * unless the history pruning waits for the same time (Flink keeps one timer per key and time).
