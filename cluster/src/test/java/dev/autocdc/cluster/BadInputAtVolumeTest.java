@@ -90,13 +90,8 @@ class BadInputAtVolumeTest {
             Map<String, Written> byOffset = produce(kafka, records);
             Path flow = dir.resolve("bad.sql");
             Files.writeString(flow, flow(kafka.bootstrapServers()));
-            LocalCluster cluster =
-                    new LocalCluster(
-                            dir.resolve("cluster"),
-                            "execution.checkpointing.interval: 2s",
-                            Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run.log"), flow, 2, null);
                 Topics.awaitTable(
                         kafka,
@@ -114,7 +109,7 @@ class BadInputAtVolumeTest {
                         "BadInputAtVolumeTest: %d records, %d applied, %d dead letters %s, 0 restarts"
                                 .formatted(RECORDS, RECORDS - broken, broken, reasons));
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }

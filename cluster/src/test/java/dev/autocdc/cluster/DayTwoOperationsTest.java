@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.paimon.catalog.Catalog;
@@ -35,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * from a stored history. Every expected row is typed by hand from semantics §3-5.
  */
 class DayTwoOperationsTest {
-    private static final String CONF = "execution.checkpointing.interval: 2s";
 
     @TempDir Path dir;
 
@@ -72,9 +70,8 @@ class DayTwoOperationsTest {
             }
             Path flow = dir.resolve("erase.sql");
             Files.writeString(flow, flows.toString());
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 2, null);
                 Topics.append(
                         kafka,
@@ -136,7 +133,7 @@ class DayTwoOperationsTest {
                         "2|d|2|4|11|null",
                         "2|x|4|null|11|null");
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }
@@ -193,9 +190,8 @@ class DayTwoOperationsTest {
             assertThat(exit).as(out.toString()).isZero();
             assertThat(out.toString()).contains("flow f_t2: 2 keys, 3 rows of lake.db.t2 loaded");
 
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 cluster.submit(dir.resolve("run.log"), flow, 2, savepoint.toUri().toString());
                 // 1 moves on from its open row; 2, deleted at 4, comes back at 6
                 Topics.append(
@@ -209,7 +205,7 @@ class DayTwoOperationsTest {
                         "2|c|1|4",
                         "2|w|6|null");
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }

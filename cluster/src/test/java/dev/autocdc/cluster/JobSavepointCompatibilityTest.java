@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -37,8 +36,6 @@ class JobSavepointCompatibilityTest {
     static final Path SAVEPOINTS = Path.of("src", "test", "resources", "job-savepoints");
 
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    private static final String CONF = "execution.checkpointing.interval: 2s";
 
     private static final List<String> TARGETS = List.of("scd1", "scd2", "bt");
 
@@ -77,10 +74,8 @@ class JobSavepointCompatibilityTest {
                     keepTombstones()
                             + Files.readString(build.resolve("flow.sql"))
                                     .replace("@BOOTSTRAP@", kafka.bootstrapServers()));
-            LocalCluster cluster =
-                    new LocalCluster(dir.resolve("cluster-" + build.getFileName()), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job =
                         cluster.submit(
                                 dir.resolve("run-" + build.getFileName() + ".log"),
@@ -97,7 +92,7 @@ class JobSavepointCompatibilityTest {
                             .isEqualTo(rest);
                 }
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }
@@ -129,9 +124,8 @@ class JobSavepointCompatibilityTest {
             Files.writeString(to.resolve("flow.sql"), flows());
             Path flow = dir.resolve("write.sql");
             Files.writeString(flow, flows().replace("@BOOTSTRAP@", kafka.bootstrapServers()));
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster-write"), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run-write.log"), flow, 2, null);
                 awaitTargets(kafka, w, 0, half);
                 Path savepoint =
@@ -140,7 +134,7 @@ class JobSavepointCompatibilityTest {
                                         cluster.stopWithSavepoint(dir.resolve("stop.log"), job)));
                 copy(savepoint, to.resolve("savepoint"));
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -39,7 +38,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reference over all of them.
  */
 class LakeRestartTest {
-    private static final String CONF = "execution.checkpointing.interval: 2s";
 
     @TempDir Path dir;
 
@@ -87,9 +85,8 @@ class LakeRestartTest {
                                     warehouse.toUri(),
                                     kafka.bootstrapServers(),
                                     lake.tableOptions));
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             try {
-                cluster.start("--taskmanagers", "1", "--slots", "2");
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 2, null);
                 Topics.append(kafka, "events", w.lines.subList(0, half), 4);
                 awaitTable(lake, warehouse, w.expectedScd2(half));
@@ -110,7 +107,7 @@ class LakeRestartTest {
                                 + lake
                                 + " table, equal to the reference");
             } finally {
-                cluster.stop();
+                SharedCluster.release();
             }
         }
     }

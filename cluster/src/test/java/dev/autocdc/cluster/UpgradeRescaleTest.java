@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * refused, and the job's exceptions name the change.
  */
 class UpgradeRescaleTest {
-    private static final String CONF = "execution.checkpointing.interval: 2s";
 
     private static final int BATCHES = 5;
 
@@ -55,10 +53,9 @@ class UpgradeRescaleTest {
             Files.writeString(
                     retyped,
                     source(bootstrap, ", w STRING") + flow(bootstrap, "bt", "SCD TYPE 2") + scd2);
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
+            LocalCluster cluster = SharedCluster.get();
             List<String> figures = new ArrayList<>();
             try {
-                cluster.start("--taskmanagers", "2", "--slots", "2");
                 String savepoint = null;
                 Path[] files = {one, two, two, two, wide};
                 int[] parallelism = {1, 2, 1, 4, 2};
@@ -125,7 +122,7 @@ class UpgradeRescaleTest {
                 cluster.flink(dir.resolve("cancel.log"), "cancel", job).waitFor();
                 figures.add("step 6 (" + retyped.getFileName() + "): refused, the change named");
             } finally {
-                cluster.stop();
+                SharedCluster.release();
                 System.out.println("UpgradeRescaleTest: " + String.join("; ", figures));
             }
         }
