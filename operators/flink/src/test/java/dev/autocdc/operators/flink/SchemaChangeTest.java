@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -26,6 +27,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -47,6 +49,17 @@ class SchemaChangeTest {
             List<LogicalType> types,
             LogicalType sequence,
             String... keys) {
+        return spec(type, names, types, sequence, b -> {}, keys);
+    }
+
+    /** As above, with more of the flow's clauses set by {@code clauses}. */
+    private static EngineSpec spec(
+            TargetType type,
+            List<String> names,
+            List<LogicalType> types,
+            LogicalType sequence,
+            Consumer<EngineSpec.Builder> clauses,
+            String... keys) {
         List<String> n = new ArrayList<>(names);
         List<LogicalType> t = new ArrayList<>(types);
         n.add(EngineSpec.SEQUENCE);
@@ -58,7 +71,9 @@ class SchemaChangeTest {
         n.add(EngineSpec.DELETE);
         t.add(new BooleanType());
         RowType input = RowType.of(t.toArray(new LogicalType[0]), n.toArray(new String[0]));
-        return EngineSpec.builder("f", type, input).keys(keys).build();
+        EngineSpec.Builder b = EngineSpec.builder("f", type, input).keys(keys);
+        clauses.accept(b);
+        return b.build();
     }
 
     private static EngineSpec base(TargetType type) {
@@ -182,6 +197,94 @@ class SchemaChangeTest {
                         INT,
                         "id"),
                 "column w was added as NOT NULL");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anotherTrackHistoryIsRefused(Backend backend) throws Exception {
+        assertRefused(
+                TargetType.SCD2,
+                backend,
+                spec(
+                        TargetType.SCD2,
+                        List.of("id", "v"),
+                        List.of(INT, STRING),
+                        INT,
+                        b -> b.trackHistoryExcept(List.of("v")),
+                        "id"),
+                "TRACK HISTORY changed: column v was tracked and is not");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anotherIgnoreNullUpdatesIsRefused(Backend backend) throws Exception {
+        assertRefused(
+                TargetType.BITEMPORAL,
+                backend,
+                spec(
+                        TargetType.BITEMPORAL,
+                        List.of("id", "v"),
+                        List.of(INT, STRING),
+                        INT,
+                        EngineSpec.Builder::ignoreNullUpdates,
+                        "id"),
+                "IGNORE NULL UPDATES changed: column v was not skipped when null and is");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anAddedColumnsToUpdateIsRefused(Backend backend) throws Exception {
+        assertRefused(
+                TargetType.SCD1,
+                backend,
+                spec(
+                        TargetType.SCD1,
+                        List.of("id", "v", EngineSpec.COLUMNS_TO_UPDATE),
+                        List.of(INT, STRING, STRING),
+                        INT,
+                        EngineSpec.Builder::columnsToUpdate,
+                        "id"),
+                "COLUMNS TO UPDATE was added");
+    }
+
+    /**
+     * TRACK HISTORY ON (v) after column w was added: the new column is untracked, v is as it was.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anAddedColumnMayBeLeftOutOfTheHistory(Backend backend) throws Exception {
+        OperatorSubtaskState state = baseSavepoint(TargetType.SCD2, backend);
+        EngineSpec wide =
+                spec(
+                        TargetType.SCD2,
+                        List.of("id", "v", "w"),
+                        List.of(INT, STRING, STRING),
+                        INT,
+                        b -> b.trackHistoryOn(List.of("v")),
+                        "id");
+        try (OperatorRun run = OperatorRun.restore(wide, backend, state)) {
+            run.process(run.input(1, "b", "x", 4, false));
+            // w changed alone: the open version [3, -) takes it in place, no version opens
+            assertThat(run.newOutput().stream().map(Change::toString))
+                    .containsExactly("-U[1, b, null, 3, null]", "+U[1, b, x, 3, null]");
+        }
+    }
+
+    /** A shape stored by a build before the clause lines restores whatever the clauses say now. */
+    @Test
+    void aShapeWithoutTheClauseLinesAcceptsAnyClauses() {
+        String stored = "target SCD2\nkeys id\nsequence INT\ncolumn id\tINT\ncolumn v\tSTRING";
+        EngineSpec now =
+                spec(
+                        TargetType.SCD2,
+                        List.of("id", "v"),
+                        List.of(INT, STRING),
+                        INT,
+                        b -> b.trackHistoryExcept(List.of("v")).ignoreNullUpdates(),
+                        "id");
+        assertThat(FlowShape.of(now))
+                .contains("untracked v", "ignore null v", "columns to update no");
+        assertThat(FlowShape.compare("f", stored, FlowShape.of(now)).refused()).isFalse();
     }
 
     /**

@@ -18,14 +18,24 @@ import java.util.stream.Collectors;
  * keys name, name, ...
  * sequence TYPE
  * system sequence TYPE          (bitemporal only)
+ * untracked name, ...           (SCD2 and bitemporal: value columns TRACK HISTORY leaves out)
+ * ignore null name, ...         (columns IGNORE NULL UPDATES applies to)
+ * columns to update yes|no      (COLUMNS TO UPDATE)
  * column name\tTYPE[ NOT NULL] (one per stored column, in the flow's order; a tab before the type)
  * </pre>
  *
  * {@code TYPE} is {@link dev.autocdc.operators.core.ColumnType}'s text, as the state serializers'
  * snapshots write it. The only change a restore accepts: nullable columns added after the last one
- * (stored rows read them as null until an event of the key fills them).
+ * (stored rows read them as null until an event of the key fills them). TRACK HISTORY and IGNORE
+ * NULL UPDATES are compared over the stored columns (an added column may take either), and only
+ * when the stored shape has their line: savepoints of builds before these lines restore whatever
+ * the clauses say now.
  */
 public final class FlowShape {
+    private static final String UNTRACKED = "untracked ";
+    private static final String IGNORE_NULL = "ignore null ";
+    private static final String COLUMNS_TO_UPDATE = "columns to update ";
+
     private FlowShape() {}
 
     /** The verdict on restoring stored state into the current flow. */
@@ -49,6 +59,21 @@ public final class FlowShape {
         if (flow.targetType() == TargetType.BITEMPORAL) {
             lines.add("system sequence " + flow.systemSequenceType());
         }
+        List<String> untracked = new ArrayList<>();
+        List<String> ignoreNull = new ArrayList<>();
+        for (int i = 0; i < flow.columnCount(); i++) {
+            if (flow.isValueColumn(i) && !flow.isSequenceColumn(i) && !flow.isTracked(i)) {
+                untracked.add(flow.columnNames().get(i));
+            }
+            if (flow.ignoresNull(i)) {
+                ignoreNull.add(flow.columnNames().get(i));
+            }
+        }
+        if (flow.targetType() != TargetType.SCD1) {
+            lines.add(UNTRACKED + String.join(", ", untracked));
+        }
+        lines.add(IGNORE_NULL + String.join(", ", ignoreNull));
+        lines.add(COLUMNS_TO_UPDATE + (flow.hasColumnsToUpdate() ? "yes" : "no"));
         for (int i = 0; i < flow.columnCount(); i++) {
             boolean nullable = spec.inputType().getTypeAt(spec.baseFields()[i]).isNullable();
             lines.add(
@@ -80,6 +105,7 @@ public final class FlowShape {
                 change = what(prefix, a, b);
             }
         }
+        change = change != null ? change : clauses(wasHead, isHead, wasColumns);
         for (int i = 0; change == null && i < wasColumns.size(); i++) {
             String[] a = wasColumns.get(i).split("\t", 2);
             int at = indexOf(isColumns, a[0]);
@@ -130,6 +156,53 @@ public final class FlowShape {
                         + " clear its target, read its source from the start, and run once with"
                         + " --allowNonRestoredState so that the old state is dropped"
                         + " (docs/reliability.md, schema changes).");
+    }
+
+    /**
+     * The first change of TRACK HISTORY, IGNORE NULL UPDATES or COLUMNS TO UPDATE between two
+     * heads, over the stored columns; null when none (or when the stored head predates the line).
+     */
+    private static String clauses(List<String> was, List<String> is, List<String> storedColumns) {
+        List<String> stored = new ArrayList<>();
+        for (String c : storedColumns) {
+            stored.add(c.split("\t", 2)[0]);
+        }
+        String a = line(was, COLUMNS_TO_UPDATE);
+        String b = line(is, COLUMNS_TO_UPDATE);
+        if (a != null && b != null && !a.equals(b)) {
+            return "COLUMNS TO UPDATE was " + (a.endsWith("yes") ? "removed" : "added");
+        }
+        String tracking = changedColumns(was, is, UNTRACKED, stored);
+        if (tracking != null) {
+            return "TRACK HISTORY changed: " + tracking;
+        }
+        String nulls = changedColumns(was, is, IGNORE_NULL, stored);
+        return nulls == null ? null : "IGNORE NULL UPDATES changed: " + nulls;
+    }
+
+    /** Which stored column a list line gained or lost ("v is now in the list"), or null. */
+    private static String changedColumns(
+            List<String> was, List<String> is, String prefix, List<String> stored) {
+        String a = line(was, prefix);
+        String b = line(is, prefix);
+        if (a == null || b == null) {
+            return null;
+        }
+        List<String> before = List.of(value(prefix, a).split(", "));
+        List<String> now = List.of(value(prefix, b).split(", "));
+        for (String c : stored) {
+            if (before.contains(c) != now.contains(c)) {
+                // a listed column is untracked, or skipped when null
+                boolean roleNow = prefix.equals(UNTRACKED) != now.contains(c);
+                String role = prefix.equals(UNTRACKED) ? "tracked" : "skipped when null";
+                return "column "
+                        + c
+                        + (roleNow ? " was not " : " was ")
+                        + role
+                        + (roleNow ? " and is" : " and is not");
+            }
+        }
+        return null;
     }
 
     private static String what(String prefix, String was, String is) {
