@@ -30,6 +30,14 @@ final class LocalCluster {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * The JVM options of the cluster's processes and clients: C1 only. A test's processes live for
+     * seconds to a minute, mostly in code they run once (startup, planning, restore), which C2
+     * would compile for nothing on a machine whose two cores the tests keep busy: measured, the
+     * upgrade and lake restart tests ran in 2:17 instead of 2:34.
+     */
+    static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1";
+
     final Path home;
     final int restPort;
     private final int rpcPort;
@@ -100,6 +108,7 @@ final class LocalCluster {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
+        pb.environment().put("AUTOCDC_CLUSTER_JAVA_OPTS", JAVA_OPTS);
         return pb.start();
     }
 
@@ -325,6 +334,7 @@ final class LocalCluster {
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
+        pb.environment().put("AUTOCDC_CLUSTER_JAVA_OPTS", JAVA_OPTS);
         pb.environment().put("AUTOCDC_CLUSTER_CONF", extraConf);
         pb.environment().putAll(env);
         Process p = pb.start();
