@@ -19,8 +19,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * applied one: the same state accesses per row present with 1,000 keys in state as with 10,000, a
  * vanished key found at the cost of a row, and keys that stay absent costing nothing, for all three
  * target types. Ten times the keys is enough: the accesses are counted, not timed, so a cost that
- * grew with the keys in state would differ by a factor near ten. A bitemporal snapshot that restates an older version: one
- * scan, which reads every key once and catches up only those present at the restated version.
+ * grew with the keys in state would differ by a factor near ten. A bitemporal snapshot that
+ * restates an older version: one scan, which reads every key once and catches up only those present
+ * at the restated version.
  */
 class SnapshotScaleTest {
 
