@@ -2,6 +2,8 @@ package dev.autocdc.benchmarks;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
+import dev.autocdc.operators.flink.spec.ControlColumn;
+import dev.autocdc.operators.flink.spec.EngineOptions;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.io.IOException;
@@ -73,7 +75,7 @@ public final class BenchmarkJob {
                         arg(
                                 args,
                                 "--cache-keys",
-                                String.valueOf(EngineSpec.DEFAULT_STATE_CACHE_KEYS)));
+                                String.valueOf(EngineOptions.STATE_CACHE_KEYS.defaultValue())));
         Workload w = new Workload(workload.name, workload.keys, events);
         if (variant.startsWith("kafka_")) {
             KafkaBenchmark.run(variant, w);
@@ -302,7 +304,14 @@ public final class BenchmarkJob {
                     new BigIntType(false),
                     new BooleanType(false)
                 },
-                new String[] {"k", "a", "b", "c", EngineSpec.SEQUENCE, EngineSpec.SNAPSHOT_END});
+                new String[] {
+                    "k",
+                    "a",
+                    "b",
+                    "c",
+                    ControlColumn.SEQUENCE.columnName(),
+                    ControlColumn.SNAPSHOT_END.columnName()
+                });
     }
 
     static RowType inputType(boolean bitemporal) {
@@ -314,13 +323,14 @@ public final class BenchmarkJob {
                                 VarCharType.STRING_TYPE,
                                 new BigIntType(),
                                 new BigIntType(false)));
-        List<String> names = new ArrayList<>(List.of("k", "a", "b", "c", EngineSpec.SEQUENCE));
+        List<String> names =
+                new ArrayList<>(List.of("k", "a", "b", "c", ControlColumn.SEQUENCE.columnName()));
         if (bitemporal) {
             types.add(new BigIntType(false));
-            names.add(EngineSpec.SYSTEM_SEQUENCE);
+            names.add(ControlColumn.SYSTEM_SEQUENCE.columnName());
         }
         types.add(new BooleanType(false));
-        names.add(EngineSpec.DELETE);
+        names.add(ControlColumn.DELETE.columnName());
         return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
     }
 
@@ -343,10 +353,13 @@ public final class BenchmarkJob {
                                 .column("a", "INT")
                                 .column("b", "STRING")
                                 .column("c", "BIGINT")
-                                .column(EngineSpec.SEQUENCE, "BIGINT NOT NULL")
-                                .column(EngineSpec.DELETE, "BOOLEAN NOT NULL")
+                                .column(ControlColumn.SEQUENCE.columnName(), "BIGINT NOT NULL")
+                                .column(ControlColumn.DELETE.columnName(), "BOOLEAN NOT NULL")
                                 .columnByExpression(
-                                        "rt", "TO_TIMESTAMP_LTZ(`" + EngineSpec.SEQUENCE + "`, 3)")
+                                        "rt",
+                                        "TO_TIMESTAMP_LTZ(`"
+                                                + ControlColumn.SEQUENCE.columnName()
+                                                + "`, 3)")
                                 .watermark("rt", "rt")
                                 .build()));
         // a primary key on k: an upsert sink, so the deduplication emits upserts without -U rows,

@@ -2,6 +2,7 @@ package dev.autocdc.benchmarks;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.net.URI;
@@ -71,7 +72,12 @@ public final class ChurnBenchmark {
                             new IntType(false),
                             new BooleanType(false)
                         },
-                        new String[] {"id", "v", EngineSpec.SEQUENCE, EngineSpec.DELETE});
+                        new String[] {
+                            "id",
+                            "v",
+                            ControlColumn.SEQUENCE.columnName(),
+                            ControlColumn.DELETE.columnName()
+                        });
         EngineSpec spec =
                 EngineSpec.builder("churn", TargetType.SCD2, input)
                         .keys("id")

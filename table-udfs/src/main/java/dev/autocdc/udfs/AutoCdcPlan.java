@@ -1,7 +1,10 @@
 package dev.autocdc.udfs;
 
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
+import dev.autocdc.operators.flink.spec.EngineSettings;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowMapping;
 import dev.autocdc.operators.flink.spec.OutputMode;
@@ -128,26 +131,10 @@ final class AutoCdcPlan implements Serializable {
                     "is required with stored_as => 'BITEMPORAL': name the column"
                             + " holding the system (transaction) time");
         }
+        AutoCdcFlow flow = flow(function, keys, type, args);
         FlowMapping mapping;
         try {
-            mapping =
-                    FlowMapping.builder(names)
-                            .keys(keys)
-                            .sequenceBy(list(function, "sequence_by", args.sequenceBy))
-                            .systemSequenceBy(args.systemSequenceBy)
-                            .columnsToUpdate(args.columnsToUpdate)
-                            .columns(
-                                    args.columnList == null
-                                            ? null
-                                            : list(function, "column_list", args.columnList))
-                            .columnsExcept(
-                                    args.exceptColumnList == null
-                                            ? null
-                                            : list(
-                                                    function,
-                                                    "except_column_list",
-                                                    args.exceptColumnList))
-                            .build();
+            mapping = FlowMapping.of(flow, names);
         } catch (FlowDefinitionException e) {
             throw error(function, argumentOf(e.clause(), args), wording(e, names));
         }
@@ -183,56 +170,39 @@ final class AutoCdcPlan implements Serializable {
         }
 
         // every input column is data, whatever its name (semantics §11)
-        String prefix = EngineSpec.controlPrefixAvoiding(names);
+        String prefix = ControlColumn.prefixAvoiding(names);
         List<RowType.RowField> engineInput = new ArrayList<>();
         for (int k : kept) {
             engineInput.add(input.getFields().get(k));
         }
         engineInput.add(
                 new RowType.RowField(
-                        EngineSpec.controlName(prefix, EngineSpec.SEQUENCE),
-                        sequenceType(input, sequence)));
+                        ControlColumn.SEQUENCE.columnName(prefix), sequenceType(input, sequence)));
         if (system >= 0) {
             engineInput.add(
                     new RowType.RowField(
-                            EngineSpec.controlName(prefix, EngineSpec.SYSTEM_SEQUENCE),
+                            ControlColumn.SYSTEM_SEQUENCE.columnName(prefix),
                             input.getTypeAt(system)));
         }
         if (delete >= 0) {
             engineInput.add(
                     new RowType.RowField(
-                            EngineSpec.controlName(prefix, EngineSpec.DELETE),
-                            input.getTypeAt(delete)));
+                            ControlColumn.DELETE.columnName(prefix), input.getTypeAt(delete)));
         }
         if (ctu >= 0) {
             engineInput.add(
                     new RowType.RowField(
-                            EngineSpec.controlName(prefix, EngineSpec.COLUMNS_TO_UPDATE),
+                            ControlColumn.COLUMNS_TO_UPDATE.columnName(prefix),
                             input.getTypeAt(ctu)));
         }
-        EngineSpec.Builder b =
-                mapping.configure(
-                                EngineSpec.builder(
-                                        function.toLowerCase(Locale.ROOT),
-                                        type,
-                                        new RowType(engineInput)))
-                        .controlPrefix(prefix)
-                        .outputMode(mode)
-                        .tombstoneRetention(null);
-        if (Boolean.TRUE.equals(args.ignoreNullUpdates)) {
-            b.ignoreNullUpdates();
-        }
-        if (args.trackHistoryColumnList != null) {
-            b.trackHistoryOn(list(args.trackHistoryColumnList));
-        }
-        if (args.trackHistoryExceptColumnList != null) {
-            b.trackHistoryExcept(list(args.trackHistoryExceptColumnList));
-        }
-        if (ctu >= 0) {
-            b.columnsToUpdate();
-        }
         try {
-            EngineSpec spec = b.build();
+            EngineSpec spec =
+                    mapping.engineSpec(
+                            flow,
+                            new RowType(engineInput),
+                            prefix,
+                            EngineSettings.withoutTimers(),
+                            mode);
             return new AutoCdcPlan(
                     input,
                     spec,
@@ -247,6 +217,42 @@ final class AutoCdcPlan implements Serializable {
             throw error(
                     function, "input", "has a column the engine cannot keep: " + e.getMessage());
         }
+    }
+
+    /**
+     * The call as a flow definition, the one the job's flows are too: PARTITION BY gives the keys,
+     * the other arguments their clauses (a delete flag column is the APPLY AS DELETE WHEN
+     * condition).
+     */
+    private static AutoCdcFlow flow(
+            String function, List<String> keys, TargetType type, Arguments args) {
+        List<String> sequence = list(function, "sequence_by", args.sequenceBy);
+        AutoCdcFlow.Builder b =
+                AutoCdcFlow.builder(function.toLowerCase(Locale.ROOT), "input")
+                        .keys(keys)
+                        .storedAs(type)
+                        .systemSequenceBy(args.systemSequenceBy)
+                        .applyAsDeletes(args.applyAsDeletes)
+                        .columnsToUpdate(args.columnsToUpdate)
+                        .ignoreNullUpdates(Boolean.TRUE.equals(args.ignoreNullUpdates));
+        if (sequence.size() == 1) {
+            b.sequenceBy(sequence.get(0));
+        } else {
+            b.sequenceByStruct(sequence);
+        }
+        if (args.columnList != null) {
+            b.columnList(list(function, "column_list", args.columnList));
+        }
+        if (args.exceptColumnList != null) {
+            b.exceptColumnList(list(function, "except_column_list", args.exceptColumnList));
+        }
+        if (args.trackHistoryColumnList != null) {
+            b.trackHistoryColumnList(list(args.trackHistoryColumnList));
+        }
+        if (args.trackHistoryExceptColumnList != null) {
+            b.trackHistoryExceptColumnList(list(args.trackHistoryExceptColumnList));
+        }
+        return b.build();
     }
 
     EngineSpec spec() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.AutoCdc;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
@@ -165,11 +166,13 @@ class AutoCdcMatchesTheJobTest {
         int seq = List.of(shape.columns).indexOf("seq");
         int sys = List.of(shape.columns).indexOf("sys");
         int delete = List.of(shape.columns).indexOf("is_delete");
-        fields.add(new RowType.RowField(EngineSpec.SEQUENCE, new IntType()));
+        fields.add(new RowType.RowField(ControlColumn.SEQUENCE.columnName(), new IntType()));
         if (bitemporal) {
-            fields.add(new RowType.RowField(EngineSpec.SYSTEM_SEQUENCE, new IntType()));
+            fields.add(
+                    new RowType.RowField(
+                            ControlColumn.SYSTEM_SEQUENCE.columnName(), new IntType()));
         }
-        fields.add(new RowType.RowField(EngineSpec.DELETE, new BooleanType()));
+        fields.add(new RowType.RowField(ControlColumn.DELETE.columnName(), new BooleanType()));
         RowType inputType = new RowType(fields);
         EngineSpec spec =
                 shape.options

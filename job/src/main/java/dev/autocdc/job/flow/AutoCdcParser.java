@@ -2,6 +2,8 @@ package dev.autocdc.job.flow;
 
 import dev.autocdc.job.flow.Tokens.Kind;
 import dev.autocdc.job.flow.Tokens.Token;
+import dev.autocdc.operators.core.AutoCdcFlow;
+import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -189,7 +191,11 @@ final class AutoCdcParser {
         if (!storedAsSeen) {
             b.storedAs(TargetType.SCD1); // the references' default
         }
-        return b.build();
+        try {
+            return b.build();
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(line, e.clause(), e.detail());
+        }
     }
 
     private void clause(String clause) {

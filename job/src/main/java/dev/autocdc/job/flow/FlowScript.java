@@ -2,6 +2,7 @@ package dev.autocdc.job.flow;
 
 import dev.autocdc.job.flow.Tokens.Kind;
 import dev.autocdc.job.flow.Tokens.Token;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,8 +1,8 @@
 package dev.autocdc.job.ops;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.ScriptSplitter;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,7 +1,8 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.operators.core.AutoCdcFlow;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +24,10 @@ import org.apache.flink.util.Collector;
 
 /**
  * A flow's erasures ({@code autocdc.<flow>.erasures-table}): the rows of a declared table, read by
- * the flow's key columns (by name), become engine input rows with {@link EngineSpec#ERASE} set, in
- * the flow's input stream, so that each erases its key in the running job ({@code -D} of every row
- * the key's state holds, the state cleared). An erasure acts when it is processed: it removes what
- * the key has then, and a later event of the key starts a new history.
+ * the flow's key columns (by name), become engine input rows with {@link ControlColumn#ERASE} set,
+ * in the flow's input stream, so that each erases its key in the running job ({@code -D} of every
+ * row the key's state holds, the state cleared). An erasure acts when it is processed: it removes
+ * what the key has then, and a later event of the key starts a new history.
  */
 final class Erasures {
     /** The uid of the step that turns erasures into engine input (part of the savepoint format). */
@@ -146,7 +147,7 @@ final class Erasures {
             for (int i = 0; i < keyIndexes.length; i++) {
                 row.setField(spec.baseFields()[keyIndexes[i]], internal.getField(i));
             }
-            row.setField(spec.eraseField(), true);
+            row.setField(spec.field(ControlColumn.ERASE), true);
             out.collect(row);
         }
     }

@@ -1,7 +1,8 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.EngineOptions;
+import dev.autocdc.operators.flink.spec.EngineSettings;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,20 +41,6 @@ public final class FlowOptions {
                                 + " upsert sinks); `retract` emits `-U`/`+U` and declares no key"
                                 + " (for `kafka` with a changelog format such as `debezium-json`,"
                                 + " `print`, ...)");
-    public static final ConfigOption<Duration> TOMBSTONE_RETENTION =
-            ConfigOptions.key("tombstone-retention")
-                    .durationType()
-                    .defaultValue(EngineSpec.DEFAULT_TOMBSTONE_RETENTION)
-                    .withDescription(
-                            "how long a deleted key is remembered (`forever` keeps it); must exceed"
-                                    + " your sources' lateness");
-    public static final ConfigOption<Duration> HISTORY_RETENTION =
-            ConfigOptions.key("history-retention")
-                    .durationType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "SCD2 and bitemporal: drop history closed longer ago (it is in the"
-                                    + " sink)");
     public static final ConfigOption<String> DEAD_LETTER_TABLE =
             ConfigOptions.key("dead-letter-table")
                     .stringType()
@@ -99,43 +86,15 @@ public final class FlowOptions {
                                     + " dead letter (see [bad input](bad-input.md)); `fail`: the"
                                     + " source reads its records itself, as Flink does (a bad"
                                     + " record fails the job)");
-    public static final ConfigOption<Integer> BLOCK_SIZE =
-            ConfigOptions.key("block-size")
-                    .intType()
-                    .defaultValue(EngineSpec.DEFAULT_BLOCK_SIZE)
-                    .withDescription(
-                            "SCD2 and bitemporal: history entries stored as one state value, 1 to "
-                                    + EngineSpec.MAX_BLOCK_SIZE
-                                    + " (see [state](state.md)); any size restores state written"
-                                    + " with any other");
 
-    public static final ConfigOption<Integer> STATE_CACHE_KEYS =
-            ConfigOptions.key("state-cache-keys")
-                    .intType()
-                    .defaultValue(EngineSpec.DEFAULT_STATE_CACHE_KEYS)
-                    .withDescription(
-                            "how many keys' hot state (SCD1's row, the newest entries of an SCD2 or"
-                                    + " bitemporal history) each instance of the flow keeps as"
-                                    + " objects on the JVM heap, 0 to "
-                                    + EngineSpec.MAX_STATE_CACHE_KEYS
-                                    + ": a key's events in a row then read and write RocksDB once,"
-                                    + " when the key is evicted or before a checkpoint; once"
-                                    + " full, it takes a key in only when the key was asked for"
-                                    + " more often lately than the one it would evict"
-                                    + " ([performance](performance.md#the-write-back-cache));"
-                                    + " 0 turns it off; refused for flows FROM SNAPSHOT or with"
-                                    + " APPLY AS TRUNCATE WHEN, whose operator visits every key");
-
-    public static final ConfigOption<Double> SNAPSHOT_HOLD_THRESHOLD =
-            ConfigOptions.key("snapshot-hold-threshold")
-                    .doubleType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "`FROM SNAPSHOT`: the safety valve. A snapshot with fewer rows than"
-                                    + " (1 - this share) times the last complete snapshot's is"
-                                    + " held: it and every later snapshot wait, its rows go to the"
-                                    + " late events (`snapshot_held`); raise it and restart from"
-                                    + " a savepoint to apply it ([snapshots](snapshots.md))");
+    /** The settings the engine applies, declared (with their ranges) in {@link EngineOptions}. */
+    private static final List<ConfigOption<?>> ENGINE =
+            List.of(
+                    EngineOptions.TOMBSTONE_RETENTION,
+                    EngineOptions.HISTORY_RETENTION,
+                    EngineOptions.BLOCK_SIZE,
+                    EngineOptions.STATE_CACHE_KEYS,
+                    EngineOptions.SNAPSHOT_HOLD_THRESHOLD);
 
     /** Each option with the default as the docs give it (a computed or absent default in words). */
     private record Documented(ConfigOption<?> option, String defaultText) {}
@@ -148,19 +107,21 @@ public final class FlowOptions {
                                     + " `jdbc`) or its declared columns have a PRIMARY KEY, else"
                                     + " `retract`"),
                     new Documented(
-                            TOMBSTONE_RETENTION,
+                            EngineOptions.TOMBSTONE_RETENTION,
                             "`"
                                     + TimeUtils.formatWithHighestUnit(
-                                            TOMBSTONE_RETENTION.defaultValue())
+                                            EngineOptions.TOMBSTONE_RETENTION.defaultValue())
                                     + "`"),
-                    new Documented(HISTORY_RETENTION, "keep all"),
+                    new Documented(EngineOptions.HISTORY_RETENTION, "keep all"),
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
                     new Documented(ERASURES_TABLE, "none"),
-                    new Documented(BLOCK_SIZE, "`" + BLOCK_SIZE.defaultValue() + "`"),
-                    new Documented(STATE_CACHE_KEYS, "`0` (off)"),
+                    new Documented(
+                            EngineOptions.BLOCK_SIZE,
+                            "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
+                    new Documented(EngineOptions.STATE_CACHE_KEYS, "`0` (off)"),
                     new Documented(BAD_RECORDS, "`dead_letter`"),
-                    new Documented(SNAPSHOT_HOLD_THRESHOLD, "off"));
+                    new Documented(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, "off"));
 
     private final Map<String, Configuration> byFlow;
     private final Map<String, Integer> lines;
@@ -244,6 +205,7 @@ public final class FlowOptions {
             read.historyRetention(flow);
             read.blockSize(flow);
             read.stateCacheKeys(flow);
+            read.snapshotHoldThreshold(flow);
             read.badRecords(flow);
         }
         return read;
@@ -256,12 +218,12 @@ public final class FlowOptions {
 
     /** Null: tombstones are kept forever. */
     public Duration tombstoneRetention(String flow) {
-        return retention(flow, TOMBSTONE_RETENTION);
+        return retention(flow, EngineOptions.TOMBSTONE_RETENTION);
     }
 
     /** Null: all history is kept. */
     public Duration historyRetention(String flow) {
-        return retention(flow, HISTORY_RETENTION);
+        return retention(flow, EngineOptions.HISTORY_RETENTION);
     }
 
     /** The table that receives the dead letters; null: they are logged. */
@@ -280,11 +242,11 @@ public final class FlowOptions {
     }
 
     public int blockSize(String flow) {
-        return value(flow, BLOCK_SIZE);
+        return value(flow, EngineOptions.BLOCK_SIZE);
     }
 
     public int stateCacheKeys(String flow) {
-        return value(flow, STATE_CACHE_KEYS);
+        return value(flow, EngineOptions.STATE_CACHE_KEYS);
     }
 
     public BadRecords badRecords(String flow) {
@@ -293,7 +255,17 @@ public final class FlowOptions {
 
     /** The share of missing rows that holds a snapshot; null: off. */
     public Double snapshotHoldThreshold(String flow) {
-        return value(flow, SNAPSHOT_HOLD_THRESHOLD);
+        return value(flow, EngineOptions.SNAPSHOT_HOLD_THRESHOLD);
+    }
+
+    /** The settings of the flow that its engine applies. */
+    public EngineSettings engineSettings(String flow) {
+        return new EngineSettings(
+                tombstoneRetention(flow),
+                historyRetention(flow),
+                blockSize(flow),
+                stateCacheKeys(flow),
+                snapshotHoldThreshold(flow));
     }
 
     /** A retention: a duration, or {@code forever} (also {@code none}) for no retention. */
@@ -315,11 +287,7 @@ public final class FlowOptions {
             value = null;
         }
         if (value == null && conf.toMap().containsKey(option.key())
-                || option == BLOCK_SIZE
-                        && ((Integer) value < 1 || (Integer) value > EngineSpec.MAX_BLOCK_SIZE)
-                || option == STATE_CACHE_KEYS
-                        && ((Integer) value < 0
-                                || (Integer) value > EngineSpec.MAX_STATE_CACHE_KEYS)) {
+                || ENGINE.contains(option) && !EngineOptions.inRange(option, value)) {
             throw refused(
                     flow,
                     option.key(),
@@ -367,19 +335,13 @@ public final class FlowOptions {
     }
 
     private static String expected(ConfigOption<?> option) {
-        if (option == TOMBSTONE_RETENTION || option == HISTORY_RETENTION) {
-            return "a duration; write for example '2 d', '12 h' or 'forever'";
+        if (ENGINE.contains(option)) {
+            return EngineOptions.expected(option);
         }
         if (option == CHANGELOG_MODE) {
             return "'retract' or 'upsert'";
         }
-        if (option == SNAPSHOT_HOLD_THRESHOLD) {
-            return "a share between 0 and 1, such as 0.2";
-        }
-        if (option == STATE_CACHE_KEYS) {
-            return "a whole number from 0 (off) to " + EngineSpec.MAX_STATE_CACHE_KEYS;
-        }
-        return "a whole number from 1 to " + EngineSpec.MAX_BLOCK_SIZE;
+        return "'dead_letter' or 'fail'";
     }
 
     /** The docs' table of settings: key, default, meaning. */

@@ -1,13 +1,14 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.flow.ScriptSplitter;
 import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowMapping;
 import dev.autocdc.operators.flink.spec.OutputMode;
@@ -235,7 +236,7 @@ public final class FlowPlanner {
         }
         // Control columns are named under a prefix no source column uses, so every source column
         // stays data whatever its name (semantics §11).
-        String prefix = EngineSpec.controlPrefixAvoiding(sourceColumns);
+        String prefix = ControlColumn.prefixAvoiding(sourceColumns);
         // a Kafka or filesystem source is read as bytes and decoded by a step of ours, so that a
         // record its format cannot read is a dead letter (SourceDecoding)
         SourceDecoding.Decoded decoded = null;
@@ -262,16 +263,7 @@ public final class FlowPlanner {
         }
         FlowMapping mapping;
         try {
-            mapping =
-                    FlowMapping.builder(sourceColumns)
-                            .keys(flow.keys())
-                            .sequenceBy(flow.sequenceBy())
-                            .systemSequenceBy(flow.systemSequenceBy())
-                            .columnsToUpdate(flow.columnsToUpdate())
-                            .columns(flow.columnList())
-                            .columnsExcept(flow.exceptColumnList())
-                            .snapshot(flow.fromSnapshot())
-                            .build();
+            mapping = FlowMapping.of(flow, sourceColumns);
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
         }
@@ -359,35 +351,9 @@ public final class FlowPlanner {
             String prefix,
             FlowOptions options,
             OutputMode mode) {
-        EngineSpec.Builder b =
-                mapping.configure(EngineSpec.builder(flow.name(), flow.storedAs(), input))
-                        .controlPrefix(prefix);
-        if (flow.fromSnapshot()) {
-            b.fromSnapshot();
-        }
-        if (flow.ignoreNullUpdates()) {
-            b.ignoreNullUpdates();
-        }
-        if (flow.ignoreNullUpdatesColumnList() != null) {
-            b.ignoreNullUpdatesOn(flow.ignoreNullUpdatesColumnList());
-        }
-        if (flow.ignoreNullUpdatesExceptColumnList() != null) {
-            b.ignoreNullUpdatesExcept(flow.ignoreNullUpdatesExceptColumnList());
-        }
-        if (flow.trackHistoryColumnList() != null) {
-            b.trackHistoryOn(flow.trackHistoryColumnList());
-        }
-        if (flow.trackHistoryExceptColumnList() != null) {
-            b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
-        }
-        b.outputMode(mode);
-        b.tombstoneRetention(options.tombstoneRetention(flow.name()));
-        b.historyRetention(options.historyRetention(flow.name()));
-        b.blockSize(options.blockSize(flow.name()));
-        b.stateCacheKeys(options.stateCacheKeys(flow.name()));
-        b.snapshotHoldThreshold(options.snapshotHoldThreshold(flow.name()));
         try {
-            return b.build();
+            return mapping.engineSpec(
+                    flow, input, prefix, options.engineSettings(flow.name()), mode);
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
         } catch (IllegalArgumentException e) {

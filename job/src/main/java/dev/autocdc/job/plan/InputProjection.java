@@ -4,9 +4,10 @@ import static dev.autocdc.job.plan.FlowPlanner.quote;
 import static dev.autocdc.job.plan.FlowPlanner.quoteName;
 import static dev.autocdc.job.plan.FlowPlanner.rootMessage;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.source.SourceDecoding;
+import dev.autocdc.operators.core.AutoCdcFlow;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowMapping;
 import java.util.ArrayList;
@@ -27,10 +28,10 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  * <ol>
  *   <li>the source columns the target keeps ({@link FlowMapping#kept()});
  *   <li>the control columns, named under the flow's control prefix ({@link
- *       EngineSpec#controlName}): the sequence (a ROW for a struct sequence), the system sequence,
- *       the delete and truncate conditions, the clause whose CAST failed, the COLUMNS TO UPDATE
- *       list, the record's Kafka coordinates, and the source columns the target leaves out as one
- *       ROW (so that a dead letter's payload is the whole record);
+ *       ControlColumn#columnName(String)}): the sequence (a ROW for a struct sequence), the system
+ *       sequence, the delete and truncate conditions, the clause whose CAST failed, the COLUMNS TO
+ *       UPDATE list, the record's Kafka coordinates, and the source columns the target leaves out
+ *       as one ROW (so that a dead letter's payload is the whole record);
  *   <li>for a source decoded by the flow ({@link SourceDecoding}), last, the record's bytes, which
  *       {@code FlowJob} checks and drops before the engine.
  * </ol>
@@ -66,13 +67,13 @@ final class InputProjection {
                 if (c instanceof Column.MetadataColumn m) {
                     String as =
                             switch (m.getMetadataKey().orElse(c.getName())) {
-                                case "topic" -> EngineSpec.TOPIC;
-                                case "partition" -> EngineSpec.PARTITION;
-                                case "offset" -> EngineSpec.OFFSET;
+                                case "topic" -> ControlColumn.TOPIC.columnName();
+                                case "partition" -> ControlColumn.PARTITION.columnName();
+                                case "offset" -> ControlColumn.OFFSET.columnName();
                                 default -> null;
                             };
                     if (as != null) {
-                        coordinates.put(c.getName(), EngineSpec.controlName(prefix, as));
+                        coordinates.put(c.getName(), ControlColumn.withPrefix(prefix, as));
                     }
                 }
             }
@@ -83,17 +84,29 @@ final class InputProjection {
         }
         select.append(sequenceExpression(flow, mapping, source))
                 .append(" AS ")
-                .append(quote(EngineSpec.controlName(prefix, EngineSpec.SEQUENCE)));
+                .append(quote(ControlColumn.SEQUENCE.columnName(prefix)));
         if (mapping.systemSequence() != null) {
-            as(select, quote(mapping.systemSequence()), prefix, EngineSpec.SYSTEM_SEQUENCE);
+            as(
+                    select,
+                    quote(mapping.systemSequence()),
+                    prefix,
+                    ControlColumn.SYSTEM_SEQUENCE.columnName());
         }
         // each CAST in a condition becomes TRY_CAST; a record whose CAST failed is a dead letter
         // naming the clause (CastGuard)
         StringBuilder castFailed = new StringBuilder();
         String[][] conditions = {
-            {flow.applyAsDeletes(), "APPLY AS DELETE WHEN", EngineSpec.DELETE},
-            {flow.applyAsTruncates(), "APPLY AS TRUNCATE WHEN", EngineSpec.TRUNCATE},
-            {flow.applyAsSnapshotEnd(), "APPLY AS SNAPSHOT END WHEN", EngineSpec.SNAPSHOT_END}
+            {flow.applyAsDeletes(), "APPLY AS DELETE WHEN", ControlColumn.DELETE.columnName()},
+            {
+                flow.applyAsTruncates(),
+                "APPLY AS TRUNCATE WHEN",
+                ControlColumn.TRUNCATE.columnName()
+            },
+            {
+                flow.applyAsSnapshotEnd(),
+                "APPLY AS SNAPSHOT END WHEN",
+                ControlColumn.SNAPSHOT_END.columnName()
+            }
         };
         for (String[] c : conditions) {
             if (c[0] != null) {
@@ -103,20 +116,28 @@ final class InputProjection {
             }
         }
         if (castFailed.length() > 0) {
-            as(select, "CASE" + castFailed + " END", prefix, EngineSpec.CAST_FAILED);
+            as(
+                    select,
+                    "CASE" + castFailed + " END",
+                    prefix,
+                    ControlColumn.CAST_FAILED.columnName());
         }
         if (mapping.columnsToUpdate() != null) {
-            as(select, quote(mapping.columnsToUpdate()), prefix, EngineSpec.COLUMNS_TO_UPDATE);
+            as(
+                    select,
+                    quote(mapping.columnsToUpdate()),
+                    prefix,
+                    ControlColumn.COLUMNS_TO_UPDATE.columnName());
         }
         if (erasable) { // the flow's own rows erase nothing; Erasures' rows set it
-            as(select, "CAST(NULL AS BOOLEAN)", prefix, EngineSpec.ERASE);
+            as(select, "CAST(NULL AS BOOLEAN)", prefix, ControlColumn.ERASE.columnName());
         }
         // in the control columns' own types, whatever type the source declared (a BIGINT partition)
         Map<String, String> coordinateTypes =
                 Map.of(
-                        EngineSpec.controlName(prefix, EngineSpec.TOPIC), "STRING",
-                        EngineSpec.controlName(prefix, EngineSpec.PARTITION), "INT",
-                        EngineSpec.controlName(prefix, EngineSpec.OFFSET), "BIGINT");
+                        ControlColumn.TOPIC.columnName(prefix), "STRING",
+                        ControlColumn.PARTITION.columnName(prefix), "INT",
+                        ControlColumn.OFFSET.columnName(prefix), "BIGINT");
         for (Map.Entry<String, String> c : coordinates.entrySet()) {
             select.append(", CAST(")
                     .append(quote(c.getKey()))
@@ -127,7 +148,7 @@ final class InputProjection {
         }
         String record = recordExpression(mapping, source);
         if (record != null) {
-            as(select, record, prefix, EngineSpec.RECORD);
+            as(select, record, prefix, ControlColumn.RECORD.columnName());
         }
         if (decoded != null) { // last: the record's bytes, checked and dropped by FlowJob
             select.append(", ").append(quote(decoded.raw()));
@@ -142,7 +163,7 @@ final class InputProjection {
         select.append(", ")
                 .append(expression)
                 .append(" AS ")
-                .append(quote(EngineSpec.controlName(prefix, control)));
+                .append(quote(ControlColumn.withPrefix(prefix, control)));
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.spec.EngineSpec;

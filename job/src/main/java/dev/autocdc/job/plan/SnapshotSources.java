@@ -1,9 +1,9 @@
 package dev.autocdc.job.plan;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;

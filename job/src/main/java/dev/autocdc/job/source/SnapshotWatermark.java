@@ -1,6 +1,6 @@
 package dev.autocdc.job.source;
 
-import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Locale;
@@ -71,7 +71,7 @@ public record SnapshotWatermark(String column, String endCondition) {
     static String timeColumn(String prefix, Collection<String> taken) {
         Set<String> lower = new HashSet<>();
         taken.forEach(c -> lower.add(c.toLowerCase(Locale.ROOT)));
-        String name = EngineSpec.controlName(prefix, TIME);
+        String name = ControlColumn.withPrefix(prefix, TIME);
         while (lower.contains(name.toLowerCase(Locale.ROOT))) {
             name += "_";
         }

@@ -1,7 +1,7 @@
 package dev.autocdc.job.source;
 
 import dev.autocdc.operators.flink.runtime.DeadLetter;
-import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,7 +71,7 @@ public final class SourceDecoding {
      * @param view the temporary view's name: the source's columns, then {@code coordinates}
      * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
      *     and offset, named as the engine's control columns under {@link
-     *     EngineSpec#controlPrefixAvoiding} of the source's columns; else empty
+     *     ControlColumn#prefixAvoiding} of the source's columns; else empty
      * @param raw the view's last column, each record's bytes, named as {@link #RAW} under that
      *     prefix
      * @param snapshotWatermark whether the table read as bytes declares the snapshots' watermark
@@ -364,11 +364,15 @@ public final class SourceDecoding {
         List<String> coordinateColumns = new ArrayList<>();
         List<String> names = new ArrayList<>();
         columns.forEach(c -> names.add(c.getName()));
-        String prefix = EngineSpec.controlPrefixAvoiding(names);
+        String prefix = ControlColumn.prefixAvoiding(names);
         if (kafka) {
-            String[] roles = {EngineSpec.TOPIC, EngineSpec.PARTITION, EngineSpec.OFFSET};
+            String[] roles = {
+                ControlColumn.TOPIC.columnName(),
+                ControlColumn.PARTITION.columnName(),
+                ControlColumn.OFFSET.columnName()
+            };
             for (int i = 0; i < roles.length; i++) {
-                String name = EngineSpec.controlName(prefix, roles[i]);
+                String name = ControlColumn.withPrefix(prefix, roles[i]);
                 coordinateColumns.add(name);
                 // the type the source declared (a BIGINT partition); the planner casts it
                 outFields.add(DataTypes.FIELD(name, twinTypes.get(coordinates[i])));
@@ -376,7 +380,7 @@ public final class SourceDecoding {
                 fromRow.add(coordinates[i]);
             }
         }
-        String raw = EngineSpec.controlName(prefix, RAW);
+        String raw = ControlColumn.withPrefix(prefix, RAW);
         outFields.add(DataTypes.FIELD(raw, DataTypes.BYTES()));
         fromValue.add(-1);
         fromRow.add(bytesField); // the record's bytes as read, not a copy

@@ -3,6 +3,7 @@ package dev.autocdc.job.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.TargetType;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -99,7 +99,8 @@ class FlowOptionsTest {
                                         List.of("f"),
                                         Map.of()))
                 .hasMessageContaining(
-                        "'soon' is not a duration; write for example '2 d', '12 h' or 'forever'");
+                        "'soon' is not a positive duration; write for example '2 d', '12 h' or"
+                                + " 'forever'");
         assertThatThrownBy(
                         () ->
                                 FlowOptions.read(
@@ -125,6 +126,25 @@ class FlowOptionsTest {
                 .hasMessage(
                         "line 3, SET 'autocdc.f.state-cache-keys': '-1' is not a whole number from"
                                 + " 0 (off) to 10000000");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.tombstone-retention", "0 s")),
+                                        List.of("f"),
+                                        Map.of("autocdc.f.tombstone-retention", 2)))
+                .as("ranges are EngineOptions', checked at the SET line")
+                .hasMessage(
+                        "line 2, SET 'autocdc.f.tombstone-retention': '0 s' is not a positive"
+                                + " duration; write for example '2 d', '12 h' or 'forever'");
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.snapshot-hold-threshold", "1.5")),
+                                        List.of("f"),
+                                        Map.of()))
+                .hasMessage(
+                        "setting autocdc.f.snapshot-hold-threshold: '1.5' is not a share between 0"
+                                + " and 1, such as 0.2");
         assertThat(
                         FlowOptions.read(
                                         conf(Map.of("autocdc.f.state-cache-keys", "50000")),

@@ -3,9 +3,9 @@ package dev.autocdc.job.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -342,7 +342,7 @@ class FlowPlannerTest {
                         () ->
                                 new FlowPlanner(tEnv)
                                         .plan(FlowScript.parse(flow.replace("30 d", "soon"))))
-                .hasMessageContaining("'soon' is not a duration");
+                .hasMessageContaining("'soon' is not a positive duration");
     }
 
     /**

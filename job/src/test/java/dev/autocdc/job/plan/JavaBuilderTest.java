@@ -2,8 +2,8 @@ package dev.autocdc.job.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.job.flow.AutoCdcFlow;
 import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.operators.core.AutoCdcFlow;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -1,6 +1,5 @@
-package dev.autocdc.job.flow;
+package dev.autocdc.operators.core;
 
-import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -381,19 +380,20 @@ public final class AutoCdcFlow {
             return this;
         }
 
-        Builder line(int firstLine) {
+        /** The line of the flow file where the flow starts, for the planner's messages. */
+        public Builder line(int firstLine) {
             this.line = firstLine;
             return this;
         }
 
         public AutoCdcFlow build() {
             if (keys.isEmpty()) {
-                throw new FlowSyntaxException(
-                        line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
+                throw new FlowDefinitionException(
+                        "KEYS", "flow " + name + " needs KEYS (col, ...)");
             }
             if (sequenceBy.isEmpty()) {
-                throw new FlowSyntaxException(
-                        line, "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
+                throw new FlowDefinitionException(
+                        "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
             }
             if (fromSnapshot) {
                 refuseInSnapshotFlow("APPLY AS DELETE WHEN", applyAsDeletes != null);
@@ -405,8 +405,7 @@ public final class AutoCdcFlow {
                                 || ignoreNullUpdatesExceptColumnList != null);
                 refuseInSnapshotFlow("COLUMNS TO UPDATE", columnsToUpdate != null);
             } else if (applyAsSnapshotEnd != null) {
-                throw new FlowSyntaxException(
-                        line,
+                throw new FlowDefinitionException(
                         "APPLY AS SNAPSHOT END WHEN",
                         "flow "
                                 + name
@@ -421,8 +420,7 @@ public final class AutoCdcFlow {
         /** semantics §10: these clauses make no sense for whole snapshots. */
         private void refuseInSnapshotFlow(String clause, boolean given) {
             if (given) {
-                throw new FlowSyntaxException(
-                        line,
+                throw new FlowDefinitionException(
                         clause,
                         "flow "
                                 + name

@@ -5,6 +5,7 @@ import dev.autocdc.operators.flink.snapshot.AutoCdcSnapshotFunction;
 import dev.autocdc.operators.flink.snapshot.SnapshotApplyOperator;
 import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -50,7 +51,7 @@ public final class AutoCdc {
         if (spec.snapshot()) {
             return fromSnapshots(events, spec, outputType, uid, keys);
         }
-        if (spec.truncateField() < 0) {
+        if (spec.field(ControlColumn.TRUNCATE) < 0) {
             return events.keyBy(keys)
                     .transform(
                             "AUTO CDC " + spec.flow().name(),
@@ -59,7 +60,7 @@ public final class AutoCdc {
                     .uid(uid)
                     .name("AUTO CDC " + spec.flow().name());
         }
-        int truncateField = spec.truncateField();
+        int truncateField = spec.field(ControlColumn.TRUNCATE);
         DataStream<RowData> truncates =
                 events.filter(r -> isTruncate(r, truncateField))
                         .returns(events.getType())

@@ -6,6 +6,7 @@ import dev.autocdc.operators.core.InvalidHistoryException;
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.TypeMapping;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
@@ -83,7 +84,9 @@ public final class HistoryLoader implements Serializable {
             fields.add(
                     new RowType.RowField(
                             "__START_AT",
-                            spec.inputType().getTypeAt(spec.sequenceField()).copy(true)));
+                            spec.inputType()
+                                    .getTypeAt(spec.field(ControlColumn.SEQUENCE))
+                                    .copy(true)));
         }
         return new RowType(fields);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.reference.ReferenceModel;
@@ -21,11 +22,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Erasing a key ({@link EngineSpec#ERASE}) on RocksDB, through a restore: random events over three
- * keys with erasures among them. An erasure emits a {@code -D} of every row the key has in the
- * materialized table, and nothing else; afterwards the table equals the reference over each key's
- * events after its last erasure (a later event starts a new history); erasing every key at the end
- * leaves an empty table and no state at all.
+ * Erasing a key ({@link ControlColumn#ERASE}) on RocksDB, through a restore: random events over
+ * three keys with erasures among them. An erasure emits a {@code -D} of every row the key has in
+ * the materialized table, and nothing else; afterwards the table equals the reference over each
+ * key's events after its last erasure (a later event starts a new history); erasing every key at
+ * the end leaves an empty table and no state at all.
  */
 class EraseTest {
 

@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.flink.spec.TypeMapping;
@@ -487,7 +488,7 @@ class SavepointCompatibilityTest {
         void runEvents(List<Object[]> events, int from, int to, ChangelogTable table)
                 throws Exception {
             RowType input = spec.inputType();
-            int truncate = input.getFieldNames().indexOf(EngineSpec.TRUNCATE);
+            int truncate = input.getFieldNames().indexOf(ControlColumn.TRUNCATE.columnName());
             for (int i = from; i < to; i++) {
                 harness.setProcessingTime(i * STEP_MS);
                 drainInto(table);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.OperatorRun.Change;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowShape;
 import dev.autocdc.operators.flink.spec.OutputMode;
@@ -62,13 +63,13 @@ class SchemaChangeTest {
             String... keys) {
         List<String> n = new ArrayList<>(names);
         List<LogicalType> t = new ArrayList<>(types);
-        n.add(EngineSpec.SEQUENCE);
+        n.add(ControlColumn.SEQUENCE.columnName());
         t.add(sequence);
         if (type == TargetType.BITEMPORAL) {
-            n.add(EngineSpec.SYSTEM_SEQUENCE);
+            n.add(ControlColumn.SYSTEM_SEQUENCE.columnName());
             t.add(INT);
         }
-        n.add(EngineSpec.DELETE);
+        n.add(ControlColumn.DELETE.columnName());
         t.add(new BooleanType());
         RowType input = RowType.of(t.toArray(new LogicalType[0]), n.toArray(new String[0]));
         EngineSpec.Builder b = EngineSpec.builder("f", type, input).keys(keys);
@@ -239,7 +240,7 @@ class SchemaChangeTest {
                 backend,
                 spec(
                         TargetType.SCD1,
-                        List.of("id", "v", EngineSpec.COLUMNS_TO_UPDATE),
+                        List.of("id", "v", ControlColumn.COLUMNS_TO_UPDATE.columnName()),
                         List.of(INT, STRING, STRING),
                         INT,
                         EngineSpec.Builder::columnsToUpdate,

@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
+import dev.autocdc.operators.flink.spec.EngineOptions;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.SnapshotReference;
@@ -74,7 +75,7 @@ class SnapshotFlowTest {
                 .keys("id")
                 .fromSnapshot()
                 .tombstoneRetention(
-                        tombstones == null ? EngineSpec.DEFAULT_TOMBSTONE_RETENTION : tombstones)
+                        tombstones == null ? EngineOptions.DEFAULT_TOMBSTONE_RETENTION : tombstones)
                 .build();
     }
 

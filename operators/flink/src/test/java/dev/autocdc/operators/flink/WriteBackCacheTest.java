@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.flink.state.WriteBackCache;
@@ -241,7 +242,11 @@ class WriteBackCacheTest {
         RowType input =
                 RowType.of(
                         new LogicalType[] {new IntType(false), new IntType(), new BooleanType()},
-                        new String[] {"id", EngineSpec.SEQUENCE, EngineSpec.TRUNCATE});
+                        new String[] {
+                            "id",
+                            ControlColumn.SEQUENCE.columnName(),
+                            ControlColumn.TRUNCATE.columnName()
+                        });
         assertThatThrownBy(
                         () ->
                                 EngineSpec.builder("t", TargetType.SCD1, input)
@@ -249,12 +254,12 @@ class WriteBackCacheTest {
                                         .stateCacheKeys(10)
                                         .build())
                 .isInstanceOf(FlowDefinitionException.class)
-                .hasMessageContaining("state cache keys")
+                .hasMessageContaining("state-cache-keys")
                 .hasMessageContaining("APPLY AS TRUNCATE WHEN runs without the write-back cache");
         RowType snapshots =
                 RowType.of(
                         new LogicalType[] {new IntType(false), new IntType()},
-                        new String[] {"id", EngineSpec.SEQUENCE});
+                        new String[] {"id", ControlColumn.SEQUENCE.columnName()});
         assertThatThrownBy(
                         () ->
                                 EngineSpec.builder("s", TargetType.SCD2, snapshots)

@@ -1,6 +1,8 @@
 package dev.autocdc.operators.flink.runtime;
 
 import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.flink.spec.ControlColumn;
+import dev.autocdc.operators.flink.spec.EngineOptions;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import java.io.Serializable;
@@ -78,17 +80,17 @@ public final class AutoCdcProcessor implements Serializable {
     public AutoCdcProcessor(EngineSpec spec) {
         if (spec.tombstoneRetention() != null) {
             throw new FlowDefinitionException(
-                    "tombstone retention",
+                    EngineOptions.TOMBSTONE_RETENTION.key(),
                     "it needs processing-time timers, which this host lacks; build the spec with"
                             + " tombstoneRetention(null) and bound state with a state TTL instead");
         }
         if (spec.historyRetention() != null) {
             throw new FlowDefinitionException(
-                    "history retention",
+                    EngineOptions.HISTORY_RETENTION.key(),
                     "it needs processing-time timers, which this host"
                             + " lacks; remove it (keep all history) or run the flow as a job");
         }
-        if (spec.truncateField() >= 0) {
+        if (spec.field(ControlColumn.TRUNCATE) >= 0) {
             throw new FlowDefinitionException(
                     "APPLY AS TRUNCATE WHEN",
                     "a truncate clears every key, and this host"

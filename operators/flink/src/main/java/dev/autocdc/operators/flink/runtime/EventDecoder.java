@@ -7,6 +7,7 @@ import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.SequenceCodec;
 import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.util.ArrayList;
@@ -65,11 +66,11 @@ public final class EventDecoder {
         for (int i = 0; i < inputTypes.length; i++) {
             inputGetters[i] = RowData.createFieldGetter(inputTypes[i], i);
         }
-        topic = spec.field(EngineSpec.TOPIC);
-        partition = spec.field(EngineSpec.PARTITION);
-        offset = spec.field(EngineSpec.OFFSET);
-        record = spec.field(EngineSpec.RECORD);
-        castFailed = spec.field(EngineSpec.CAST_FAILED);
+        topic = spec.field(ControlColumn.TOPIC);
+        partition = spec.field(ControlColumn.PARTITION);
+        offset = spec.field(ControlColumn.OFFSET);
+        record = spec.field(ControlColumn.RECORD);
+        castFailed = spec.field(ControlColumn.CAST_FAILED);
         keyIndexes = flow.keyIndexes();
     }
 
@@ -93,9 +94,9 @@ public final class EventDecoder {
             for (int i = 0; i < row.length; i++) {
                 row[i] = TypeMapping.toJava(baseTypes[i], baseGetters[i].getFieldOrNull(input));
             }
-            sequence = field(input, spec.sequenceField());
-            if (spec.systemSequenceField() >= 0) {
-                system = field(input, spec.systemSequenceField());
+            sequence = field(input, spec.field(ControlColumn.SEQUENCE));
+            if (spec.field(ControlColumn.SYSTEM_SEQUENCE) >= 0) {
+                system = field(input, spec.field(ControlColumn.SYSTEM_SEQUENCE));
             }
         } catch (RuntimeException e) {
             return reject(
@@ -105,9 +106,10 @@ public final class EventDecoder {
                     "a value does not convert: " + e.getMessage());
         }
         Op op =
-                flag(input, spec.truncateField())
+                flag(input, spec.field(ControlColumn.TRUNCATE))
                         ? Op.TRUNCATE
-                        : flag(input, spec.deleteField()) || input.getRowKind() == RowKind.DELETE
+                        : flag(input, spec.field(ControlColumn.DELETE))
+                                        || input.getRowKind() == RowKind.DELETE
                                 ? Op.DELETE
                                 : Op.UPSERT;
         byte[] systemBytes =
@@ -144,7 +146,7 @@ public final class EventDecoder {
                             + input.getString(castFailed)
                             + " could not convert the record's value");
         }
-        boolean truncate = flag(input, spec.truncateField());
+        boolean truncate = flag(input, spec.field(ControlColumn.TRUNCATE));
         if (truncate && !truncateAllowed) {
             return letter(
                     input,
@@ -159,14 +161,17 @@ public final class EventDecoder {
             }
         }
         try {
-            if (!complete(input, spec.sequenceField(), flow.sequenceCodec())) {
+            if (!complete(input, spec.field(ControlColumn.SEQUENCE), flow.sequenceCodec())) {
                 return letter(
                         input,
                         DeadLetter.NULL_SEQUENCE,
                         "the SEQUENCE BY value is null or has a null field");
             }
             if (flow.targetType() == TargetType.BITEMPORAL
-                    && !complete(input, spec.systemSequenceField(), flow.systemSequenceCodec())) {
+                    && !complete(
+                            input,
+                            spec.field(ControlColumn.SYSTEM_SEQUENCE),
+                            flow.systemSequenceCodec())) {
                 return letter(
                         input,
                         DeadLetter.NULL_SYSTEM_SEQUENCE,
@@ -217,8 +222,8 @@ public final class EventDecoder {
 
     /** The row's COLUMNS TO UPDATE list as the input holds it; null when none. */
     private Object columnsToUpdate(RowData input) {
-        return flow.hasColumnsToUpdate() && spec.columnsToUpdateField() >= 0
-                ? inputGetters[spec.columnsToUpdateField()].getFieldOrNull(input)
+        return flow.hasColumnsToUpdate() && spec.field(ControlColumn.COLUMNS_TO_UPDATE) >= 0
+                ? inputGetters[spec.field(ControlColumn.COLUMNS_TO_UPDATE)].getFieldOrNull(input)
                 : null;
     }
 
@@ -253,13 +258,13 @@ public final class EventDecoder {
      */
     public byte[] snapshotId(RowData input) {
         try {
-            Object sequence = field(input, spec.sequenceField());
+            Object sequence = field(input, spec.field(ControlColumn.SEQUENCE));
             if (!flow.sequenceCodec().isComplete(sequence)) {
                 return null;
             }
             byte[] system = null;
             if (flow.targetType() == TargetType.BITEMPORAL) {
-                Object sys = field(input, spec.systemSequenceField());
+                Object sys = field(input, spec.field(ControlColumn.SYSTEM_SEQUENCE));
                 if (!flow.systemSequenceCodec().isComplete(sys)) {
                     return null;
                 }
@@ -273,7 +278,7 @@ public final class EventDecoder {
 
     /** The encoded SEQUENCE BY of a row whose sequence can be read: a snapshot's version. */
     public byte[] sequence(RowData input) {
-        return flow.sequenceCodec().encode(field(input, spec.sequenceField()));
+        return flow.sequenceCodec().encode(field(input, spec.field(ControlColumn.SEQUENCE)));
     }
 
     /** A dead letter or late event of the row, with its reason and message, uncounted. */
@@ -339,7 +344,7 @@ public final class EventDecoder {
 
     /**
      * The source record as JSON text (see {@link JsonText}): the base columns, then the columns the
-     * target leaves out ({@value EngineSpec#RECORD}); without that column (a target that keeps
+     * target leaves out ({@link ControlColumn#RECORD}); without that column (a target that keeps
      * every source column, or a DataStream input), every input field, the engine's own included. A
      * field that cannot be read is rendered as null.
      */

@@ -3,6 +3,7 @@ package dev.autocdc.operators.flink.runtime;
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.Op;
 import dev.autocdc.operators.core.TargetChange;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowShape;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
@@ -260,9 +261,9 @@ public final class FlowRuntime implements Serializable {
             ChangeEvent truncateFloor,
             boolean derived)
             throws Exception {
-        if (spec.eraseField() >= 0
-                && !input.isNullAt(spec.eraseField())
-                && input.getBoolean(spec.eraseField())) {
+        if (spec.field(ControlColumn.ERASE) >= 0
+                && !input.isNullAt(spec.field(ControlColumn.ERASE))
+                && input.getBoolean(spec.field(ControlColumn.ERASE))) {
             erase(input, fx, out);
             return true;
         }

@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink.runtime;
 
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -47,8 +48,8 @@ public final class SequenceClock {
     public static SequenceClock of(EngineSpec spec) {
         int field =
                 spec.flow().targetType() == TargetType.BITEMPORAL
-                        ? spec.systemSequenceField()
-                        : spec.sequenceField();
+                        ? spec.field(ControlColumn.SYSTEM_SEQUENCE)
+                        : spec.field(ControlColumn.SEQUENCE);
         return of(field, spec.inputType().getTypeAt(field));
     }
 

@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink.snapshot;
 
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -30,12 +31,14 @@ final class SnapshotKeyRows {
         }
         version =
                 RowData.createFieldGetter(
-                        spec.inputType().getTypeAt(spec.sequenceField()), SnapshotMarks.SEQUENCE);
+                        spec.inputType().getTypeAt(spec.field(ControlColumn.SEQUENCE)),
+                        SnapshotMarks.SEQUENCE);
         systemSequence =
-                spec.systemSequenceField() < 0
+                spec.field(ControlColumn.SYSTEM_SEQUENCE) < 0
                         ? null
                         : RowData.createFieldGetter(
-                                spec.inputType().getTypeAt(spec.systemSequenceField()),
+                                spec.inputType()
+                                        .getTypeAt(spec.field(ControlColumn.SYSTEM_SEQUENCE)),
                                 SnapshotMarks.SYSTEM_SEQUENCE);
     }
 
@@ -68,9 +71,10 @@ final class SnapshotKeyRows {
         for (int i = 0; key != null && i < keyFields.length; i++) {
             row.setField(keyFields[i], key[i]);
         }
-        row.setField(spec.sequenceField(), version.getFieldOrNull(mark));
+        row.setField(spec.field(ControlColumn.SEQUENCE), version.getFieldOrNull(mark));
         if (systemSequence != null) {
-            row.setField(spec.systemSequenceField(), systemSequence.getFieldOrNull(mark));
+            row.setField(
+                    spec.field(ControlColumn.SYSTEM_SEQUENCE), systemSequence.getFieldOrNull(mark));
         }
         return row;
     }

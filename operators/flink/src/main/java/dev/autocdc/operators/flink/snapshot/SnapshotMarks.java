@@ -4,6 +4,7 @@ import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.EventDecoder;
 import dev.autocdc.operators.flink.runtime.SequenceClock;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
@@ -99,10 +100,10 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
      * BIGINT, held BOOLEAN.
      */
     public static RowType markType(EngineSpec spec) {
-        LogicalType seq = spec.inputType().getTypeAt(spec.sequenceField());
+        LogicalType seq = spec.inputType().getTypeAt(spec.field(ControlColumn.SEQUENCE));
         LogicalType sys =
-                spec.systemSequenceField() >= 0
-                        ? spec.inputType().getTypeAt(spec.systemSequenceField())
+                spec.field(ControlColumn.SYSTEM_SEQUENCE) >= 0
+                        ? spec.inputType().getTypeAt(spec.field(ControlColumn.SYSTEM_SEQUENCE))
                         : new BooleanType();
         return RowType.of(
                 new LogicalType[] {
@@ -127,7 +128,7 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
     }
 
     static boolean isEnd(EngineSpec spec, RowData row) {
-        int f = spec.snapshotEndField();
+        int f = spec.field(ControlColumn.SNAPSHOT_END);
         return f >= 0 && !row.isNullAt(f) && row.getBoolean(f);
     }
 
@@ -137,17 +138,22 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
         decoder = new EventDecoder(spec, null); // snapshotId() counts nothing
         clock = clock(spec);
         List<LogicalType> types = spec.inputType().getChildren();
-        sequence = RowData.createFieldGetter(types.get(spec.sequenceField()), spec.sequenceField());
+        sequence =
+                RowData.createFieldGetter(
+                        types.get(spec.field(ControlColumn.SEQUENCE)),
+                        spec.field(ControlColumn.SEQUENCE));
         systemSequence =
                 spec.flow().targetType() == TargetType.BITEMPORAL
                         ? RowData.createFieldGetter(
-                                types.get(spec.systemSequenceField()), spec.systemSequenceField())
+                                types.get(spec.field(ControlColumn.SYSTEM_SEQUENCE)),
+                                spec.field(ControlColumn.SYSTEM_SEQUENCE))
                         : null;
-        sequenceCopier = InternalSerializers.create(types.get(spec.sequenceField()));
+        sequenceCopier = InternalSerializers.create(types.get(spec.field(ControlColumn.SEQUENCE)));
         systemSequenceCopier =
                 systemSequence == null
                         ? null
-                        : InternalSerializers.create(types.get(spec.systemSequenceField()));
+                        : InternalSerializers.create(
+                                types.get(spec.field(ControlColumn.SYSTEM_SEQUENCE)));
         int[] keyIndexes = spec.flow().keyIndexes();
         keys = new RowData.FieldGetter[keyIndexes.length];
         for (int i = 0; i < keys.length; i++) {

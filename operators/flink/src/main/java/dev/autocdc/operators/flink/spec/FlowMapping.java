@@ -1,5 +1,6 @@
 package dev.autocdc.operators.flink.spec;
 
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -7,11 +8,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
- * The one mapping from a flow's column clauses to the engine, for every way a flow is written (the
- * job's flow files, the SQL function {@code AUTO_CDC}'s arguments): which source columns the target
- * keeps, and which of those hold the sequences.
+ * The one mapping from a flow's clauses to the engine, for every way a flow is written (the job's
+ * flow files and Java builder, the SQL function {@code AUTO_CDC}'s arguments, each an {@link
+ * AutoCdcFlow}): which source columns the target keeps, which of those hold the sequences ({@link
+ * #of}), and the engine spec of the whole flow ({@link #engineSpec}).
  *
  * <ul>
  *   <li>The target keeps the columns of COLUMNS (list), or every column but those of COLUMNS *
@@ -117,6 +120,65 @@ public final class FlowMapping {
         keptSequenceColumns = List.copyOf(marked);
     }
 
+    /** The mapping of {@code flow}'s column clauses over a source of {@code sourceColumns}. */
+    public static FlowMapping of(AutoCdcFlow flow, List<String> sourceColumns) {
+        return builder(sourceColumns)
+                .keys(flow.keys())
+                .sequenceBy(flow.sequenceBy())
+                .systemSequenceBy(flow.systemSequenceBy())
+                .columnsToUpdate(flow.columnsToUpdate())
+                .columns(flow.columnList())
+                .columnsExcept(flow.exceptColumnList())
+                .snapshot(flow.fromSnapshot())
+                .build();
+    }
+
+    /**
+     * The engine spec of {@code flow}, whose columns this maps, over {@code input} (the kept
+     * columns, then the control columns under {@code controlPrefix}): the one place where a flow's
+     * clauses and settings reach the engine, for the job's flows and the SQL function alike.
+     *
+     * @throws FlowDefinitionException naming the clause of a definition the engine refuses
+     */
+    public EngineSpec engineSpec(
+            AutoCdcFlow flow,
+            RowType input,
+            String controlPrefix,
+            EngineSettings settings,
+            OutputMode mode) {
+        EngineSpec.Builder b =
+                configure(EngineSpec.builder(flow.name(), flow.storedAs(), input))
+                        .controlPrefix(controlPrefix)
+                        .outputMode(mode);
+        if (flow.fromSnapshot()) {
+            b.fromSnapshot();
+        }
+        if (flow.ignoreNullUpdates()) {
+            b.ignoreNullUpdates();
+        }
+        if (flow.ignoreNullUpdatesColumnList() != null) {
+            b.ignoreNullUpdatesOn(flow.ignoreNullUpdatesColumnList());
+        }
+        if (flow.ignoreNullUpdatesExceptColumnList() != null) {
+            b.ignoreNullUpdatesExcept(flow.ignoreNullUpdatesExceptColumnList());
+        }
+        if (flow.trackHistoryColumnList() != null) {
+            b.trackHistoryOn(flow.trackHistoryColumnList());
+        }
+        if (flow.trackHistoryExceptColumnList() != null) {
+            b.trackHistoryExcept(flow.trackHistoryExceptColumnList());
+        }
+        if (flow.columnsToUpdate() != null) {
+            b.columnsToUpdate();
+        }
+        return b.tombstoneRetention(settings.tombstoneRetention())
+                .historyRetention(settings.historyRetention())
+                .blockSize(settings.blockSize())
+                .stateCacheKeys(settings.stateCacheKeys())
+                .snapshotHoldThreshold(settings.snapshotHoldThreshold())
+                .build();
+    }
+
     /**
      * @param sourceColumns the source's column names, in order
      */
@@ -153,7 +215,7 @@ public final class FlowMapping {
      * Sets the keys and the kept sequence columns of an engine spec (whose input holds the kept
      * columns).
      */
-    public EngineSpec.Builder configure(EngineSpec.Builder spec) {
+    EngineSpec.Builder configure(EngineSpec.Builder spec) {
         return spec.keys(keys).sequenceColumns(keptSequenceColumns);
     }
 

@@ -25,7 +25,7 @@ public final class TimelineBlockSerializer extends StateValueSerializer<Timeline
 
     /**
      * More entries than any block holds (blocks split at twice the block size, at most {@code
-     * EngineSpec.MAX_BLOCK_SIZE}): a count past it is corrupt.
+     * EngineOptions.MAX_BLOCK_SIZE}): a count past it is corrupt.
      */
     private static final int MAX_ENTRIES = 1 << 20;
 

@@ -6,6 +6,7 @@ import dev.autocdc.operators.core.EngineCounters;
 import dev.autocdc.operators.core.EventOrder;
 import dev.autocdc.operators.core.Scd1Engine;
 import dev.autocdc.operators.core.TargetChange;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.DecisiveEventsSerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
@@ -48,7 +49,7 @@ public final class Scd1Target implements KeyedTarget {
         this.order = new EventOrder(spec.flow());
         this.events = states.getState(eventsDescriptor(spec.flow().columnTypes()));
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
-        this.truncates = spec.truncateField() >= 0;
+        this.truncates = spec.field(ControlColumn.TRUNCATE) >= 0;
         this.counter = counter;
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.math.BigDecimal;
@@ -92,7 +93,7 @@ class ChangelogEmitterTest {
             names.add("c" + i);
         }
         types.add(new BigIntType(false));
-        names.add(EngineSpec.SEQUENCE);
+        names.add(ControlColumn.SEQUENCE.columnName());
         return EngineSpec.builder(
                         "f",
                         TargetType.SCD1,

@@ -3,8 +3,11 @@ package dev.autocdc.operators.flink.spec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -63,6 +66,56 @@ class FlowMappingTest {
         EngineSpec spec = probe.spec();
         assertThat(spec.flow().isSequenceColumn(1)).as("seq").isTrue();
         assertThat(spec.flow().isSequenceColumn(2)).as("name").isFalse();
+    }
+
+    /**
+     * Every clause of a definition reaches the engine spec through the one function the job and the
+     * SQL function call, and every setting.
+     */
+    @Test
+    void aDefinitionBecomesItsEngineSpec() {
+        AutoCdcFlow flow =
+                AutoCdcFlow.builder("users", "cdc")
+                        .keys("id")
+                        .sequenceBy("seq")
+                        .exceptColumnList(List.of("op", "recorded", "cols"))
+                        .storedAsScdType(2)
+                        .trackHistoryColumnList(List.of("city"))
+                        .ignoreNullUpdatesColumnList(List.of("name"))
+                        .build();
+        FlowMapping m = FlowMapping.of(flow, SOURCE);
+        assertThat(m.kept()).containsExactly("id", "name", "city", "seq", "__offset");
+        List<String> names = new ArrayList<>(m.kept());
+        List<LogicalType> types = new ArrayList<>();
+        for (String c : m.kept()) {
+            types.add(
+                    c.equals("name") || c.equals("city") ? VarCharType.STRING_TYPE : new IntType());
+        }
+        String prefix = ControlColumn.prefixAvoiding(SOURCE);
+        names.add(ControlColumn.SEQUENCE.columnName(prefix));
+        types.add(new IntType());
+        RowType input = RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
+        EngineSettings settings =
+                new EngineSettings(Duration.ofHours(1), Duration.ofDays(30), 8, 100, null);
+        EngineSpec spec = m.engineSpec(flow, input, prefix, settings, OutputMode.UPSERT);
+
+        assertThat(prefix).as("the source has __offset").isEqualTo("__autocdc_");
+        assertThat(spec.flow().name()).isEqualTo("users");
+        assertThat(spec.flow().targetType()).isEqualTo(TargetType.SCD2);
+        assertThat(spec.flow().columnNames())
+                .containsExactly("id", "name", "city", "seq", "__offset");
+        assertThat(spec.flow().isTracked(2)).as("city").isTrue();
+        assertThat(spec.flow().isTracked(1)).as("name").isFalse();
+        assertThat(spec.flow().isSequenceColumn(3)).as("seq").isTrue();
+        assertThat(spec.flow().ignoresNull(1)).as("name").isTrue();
+        assertThat(spec.flow().ignoresNull(2)).as("city").isFalse();
+        assertThat(spec.flow().hasColumnsToUpdate()).isFalse();
+        assertThat(spec.outputMode()).isEqualTo(OutputMode.UPSERT);
+        assertThat(spec.tombstoneRetention()).isEqualTo(Duration.ofHours(1));
+        assertThat(spec.historyRetention()).isEqualTo(Duration.ofDays(30));
+        assertThat(spec.blockSize()).isEqualTo(8);
+        assertThat(spec.stateCacheKeys()).isEqualTo(100);
+        assertThat(spec.snapshotHoldThreshold()).isNull();
     }
 
     @Test
