@@ -191,9 +191,7 @@ public final class FlowPlanner {
                             p.spec(),
                             p.inputSql(),
                             p.input(),
-                            whole.deadLetterTable(name),
-                            whole.lateEventsTable(name),
-                            p.erasuresTable(),
+                            whole,
                             p.sourceLetters(),
                             p.carriesBytes()));
         }
@@ -312,9 +310,7 @@ public final class FlowPlanner {
                 spec,
                 sql,
                 projection,
-                options.deadLetterTable(flow.name()),
-                options.lateEventsTable(flow.name()),
-                erasures,
+                options,
                 decoded == null ? null : decoded.letters(),
                 decoded != null);
     }

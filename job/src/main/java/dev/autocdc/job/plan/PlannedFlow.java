@@ -9,11 +9,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Table;
 
 /**
- * A flow ready to wire: its definition, target, engine spec, input projection, and the tables its
- * dead letters and late events go to (null: logged).
+ * A flow ready to wire: its definition, target, engine spec, input projection, and its settings.
  *
  * @param targetKind where the flow's target is written
- * @param erasuresTable the table of keys to erase ({@link Erasures}); null: none
+ * @param settings the script's settings ({@code autocdc.<flow>.*}), read by the flow's name
  * @param carriesBytes whether the input's last column is each record's bytes (a decoded source),
  *     which the engine's input ({@link EngineSpec#inputType()}) does not have
  */
@@ -24,13 +23,26 @@ public record PlannedFlow(
         EngineSpec spec,
         String inputSql,
         Table input,
-        String deadLetterTable,
-        String lateEventsTable,
-        String erasuresTable,
+        FlowOptions settings,
         DataStream<DeadLetter> sourceLetters,
         boolean carriesBytes) {
     public TargetType type() {
         return flow.storedAs();
+    }
+
+    /** The table that receives the dead letters; null: they are logged. */
+    public String deadLetterTable() {
+        return settings.deadLetterTable(flow.name());
+    }
+
+    /** The table that receives the late events; null: they are logged. */
+    public String lateEventsTable() {
+        return settings.lateEventsTable(flow.name());
+    }
+
+    /** The table of keys to erase ({@link Erasures}); null: none. */
+    public String erasuresTable() {
+        return settings.erasuresTable(flow.name());
     }
 
     /** Whether the flow writes its target into a Flink table (else the CLI keeps or prints it). */
