@@ -158,6 +158,10 @@ public final class FlowJob {
                             spec,
                             InternalTypeInfo.of(spec.targetType()),
                             engineUid(flow.flow().name()));
+            Integer parallelism = flow.settings().parallelism(flow.flow().name());
+            if (parallelism != null) {
+                changelog.setParallelism(parallelism);
+            }
             changelogs.put(flow.flow().target(), changelog);
             DataStream<DeadLetter> deadLetters =
                     changelog

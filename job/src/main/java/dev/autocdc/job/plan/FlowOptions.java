@@ -56,6 +56,22 @@ public final class FlowOptions {
                     .noDefaultValue()
                     .withDescription("the same for events refused by a retention");
 
+    /** The most subtasks of an operator Flink runs (its largest maximum parallelism). */
+    private static final int MAX_PARALLELISM = 32_768;
+
+    public static final ConfigOption<Integer> PARALLELISM =
+            ConfigOptions.key("parallelism")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "the subtasks of the flow's AUTO CDC operator, which holds its keyed"
+                                    + " state and does the work per key, 1 to "
+                                    + MAX_PARALLELISM
+                                    + "; the flow's other operators (source, sinks) keep the job's"
+                                    + " parallelism. A restore may change it, as a rescale of the"
+                                    + " operator does ([reliability](reliability.md)), up to the"
+                                    + " job's maximum parallelism");
+
     public static final ConfigOption<String> ERASURES_TABLE =
             ConfigOptions.key("erasures-table")
                     .stringType()
@@ -116,6 +132,7 @@ public final class FlowOptions {
                     new Documented(DEAD_LETTER_TABLE, "log"),
                     new Documented(LATE_EVENTS_TABLE, "log"),
                     new Documented(ERASURES_TABLE, "none"),
+                    new Documented(PARALLELISM, "the job's"),
                     new Documented(
                             EngineOptions.BLOCK_SIZE,
                             "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
@@ -207,6 +224,7 @@ public final class FlowOptions {
             read.stateCacheKeys(flow);
             read.snapshotHoldThreshold(flow);
             read.badRecords(flow);
+            read.parallelism(flow);
         }
         return read;
     }
@@ -239,6 +257,11 @@ public final class FlowOptions {
     /** The table the flow reads keys to erase from; null: none. */
     public String erasuresTable(String flow) {
         return value(flow, ERASURES_TABLE);
+    }
+
+    /** The parallelism of the flow's AUTO CDC operator; null: the job's. */
+    public Integer parallelism(String flow) {
+        return value(flow, PARALLELISM);
     }
 
     public int blockSize(String flow) {
@@ -287,7 +310,10 @@ public final class FlowOptions {
             value = null;
         }
         if (value == null && conf.toMap().containsKey(option.key())
-                || ENGINE.contains(option) && !EngineOptions.inRange(option, value)) {
+                || ENGINE.contains(option) && !EngineOptions.inRange(option, value)
+                || option == PARALLELISM
+                        && value != null
+                        && ((Integer) value < 1 || (Integer) value > MAX_PARALLELISM)) {
             throw refused(
                     flow,
                     option.key(),
@@ -340,6 +366,9 @@ public final class FlowOptions {
         }
         if (option == CHANGELOG_MODE) {
             return "'retract' or 'upsert'";
+        }
+        if (option == PARALLELISM) {
+            return "a whole number from 1 to " + MAX_PARALLELISM;
         }
         return "'dead_letter' or 'fail'";
     }

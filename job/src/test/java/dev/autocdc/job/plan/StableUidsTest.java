@@ -92,6 +92,34 @@ class StableUidsTest {
                 .isEqualTo(sourceUids(plan(EXAMPLE)));
     }
 
+    /**
+     * {@code autocdc.<flow>.parallelism} sets the AUTO CDC operator's parallelism alone, and a
+     * restore with another one finds every operator's state where it was (the same ids).
+     */
+    @Test
+    void theFlowsParallelismIsItsOperatorsAndKeepsEveryId() throws Exception {
+        String set = "SET 'autocdc.apply_cdc.parallelism' = '7';\n" + EXAMPLE;
+        StreamExecutionEnvironment env = plan(set);
+        int others = env.getParallelism();
+        boolean found = false;
+        for (Transformation<?> t : operators(env)) {
+            if ("auto-cdc-apply_cdc".equals(t.getUid())) {
+                assertThat(t.getParallelism()).as("the AUTO CDC operator").isEqualTo(7);
+                found = true;
+            } else if (t.getUid() != null && t.getUid().startsWith("auto-cdc-source-")) {
+                assertThat(t.getParallelism()).as(t.getUid()).isNotEqualTo(7);
+            }
+        }
+        assertThat(found).isTrue();
+        assertThat(others).isNotEqualTo(7);
+        assertThat(operatorIds(env)).isEqualTo(operatorIds(plan(EXAMPLE)));
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> plan("SET 'autocdc.apply_cdc.parallelism' = '0';\n" + EXAMPLE))
+                .hasMessage(
+                        "line 1, SET 'autocdc.apply_cdc.parallelism': '0' is not a whole number"
+                                + " from 1 to 32768");
+    }
+
     private static StreamExecutionEnvironment plan(String script) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
