@@ -24,12 +24,18 @@ public final class FlowScript {
     public record SqlStatement(String sql, int line) implements Item {}
 
     /**
-     * {@code CREATE OR REFRESH STREAMING TABLE name [(columns)] [WITH (options)]}: the flow's
-     * target. {@code columns} and {@code options} are the text inside the parentheses, or null when
-     * absent.
+     * {@code CREATE OR REFRESH STREAMING TABLE name [(columns)] [PARTITIONED BY (col, ...)] [WITH
+     * (options)]}: the flow's target. {@code columns} and {@code options} are the text inside the
+     * parentheses, or null when absent; {@code partitionedBy} the partition columns of a table the
+     * flow creates (Databricks' {@code partition_cols}), or null.
      */
-    public record TargetTable(String name, String columns, String options, int line)
+    public record TargetTable(
+            String name, String columns, String options, List<String> partitionedBy, int line)
             implements Item {
+        public TargetTable(String name, String columns, String options, int line) {
+            this(name, columns, options, null, line);
+        }
+
         /**
          * Whether the target declares Flink table options ({@code WITH}); a target without them is
          * kept by the CLI unless its catalog makes its own tables (the planner decides).
@@ -148,6 +154,7 @@ public final class FlowScript {
         Token nameToken = tokens.get(i++);
         String columns = null;
         String options = null;
+        List<String> partitionedBy = null;
         while (i < tokens.size()) {
             Token t = tokens.get(i);
             if (t.isSymbol("(") && columns == null && options == null) {
@@ -162,6 +169,28 @@ public final class FlowScript {
                     && i + 1 < tokens.size()
                     && tokens.get(i + 1).kind() == Kind.STRING) {
                 i += 2;
+            } else if (t.is("PARTITIONED")
+                    && partitionedBy == null
+                    && i + 2 < tokens.size()
+                    && tokens.get(i + 1).is("BY")
+                    && tokens.get(i + 2).isSymbol("(")) {
+                int close = closing(tokens, i + 2, line, "PARTITIONED BY");
+                partitionedBy = new ArrayList<>();
+                for (Token c : tokens.subList(i + 3, close)) {
+                    if (c.kind() == Kind.WORD || c.kind() == Kind.QUOTED_ID) {
+                        partitionedBy.add(c.name());
+                    } else if (!c.isSymbol(",")) {
+                        throw new FlowSyntaxException(
+                                c.line(),
+                                "PARTITIONED BY",
+                                "unexpected '" + c.text() + "'; write PARTITIONED BY (col, ...)");
+                    }
+                }
+                if (partitionedBy.isEmpty()) {
+                    throw new FlowSyntaxException(
+                            t.line(), "PARTITIONED BY", "name one or more columns");
+                }
+                i = close + 1;
             } else {
                 throw new FlowSyntaxException(
                         t.line(),
@@ -169,10 +198,15 @@ public final class FlowScript {
                         "unexpected '"
                                 + t.text()
                                 + "'; write CREATE OR REFRESH STREAMING TABLE name [(columns)]"
-                                + " [WITH ('connector' = ...)]");
+                                + " [PARTITIONED BY (col, ...)] [WITH ('connector' = ...)]");
             }
         }
-        return new TargetTable(nameToken.name(), columns, options, line);
+        return new TargetTable(
+                nameToken.name(),
+                columns,
+                options,
+                partitionedBy == null ? null : List.copyOf(partitionedBy),
+                line);
     }
 
     /** Index of the ")" that closes the "(" at {@code open}. */

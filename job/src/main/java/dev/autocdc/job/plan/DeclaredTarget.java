@@ -88,6 +88,16 @@ final class DeclaredTarget {
         if (catalogMakesItsTables(tEnv, qualified)) {
             return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified, createMissing);
         }
+        if (target.partitionedBy() != null) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "PARTITIONED BY",
+                    "partitions a table the flow creates in a catalog that makes its own tables"
+                            + " (Paimon, Iceberg); "
+                            + target.name()
+                            + " is not in one: remove the clause, or name the target in such a"
+                            + " catalog (lake.db.table)");
+        }
         if (!target.hasConnector() && target.columns() == null) {
             return new DeclaredTarget(null, null, TargetKind.KEPT_BY_CLI);
         }
@@ -199,6 +209,11 @@ final class DeclaredTarget {
             boolean createMissing) {
         CatalogManager catalogs = ((TableEnvironmentInternal) tEnv).getCatalogManager();
         boolean exists = catalogs.getTable(identifier(tEnv, qualified)).isPresent();
+        String partitions =
+                TargetSchemaCheck.partitions(
+                        target,
+                        flowKey,
+                        exists ? lookUp(tEnv, qualified).getPartitionKeys() : null);
         if (!exists && !createMissing) {
             List<String> key =
                     target.columns() == null
@@ -212,6 +227,7 @@ final class DeclaredTarget {
                     target,
                     "TABLE " + qualified,
                     target.columns() != null ? target.columns() : columns(flowTarget, flowKey),
+                    partitions,
                     target.options());
         }
         try {
@@ -232,6 +248,17 @@ final class DeclaredTarget {
             String what,
             String columns,
             String options) {
+        create(tEnv, target, what, columns, "", options);
+    }
+
+    /** {@code CREATE <what> (<columns>)<partitions> [WITH (<options>)]}. */
+    private static void create(
+            StreamTableEnvironment tEnv,
+            FlowScript.TargetTable target,
+            String what,
+            String columns,
+            String partitions,
+            String options) {
         try {
             tEnv.executeSql(
                     "CREATE "
@@ -239,6 +266,7 @@ final class DeclaredTarget {
                             + " ("
                             + columns
                             + ")"
+                            + partitions
                             + (options == null ? "" : " WITH (" + options + ")"));
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(

@@ -106,4 +106,51 @@ final class TargetSchemaCheck {
                             + ") NOT ENFORCED, or leave the key out");
         }
     }
+
+    /**
+     * The {@code PARTITIONED BY (...)} of a table to create, or empty. A history table keeps each
+     * key's rows in one partition only when every partition column is in its primary key (Paimon's
+     * rule for tables with a primary key, and Iceberg's for upserts), so any other is refused; so
+     * is a clause that an existing table's partitions do not match.
+     *
+     * @param existing the partition columns of the table when it exists (used as it is), else null
+     */
+    static String partitions(
+            FlowScript.TargetTable target, List<String> flowKey, List<String> existing) {
+        List<String> columns = target.partitionedBy();
+        if (columns == null) {
+            return "";
+        }
+        for (String c : columns) {
+            if (!flowKey.contains(c)) {
+                throw new FlowSyntaxException(
+                        target.line(),
+                        "PARTITIONED BY",
+                        "column "
+                                + c
+                                + " is not in the target's primary key ("
+                                + String.join(", ", flowKey)
+                                + "): a partition must hold each key's whole history, so"
+                                + " partition by key columns, or remove the clause");
+            }
+        }
+        if (existing != null) {
+            List<String> has = existing;
+            if (!has.equals(columns)) {
+                throw new FlowSyntaxException(
+                        target.line(),
+                        "PARTITIONED BY",
+                        target.name()
+                                + " exists, partitioned by "
+                                + has
+                                + ", not "
+                                + columns
+                                + "; a flow uses an existing table as it is: match its"
+                                + " partitions, or remove the clause");
+            }
+        }
+        List<String> quoted = new ArrayList<>();
+        columns.forEach(c -> quoted.add(FlowPlanner.quote(c)));
+        return " PARTITIONED BY (" + String.join(", ", quoted) + ")";
+    }
 }

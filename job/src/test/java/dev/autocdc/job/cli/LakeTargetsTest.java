@@ -287,6 +287,53 @@ class LakeTargetsTest {
                 .containsExactlyInAnyOrderElementsOf(w.rows);
     }
 
+    /**
+     * PARTITIONED BY on a table the flow creates: by a key column it is the table's partitioning
+     * and the history is written as without it; by a value column (whose versions would span
+     * partitions) it is refused before any table is created.
+     */
+    @ParameterizedTest
+    @EnumSource(Lake.class)
+    void aCreatedTableIsPartitionedByKeyColumnsOnly(Lake lake) throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        Walkthrough w = Walkthrough.SCD2;
+        String with = " WITH (" + lake.tableOptions + ")";
+        Path refused = flow(lake, w, warehouse, " PARTITIONED BY (city)" + with);
+        assertThat(cli("run", "--flow", refused.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(
+                        "PARTITIONED BY: column city is not in the target's primary key (userId,"
+                                + " __START_AT)");
+        assertThat(lake.tableDirectory(warehouse, w.table())).doesNotExist();
+
+        err.reset();
+        Path flow = flow(lake, w, warehouse, " PARTITIONED BY (userId)" + with);
+        assertThat(cli("run", "--flow", flow.toString())).as(err.toString()).isZero();
+        assertThat(partitionKeys(lake, warehouse, w.table())).containsExactly("userId");
+        assertThat(lake.read(warehouse, w.table()).rows())
+                .containsExactlyInAnyOrderElementsOf(w.rows);
+    }
+
+    /** The partition columns of {@code hr.<table>}, as the lake's own API has them. */
+    private static List<String> partitionKeys(Lake lake, Path warehouse, String table)
+            throws Exception {
+        if (lake == Lake.PAIMON) {
+            Options options = new Options();
+            options.set("warehouse", warehouse.toUri().toString());
+            try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+                return catalog.getTable(Identifier.create("hr", table)).partitionKeys();
+            }
+        }
+        try (HadoopCatalog catalog =
+                new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(), warehouse.toUri().toString())) {
+            org.apache.iceberg.Table t = catalog.loadTable(TableIdentifier.of("hr", table));
+            List<String> names = new ArrayList<>();
+            t.spec().fields().forEach(f -> names.add(t.schema().findColumnName(f.sourceId())));
+            return names;
+        }
+    }
+
     /** Paimon's default table options (a bucket of -1: one writer job) serve a flow too. */
     @ParameterizedTest
     @EnumSource(value = Lake.class, names = "PAIMON")

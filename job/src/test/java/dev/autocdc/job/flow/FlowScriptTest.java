@@ -12,6 +12,28 @@ import org.junit.jupiter.api.Test;
 class FlowScriptTest {
 
     @Test
+    void aTargetsPartitionColumnsAreRead() {
+        FlowScript script =
+                FlowScript.parse(
+                        "CREATE OR REFRESH STREAMING TABLE lake.hr.users (userId INT, region"
+                                + " STRING)\n  PARTITIONED BY (region, `userId`) WITH ('bucket' ="
+                                + " '1');");
+        assertThat(script.targets())
+                .containsExactly(
+                        new FlowScript.TargetTable(
+                                "lake.hr.users",
+                                "userId INT, region STRING",
+                                "'bucket' = '1'",
+                                List.of("region", "userId"),
+                                1));
+        assertThatThrownBy(
+                        () ->
+                                FlowScript.parse(
+                                        "CREATE OR REFRESH STREAMING TABLE t PARTITIONED BY ();"))
+                .hasMessage("line 1, PARTITIONED BY: name one or more columns");
+    }
+
+    @Test
     void readsTheUsersFlowOfTheReference() {
         FlowScript script =
                 FlowScript.parse(
