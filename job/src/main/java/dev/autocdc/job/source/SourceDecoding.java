@@ -3,12 +3,9 @@ package dev.autocdc.job.source;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -21,19 +18,13 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.Column;
-import org.apache.flink.table.catalog.ContextResolvedTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.factories.DeserializationFormatFactory;
-import org.apache.flink.table.factories.FactoryUtil;
-import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.utils.DataTypeUtils;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.OutputTag;
 
@@ -56,12 +47,6 @@ import org.apache.flink.util.OutputTag;
  * time).
  */
 public final class SourceDecoding {
-    /** The filesystem formats read a line per record, as the decoding step reads them. */
-    private static final Set<String> LINE_FORMATS =
-            Set.of("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json");
-
-    private static final String BYTES = "__autocdc_bytes";
-
     /** The decoded stream's record time, declared only to carry the snapshots' watermark. */
     private static final String ROWTIME = "__autocdc_rowtime";
 
@@ -103,15 +88,20 @@ public final class SourceDecoding {
      */
     private static void watermark(
             StreamTableEnvironment tEnv,
-            Schema.Builder twin,
+            DecodingLayout layout,
+            List<Column> columns,
             String base,
             SnapshotWatermark snapshots,
             DeserializationSchema<RowData> decoder,
-            DataType valueType,
-            List<String> valueNames,
-            List<String> keyFields,
-            ExactNumbers numbers,
-            String timeColumn) {
+            ExactNumbers numbers) {
+        List<String> taken = new ArrayList<>();
+        columns.forEach(c -> taken.add(c.getName()));
+        taken.addAll(layout.coordinateColumns);
+        taken.add(layout.raw);
+        String timeColumn = SnapshotWatermark.timeColumn(layout.prefix, taken);
+        Schema.Builder twin = layout.twin;
+        List<String> valueNames = layout.valueNames;
+        List<String> keyFields = layout.keyFields;
         try {
             tEnv.createTemporarySystemFunction(
                     SnapshotTimeFunction.NAME, SnapshotTimeFunction.class);
@@ -120,8 +110,8 @@ public final class SourceDecoding {
         }
         String record = base + "_snapshot_record";
         tEnv.createTemporarySystemFunction(
-                record, new SnapshotRecordFunction(decoder, valueType, numbers));
-        String decoded = quote(record) + "(" + quote(BYTES) + ")";
+                record, new SnapshotRecordFunction(decoder, layout.valueType(), numbers));
+        String decoded = quote(record) + "(" + quote(DecodingLayout.BYTES) + ")";
         for (String column : valueNames) {
             if (!keyFields.contains(column)) { // a Kafka key field is a column of the twin already
                 twin.columnByExpression(column, decoded + "." + quote(column));
@@ -151,12 +141,7 @@ public final class SourceDecoding {
                 .orElse(null);
     }
 
-    /** A type without its time attribute: the view's columns are plain data. */
-    private static DataType plain(DataType t) {
-        return DataTypeUtils.removeTimeAttribute(t);
-    }
-
-    private static String quote(String identifier) {
+    static String quote(String identifier) {
         return "`" + identifier.replace("`", "``") + "`";
     }
 
@@ -180,210 +165,25 @@ public final class SourceDecoding {
      */
     public static Decoded decode(
             StreamTableEnvironment tEnv, String flow, String source, SnapshotWatermark snapshots) {
-        TableEnvironmentInternal internal = (TableEnvironmentInternal) tEnv;
-        CatalogManager catalogs = internal.getCatalogManager();
-        ObjectIdentifier id =
-                catalogs.qualifyIdentifier(internal.getParser().parseIdentifier(source));
-        ContextResolvedTable resolved = catalogs.getTable(id).orElse(null);
-        if (resolved == null
-                || !(resolved.getResolvedTable() instanceof ResolvedCatalogTable table)
-                || table.isPartitioned()) {
+        SourceFormat.Readable readable = SourceFormat.readable(tEnv, source);
+        if (readable == null) {
             return null;
         }
+        ResolvedCatalogTable table = readable.table();
         Map<String, String> options = table.getOptions();
-        String connector = options.get("connector");
-        boolean kafka = "kafka".equals(connector);
-        if (!kafka && !"filesystem".equals(connector)) {
-            return null;
-        }
-        String formatKey = kafka && options.containsKey("value.format") ? "value.format" : "format";
-        String format = options.get(formatKey);
-        if (format == null || format.equals("raw") || (!kafka && !LINE_FORMATS.contains(format))) {
-            return null;
-        }
-        String formatPrefix = (formatKey.equals("value.format") ? "value." : "") + format + ".";
-
-        // which physical columns the value holds: all but the Kafka key fields with EXCEPT_KEY
-        List<String> keyFields = new ArrayList<>();
-        if (kafka && options.containsKey("key.fields")) {
-            for (String k : options.get("key.fields").split(";")) {
-                keyFields.add(k.trim());
-            }
-        }
-        boolean exceptKey =
-                "EXCEPT_KEY".equalsIgnoreCase(options.getOrDefault("value.fields-include", "ALL"));
+        boolean kafka = readable.kafka();
+        String format = readable.format();
         List<Column> columns = table.getResolvedSchema().getColumns();
-        List<DataTypes.Field> valueFields = new ArrayList<>();
-        List<String> formatMetadata = new ArrayList<>();
-        Schema.Builder twin = Schema.newBuilder();
-        List<DataType> twinTypes = new ArrayList<>();
-        Map<String, Integer> twinFields = new HashMap<>();
-        Map<String, Integer> connectorMetadata = new HashMap<>(); // by metadata key
-        for (String k : keyFields) {
-            DataType t = plain(table.getResolvedSchema().getColumn(k).orElseThrow().getDataType());
-            twin.column(k, t);
-            twinFields.put(k, twinTypes.size());
-            twinTypes.add(t);
-        }
-        int bytesField = twinTypes.size();
-        twin.column(BYTES, DataTypes.BYTES());
-        twinTypes.add(null);
-        for (Column c : columns) {
-            if (c instanceof Column.PhysicalColumn
-                    && (!exceptKey || !keyFields.contains(c.getName()))) {
-                valueFields.add(DataTypes.FIELD(c.getName(), plain(c.getDataType())));
-            } else if (c instanceof Column.MetadataColumn m) {
-                String key = m.getMetadataKey().orElse(c.getName());
-                if (kafka && key.startsWith("value.")) {
-                    formatMetadata.add(key.substring("value.".length()));
-                } else {
-                    twin.columnByMetadata(c.getName(), plain(c.getDataType()), key, true);
-                    twinFields.put(c.getName(), twinTypes.size());
-                    connectorMetadata.put(key, twinTypes.size());
-                    twinTypes.add(plain(c.getDataType()));
-                }
-            }
-        }
-        // Kafka's coordinates for the dead letters: the source's own columns, else hidden ones (a
-        // metadata key may be read by one column only)
-        int[] coordinates = {-1, -1, -1};
-        if (kafka) {
-            String[] keys = {"topic", "partition", "offset"};
-            DataType[] types = {DataTypes.STRING(), DataTypes.INT(), DataTypes.BIGINT()};
-            for (int i = 0; i < keys.length; i++) {
-                Integer declared = connectorMetadata.get(keys[i]);
-                if (declared != null) {
-                    coordinates[i] = declared;
-                } else {
-                    twin.columnByMetadata("__autocdc_" + keys[i], types[i], keys[i], true);
-                    coordinates[i] = twinTypes.size();
-                    twinTypes.add(types[i]);
-                }
-            }
-        }
+        DecodingLayout layout = DecodingLayout.twin(table.getResolvedSchema(), options, kafka);
 
         // the source's format, with its own options, as its connector would create it
         Configuration formatOptions = new Configuration();
-        TableDescriptor.Builder descriptor = TableDescriptor.forConnector(connector);
-        for (Map.Entry<String, String> o : options.entrySet()) {
-            String k = o.getKey();
-            if (k.startsWith(formatPrefix)) {
-                formatOptions.setString(k.substring(formatPrefix.length()), o.getValue());
-            } else if (!k.equals("connector") && !k.equals("format") && !k.equals("value.format")) {
-                descriptor.option(k, o.getValue());
-            }
-        }
-        descriptor.option(kafka ? "value.format" : "format", "raw");
-        if (!keyFields.isEmpty()) {
-            descriptor.option("value.fields-include", "EXCEPT_KEY");
-        }
-        DataType valueType = DataTypes.ROW(valueFields.toArray(new DataTypes.Field[0]));
-        DeserializationSchema<RowData> decoder;
-        ChangelogMode mode;
-        Map<String, DataType> formatMetadataTypes = new HashMap<>(); // the format's own types
-        try {
-            DeserializationFormatFactory factory =
-                    FactoryUtil.discoverFactory(
-                            Thread.currentThread().getContextClassLoader(),
-                            DeserializationFormatFactory.class,
-                            format);
-            FactoryUtil.validateFactoryOptions(factory, formatOptions);
-            // a record the format skips or nulls would be lost without a word: the flow's dead
-            // letters replace the option (bad-records = 'fail' gives it back)
-            for (ConfigOption<?> o : factory.optionalOptions()) {
-                if (o.key().equals("ignore-parse-errors")) {
-                    formatOptions.setString(o.key(), "false");
-                }
-            }
-            DecodingFormat<DeserializationSchema<RowData>> decoding =
-                    factory.createDecodingFormat(
-                            new FactoryUtil.DefaultDynamicTableContext(
-                                    id,
-                                    table,
-                                    Map.of(),
-                                    tEnv.getConfig(),
-                                    Thread.currentThread().getContextClassLoader(),
-                                    true),
-                            formatOptions);
-            if (!formatMetadata.isEmpty()) {
-                for (String key : formatMetadata) {
-                    if (!decoding.listReadableMetadata().containsKey(key)) {
-                        throw new ValidationException(
-                                "format "
-                                        + format
-                                        + " has no metadata value."
-                                        + key
-                                        + "; it has "
-                                        + decoding.listReadableMetadata().keySet());
-                    }
-                }
-                decoding.applyReadableMetadata(formatMetadata);
-                formatMetadata.forEach(
-                        k -> formatMetadataTypes.put(k, decoding.listReadableMetadata().get(k)));
-            }
-            decoder = decoding.createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, valueType);
-            mode = decoding.getChangelogMode();
-        } catch (ValidationException e) {
-            throw new ValidationException(
-                    "source " + source + ": format " + format + ": " + e.getMessage(), e);
-        }
-
-        // where each non-computed source column comes from
-        List<DataTypes.Field> outFields = new ArrayList<>();
-        Map<String, DataType> casts = new HashMap<>(); // format metadata of another type
-        List<Integer> fromValue = new ArrayList<>();
-        List<Integer> fromRow = new ArrayList<>();
-        List<String> valueNames = new ArrayList<>();
-        valueFields.forEach(f -> valueNames.add(f.getName()));
-        int formatMetadataSeen = 0;
-        for (Column c : columns) {
-            if (c instanceof Column.ComputedColumn) {
-                continue;
-            }
-            DataType type = plain(c.getDataType());
-            int v = valueNames.indexOf(c.getName());
-            if (c instanceof Column.MetadataColumn m
-                    && kafka
-                    && m.getMetadataKey().orElse(c.getName()).startsWith("value.")) {
-                v = valueNames.size() + formatMetadataSeen++;
-                // the format gives its own type; the view casts it to the declared one
-                String key = m.getMetadataKey().get().substring("value.".length());
-                type = formatMetadataTypes.get(key);
-                if (!type.getLogicalType().equals(plain(c.getDataType()).getLogicalType())) {
-                    casts.put(c.getName(), plain(c.getDataType()));
-                }
-            } else if (c instanceof Column.MetadataColumn) {
-                v = -1;
-            }
-            outFields.add(DataTypes.FIELD(c.getName(), type));
-            fromValue.add(v);
-            fromRow.add(v >= 0 ? -1 : twinFields.get(c.getName()));
-        }
-        // Kafka's coordinates, for the dead letters the engine writes, under the names of the
-        // engine's control columns (a prefix no source column uses)
-        List<String> coordinateColumns = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        columns.forEach(c -> names.add(c.getName()));
-        String prefix = ControlColumn.prefixAvoiding(names);
-        if (kafka) {
-            String[] roles = {
-                ControlColumn.TOPIC.columnName(),
-                ControlColumn.PARTITION.columnName(),
-                ControlColumn.OFFSET.columnName()
-            };
-            for (int i = 0; i < roles.length; i++) {
-                String name = ControlColumn.withPrefix(prefix, roles[i]);
-                coordinateColumns.add(name);
-                // the type the source declared (a BIGINT partition); the planner casts it
-                outFields.add(DataTypes.FIELD(name, twinTypes.get(coordinates[i])));
-                fromValue.add(-1);
-                fromRow.add(coordinates[i]);
-            }
-        }
-        String raw = ControlColumn.withPrefix(prefix, RAW);
-        outFields.add(DataTypes.FIELD(raw, DataTypes.BYTES()));
-        fromValue.add(-1);
-        fromRow.add(bytesField); // the record's bytes as read, not a copy
+        TableDescriptor.Builder descriptor =
+                SourceFormat.twinDescriptor(
+                        options, readable.formatPrefix(), kafka, layout, formatOptions);
+        SourceFormat.Format decoding =
+                SourceFormat.format(tEnv, source, readable, formatOptions, layout);
+        layout.output(columns, kafka, decoding.metadataTypes());
 
         String base = "__autocdc_" + flow;
         ExactNumbers numbers =
@@ -391,7 +191,7 @@ public final class SourceDecoding {
                         format,
                         Boolean.parseBoolean(
                                 formatOptions.toMap().getOrDefault("schema-include", "false")),
-                        (RowType) valueType.getLogicalType());
+                        (RowType) layout.valueType().getLogicalType());
         boolean watermarked =
                 snapshots != null
                         && SnapshotWatermark.unbounded(options)
@@ -400,23 +200,10 @@ public final class SourceDecoding {
                                 .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
                                 .orElse(false);
         if (watermarked) {
-            List<String> taken = new ArrayList<>(names);
-            taken.addAll(coordinateColumns);
-            taken.add(raw);
-            String timeColumn = SnapshotWatermark.timeColumn(prefix, taken);
-            watermark(
-                    tEnv,
-                    twin,
-                    base,
-                    snapshots,
-                    decoder,
-                    valueType,
-                    valueNames,
-                    keyFields,
-                    numbers,
-                    timeColumn);
+            watermark(tEnv, layout, columns, base, snapshots, decoding.decoder(), numbers);
         }
-        tEnv.createTemporaryTable(quote(base + "_bytes"), descriptor.schema(twin.build()).build());
+        tEnv.createTemporaryTable(
+                quote(base + "_bytes"), descriptor.schema(layout.twin.build()).build());
         Table bytesTable = tEnv.from(quote(base + "_bytes"));
         // internal rows: no conversion to Row and back on every record
         DataStream<RowData> rows =
@@ -427,33 +214,43 @@ public final class SourceDecoding {
                                 .toSourceRowDataType()
                                 .bridgedTo(RowData.class));
         OutputTag<DeadLetter> tag = new OutputTag<>("source dead letters of " + flow) {};
-        DataType outType = DataTypes.ROW(outFields.toArray(new DataTypes.Field[0]));
+        DataType outType = layout.outType();
         SingleOutputStreamOperator<RowData> decoded =
                 rows.process(
                                 new RecordDecoder(
                                         flow,
                                         source,
-                                        decoder,
-                                        LINE_FORMATS.contains(format) || format.equals("csv"),
+                                        decoding.decoder(),
+                                        SourceFormat.LINE_FORMATS.contains(format)
+                                                || format.equals("csv"),
                                         format.equals("json") || format.equals("csv"),
                                         numbers,
-                                        new RecordDecoder.Layout(
-                                                bytesField,
-                                                fromValue.stream().mapToInt(i -> i).toArray(),
-                                                fromRow.stream()
-                                                        .mapToInt(i -> i == null ? -1 : i)
-                                                        .toArray(),
-                                                twinTypes.toArray(new DataType[0]),
-                                                coordinates[0],
-                                                coordinates[1],
-                                                coordinates[2]),
+                                        layout.recordLayout(),
                                         tag))
                         .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
                         .name("decode " + source + " for " + flow)
                         .uid(uid(flow));
+        view(tEnv, base, layout, columns, decoded, decoding.mode(), watermarked);
+        return new Decoded(
+                base,
+                decoded.getSideOutput(tag),
+                layout.coordinateColumns,
+                layout.raw,
+                watermarked);
+    }
+
+    /** The view the flow reads, {@code base}: the decoded rows as the source's columns. */
+    private static void view(
+            StreamTableEnvironment tEnv,
+            String base,
+            DecodingLayout layout,
+            List<Column> columns,
+            SingleOutputStreamOperator<RowData> decoded,
+            ChangelogMode mode,
+            boolean watermarked) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         DataStream<Row> asRows = (DataStream) decoded; // RowData as it is, as FlowJob does
-        Schema.Builder decodedSchema = Schema.newBuilder().fromRowDataType(outType);
+        Schema.Builder decodedSchema = Schema.newBuilder().fromRowDataType(layout.outType());
         if (watermarked) { // a table from a stream passes its watermarks on only when told to
             decodedSchema
                     .columnByMetadata(ROWTIME, DataTypes.TIMESTAMP_LTZ(3), "rowtime", true)
@@ -461,30 +258,10 @@ public final class SourceDecoding {
         }
         Table decodedTable = tEnv.fromChangelogStream(asRows, decodedSchema.build(), mode);
         tEnv.createTemporaryView(quote(base + "_decoded"), decodedTable);
-        StringBuilder select = new StringBuilder("SELECT ");
-        for (Column c : columns) {
-            if (select.length() > "SELECT ".length()) {
-                select.append(", ");
-            }
-            if (c instanceof Column.ComputedColumn computed) {
-                select.append('(')
-                        .append(computed.getExpression().asSerializableString())
-                        .append(") AS ");
-            } else if (casts.containsKey(c.getName())) {
-                select.append("CAST(")
-                        .append(quote(c.getName()))
-                        .append(" AS ")
-                        .append(casts.get(c.getName()).getLogicalType().asSerializableString())
-                        .append(") AS ");
-            }
-            select.append(quote(c.getName()));
-        }
-        for (String c : coordinateColumns) {
-            select.append(", ").append(quote(c));
-        }
-        select.append(", ").append(quote(raw));
-        select.append(" FROM ").append(quote(base + "_decoded"));
-        tEnv.executeSql("CREATE TEMPORARY VIEW " + quote(base) + " AS " + select);
-        return new Decoded(base, decoded.getSideOutput(tag), coordinateColumns, raw, watermarked);
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW "
+                        + quote(base)
+                        + " AS "
+                        + layout.viewQuery(columns, base + "_decoded"));
     }
 }
