@@ -33,8 +33,7 @@ final class LocalCluster {
     /**
      * The JVM options of the cluster's processes and clients: C1 only. A test's processes live for
      * seconds to a minute, mostly in code they run once (startup, planning, restore), which C2
-     * would compile for nothing on a machine whose two cores the tests keep busy: measured, the
-     * upgrade and lake restart tests ran in 2:17 instead of 2:34.
+     * would compile for nothing on a machine whose two cores the tests keep busy.
      */
     static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1";
 

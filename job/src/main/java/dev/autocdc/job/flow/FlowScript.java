@@ -176,15 +176,18 @@ public final class FlowScript {
                     && tokens.get(i + 2).isSymbol("(")) {
                 int close = closing(tokens, i + 2, line, "PARTITIONED BY");
                 partitionedBy = new ArrayList<>();
-                for (Token c : tokens.subList(i + 3, close)) {
-                    if (c.kind() == Kind.WORD || c.kind() == Kind.QUOTED_ID) {
-                        partitionedBy.add(c.name());
-                    } else if (!c.isSymbol(",")) {
+                for (int at = i + 3; at < close; at += 2) { // name, then a comma or the end
+                    Token c = tokens.get(at);
+                    boolean name = c.kind() == Kind.WORD || c.kind() == Kind.QUOTED_ID;
+                    boolean then = at + 1 == close || tokens.get(at + 1).isSymbol(",");
+                    if (!name || !then || at + 2 == close) {
+                        Token bad = !name || at + 1 == close ? c : tokens.get(at + 1);
                         throw new FlowSyntaxException(
-                                c.line(),
+                                bad.line(),
                                 "PARTITIONED BY",
-                                "unexpected '" + c.text() + "'; write PARTITIONED BY (col, ...)");
+                                "unexpected '" + bad.text() + "'; write PARTITIONED BY (col, ...)");
                     }
+                    partitionedBy.add(c.name());
                 }
                 if (partitionedBy.isEmpty()) {
                     throw new FlowSyntaxException(

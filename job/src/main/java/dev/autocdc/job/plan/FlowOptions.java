@@ -67,10 +67,12 @@ public final class FlowOptions {
                             "the subtasks of the flow's AUTO CDC operator, which holds its keyed"
                                     + " state and does the work per key, 1 to "
                                     + MAX_PARALLELISM
-                                    + "; the flow's other operators (source, sinks) keep the job's"
-                                    + " parallelism. A restore may change it, as a rescale of the"
-                                    + " operator does ([reliability](reliability.md)), up to the"
-                                    + " job's maximum parallelism");
+                                    + " (and at most the job's maximum parallelism, checked when"
+                                    + " the job is submitted); the target's sink runs at the same"
+                                    + " unless its own `sink.parallelism` says otherwise, the"
+                                    + " source and the decoding step at the job's. A restore may"
+                                    + " change it, as a rescale of these operators does"
+                                    + " ([reliability](reliability.md))");
 
     public static final ConfigOption<String> ERASURES_TABLE =
             ConfigOptions.key("erasures-table")

@@ -117,37 +117,43 @@ final class TargetSchemaCheck {
      */
     static String partitions(
             FlowScript.TargetTable target, List<String> flowKey, List<String> existing) {
-        List<String> columns = target.partitionedBy();
-        if (columns == null) {
+        if (target.partitionedBy() == null) {
             return "";
         }
-        for (String c : columns) {
-            if (!flowKey.contains(c)) {
+        // the flow's KEYS: the target's key but its period columns
+        List<String> keys = new ArrayList<>();
+        for (String k : flowKey) {
+            if (!k.equals("__START_AT") && !k.equals("__SYSTEM_START_AT")) {
+                keys.add(k);
+            }
+        }
+        List<String> columns = new ArrayList<>();
+        for (String c : target.partitionedBy()) {
+            String key = keys.stream().filter(k -> k.equalsIgnoreCase(c)).findFirst().orElse(null);
+            if (key == null) {
                 throw new FlowSyntaxException(
                         target.line(),
                         "PARTITIONED BY",
                         "column "
                                 + c
-                                + " is not in the target's primary key ("
-                                + String.join(", ", flowKey)
+                                + " is not one of the flow's KEYS ("
+                                + String.join(", ", keys)
                                 + "): a partition must hold each key's whole history, so"
                                 + " partition by key columns, or remove the clause");
             }
+            columns.add(key);
         }
-        if (existing != null) {
-            List<String> has = existing;
-            if (!has.equals(columns)) {
-                throw new FlowSyntaxException(
-                        target.line(),
-                        "PARTITIONED BY",
-                        target.name()
-                                + " exists, partitioned by "
-                                + has
-                                + ", not "
-                                + columns
-                                + "; a flow uses an existing table as it is: match its"
-                                + " partitions, or remove the clause");
-            }
+        if (existing != null && !existing.equals(columns)) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "PARTITIONED BY",
+                    target.name()
+                            + " exists, partitioned by "
+                            + existing
+                            + ", not "
+                            + columns
+                            + "; a flow uses an existing table as it is: match its"
+                            + " partitions, or remove the clause");
         }
         List<String> quoted = new ArrayList<>();
         columns.forEach(c -> quoted.add(FlowPlanner.quote(c)));

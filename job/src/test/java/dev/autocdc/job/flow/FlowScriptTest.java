@@ -31,6 +31,16 @@ class FlowScriptTest {
                                 FlowScript.parse(
                                         "CREATE OR REFRESH STREAMING TABLE t PARTITIONED BY ();"))
                 .hasMessage("line 1, PARTITIONED BY: name one or more columns");
+        for (String list : List.of("(a b)", "(a,,b)", "(,a)", "(a,)")) {
+            assertThatThrownBy(
+                            () ->
+                                    FlowScript.parse(
+                                            "CREATE OR REFRESH STREAMING TABLE t PARTITIONED BY "
+                                                    + list
+                                                    + ";"))
+                    .as(list)
+                    .hasMessageContaining("PARTITIONED BY: unexpected");
+        }
     }
 
     @Test

@@ -271,6 +271,29 @@ class SchemaChangeTest {
         }
     }
 
+    /** A dropped column is named as dropped, not as a change of the clause that listed it. */
+    @Test
+    void aDroppedColumnIsNamedAsDroppedWhateverItsClauses() {
+        EngineSpec stored =
+                spec(
+                        TargetType.SCD1,
+                        List.of("id", "v", "w"),
+                        List.of(INT, STRING, STRING),
+                        INT,
+                        EngineSpec.Builder::ignoreNullUpdates,
+                        "id");
+        EngineSpec now =
+                spec(
+                        TargetType.SCD1,
+                        List.of("id", "v"),
+                        List.of(INT, STRING),
+                        INT,
+                        EngineSpec.Builder::ignoreNullUpdates,
+                        "id");
+        assertThat(FlowShape.compare("f", FlowShape.of(stored), FlowShape.of(now)).refusal())
+                .contains("column w was dropped");
+    }
+
     /** A shape stored by a build before the clause lines restores whatever the clauses say now. */
     @Test
     void aShapeWithoutTheClauseLinesAcceptsAnyClauses() {

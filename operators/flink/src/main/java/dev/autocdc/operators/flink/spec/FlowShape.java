@@ -105,7 +105,6 @@ public final class FlowShape {
                 change = what(prefix, a, b);
             }
         }
-        change = change != null ? change : clauses(wasHead, isHead, wasColumns);
         for (int i = 0; change == null && i < wasColumns.size(); i++) {
             String[] a = wasColumns.get(i).split("\t", 2);
             int at = indexOf(isColumns, a[0]);
@@ -139,6 +138,8 @@ public final class FlowShape {
                                 + " stored row: declare it nullable)";
             }
         }
+        // the clauses last: a dropped or retyped column is named as such, not by a clause
+        change = change != null ? change : clauses(wasHead, isHead, wasColumns);
         if (change == null) {
             return new Verdict(wasColumns.size(), null);
         }
