@@ -133,10 +133,7 @@ public enum ControlColumn {
      */
     String refusal(LogicalType type, boolean snapshot) {
         if (flows == Flows.STREAM && snapshot) {
-            return "a flow from snapshots cannot have "
-                    + clause
-                    + ": a key missing from a complete snapshot is deleted, and each snapshot row"
-                    + " is the whole row";
+            return notInSnapshots(clause);
         }
         if (flows == Flows.SNAPSHOT && !snapshot) {
             return "end rows belong to a flow from snapshots (FROM SNAPSHOT)";
@@ -153,6 +150,14 @@ public enum ControlColumn {
                     + type;
         }
         return null;
+    }
+
+    /** Why a flow from snapshots refuses {@code clause} (semantics §10). */
+    static String notInSnapshots(String clause) {
+        return "a flow from snapshots cannot have "
+                + clause
+                + ": a key missing from a complete snapshot is deleted, and each snapshot row is"
+                + " the whole row";
     }
 
     private static boolean isString(LogicalTypeRoot root) {

@@ -340,34 +340,10 @@ public final class EngineSpec implements Serializable {
         }
 
         public EngineSpec build() {
-            EngineOptions.check(EngineOptions.STATE_CACHE_KEYS, stateCacheKeys);
-            EngineOptions.check(EngineOptions.BLOCK_SIZE, blockSize);
-            EngineOptions.check(EngineOptions.TOMBSTONE_RETENTION, tombstoneRetention);
-            EngineOptions.check(EngineOptions.HISTORY_RETENTION, historyRetention);
-            EngineOptions.check(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, snapshotHoldThreshold);
-            if (historyRetention != null && type == TargetType.SCD1) {
-                throw new FlowDefinitionException(
-                        EngineOptions.HISTORY_RETENTION.key(),
-                        "an SCD type 1 target keeps no history; remove the setting");
-            }
-            if (snapshotHoldThreshold != null && !snapshot) {
-                throw new FlowDefinitionException(
-                        EngineOptions.SNAPSHOT_HOLD_THRESHOLD.key(),
-                        "only a flow FROM SNAPSHOT holds snapshots; remove the setting");
-            }
+            checkSettings();
             List<String> names = input.getFieldNames();
-            int[] controls = new int[ControlColumn.values().length];
             Set<String> controlNames = new HashSet<>();
-            for (ControlColumn c : ControlColumn.values()) {
-                String name = c.columnName(controlPrefix);
-                int at = names.indexOf(name);
-                controlNames.add(name);
-                controls[c.ordinal()] = at;
-                String refusal = at < 0 ? null : c.refusal(input.getTypeAt(at), snapshot);
-                if (refusal != null) {
-                    throw new FlowDefinitionException(c.clause(), refusal);
-                }
-            }
+            int[] controls = controls(names, controlNames);
             int seq = controls[ControlColumn.SEQUENCE.ordinal()];
             int sys = controls[ControlColumn.SYSTEM_SEQUENCE.ordinal()];
             int trunc = controls[ControlColumn.TRUNCATE.ordinal()];
@@ -408,11 +384,60 @@ public final class EngineSpec implements Serializable {
             Flow built = flow.build();
             if (snapshot && !built.isFullRow()) { // columns to update were refused above
                 throw new FlowDefinitionException(
-                        "IGNORE NULL UPDATES",
-                        "a flow from snapshots cannot have IGNORE NULL UPDATES: a key missing from"
-                            + " a complete snapshot is deleted, and each snapshot row is the whole"
-                            + " row");
+                        "IGNORE NULL UPDATES", ControlColumn.notInSnapshots("IGNORE NULL UPDATES"));
             }
+            checkKeys(built, base);
+            if (built.hasColumnsToUpdate() && ctu < 0) {
+                throw new FlowDefinitionException(
+                        "COLUMNS TO UPDATE",
+                        "the engine's input has no "
+                                + ControlColumn.COLUMNS_TO_UPDATE.columnName(controlPrefix)
+                                + " column");
+            }
+            return new EngineSpec(
+                    this, built, base.stream().mapToInt(Integer::intValue).toArray(), controls);
+        }
+
+        /** The settings' ranges ({@link EngineOptions}) and the target types they apply to. */
+        private void checkSettings() {
+            EngineOptions.check(EngineOptions.STATE_CACHE_KEYS, stateCacheKeys);
+            EngineOptions.check(EngineOptions.BLOCK_SIZE, blockSize);
+            EngineOptions.check(EngineOptions.TOMBSTONE_RETENTION, tombstoneRetention);
+            EngineOptions.check(EngineOptions.HISTORY_RETENTION, historyRetention);
+            EngineOptions.check(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, snapshotHoldThreshold);
+            if (historyRetention != null && type == TargetType.SCD1) {
+                throw new FlowDefinitionException(
+                        EngineOptions.HISTORY_RETENTION.key(),
+                        "an SCD type 1 target keeps no history; remove the setting");
+            }
+            if (snapshotHoldThreshold != null && !snapshot) {
+                throw new FlowDefinitionException(
+                        EngineOptions.SNAPSHOT_HOLD_THRESHOLD.key(),
+                        "only a flow FROM SNAPSHOT holds snapshots; remove the setting");
+            }
+        }
+
+        /**
+         * Each control column's position in the input (by ordinal; -1: absent), each checked
+         * against its rule; their names go to {@code controlNames}.
+         */
+        private int[] controls(List<String> names, Set<String> controlNames) {
+            int[] controls = new int[ControlColumn.values().length];
+            for (ControlColumn c : ControlColumn.values()) {
+                String name = c.columnName(controlPrefix);
+                int at = names.indexOf(name);
+                controlNames.add(name);
+                controls[c.ordinal()] = at;
+                String refusal = at < 0 ? null : c.refusal(input.getTypeAt(at), snapshot);
+                if (refusal != null) {
+                    throw new FlowDefinitionException(c.clause(), refusal);
+                }
+            }
+            return controls;
+        }
+
+        /** Each key column's type can key a stream ({@link TypeMapping#keyTypeInfo}). */
+        private void checkKeys(Flow built, List<Integer> base) {
             for (int k : built.keyIndexes()) {
                 try {
                     TypeMapping.keyTypeInfo(input.getTypeAt(base.get(k)));
@@ -424,15 +449,6 @@ public final class EngineSpec implements Serializable {
                             built.columnNames().get(k));
                 }
             }
-            if (built.hasColumnsToUpdate() && ctu < 0) {
-                throw new FlowDefinitionException(
-                        "COLUMNS TO UPDATE",
-                        "the engine's input has no "
-                                + ControlColumn.COLUMNS_TO_UPDATE.columnName(controlPrefix)
-                                + " column");
-            }
-            return new EngineSpec(
-                    this, built, base.stream().mapToInt(Integer::intValue).toArray(), controls);
         }
 
         /** A kept column named like one the target adds itself would be two columns of one name. */
