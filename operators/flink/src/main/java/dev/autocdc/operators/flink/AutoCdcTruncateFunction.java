@@ -8,7 +8,7 @@ import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.DecisiveEventsSerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateNames;
-import dev.autocdc.operators.flink.target.Scd1Target;
+import dev.autocdc.operators.flink.targets.Scd1Target;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;

@@ -12,7 +12,7 @@ import dev.autocdc.operators.flink.state.SequenceKey;
 import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.TimelineBlock;
 import dev.autocdc.operators.flink.state.TimelineBlockSerializer;
-import dev.autocdc.operators.flink.target.FlinkTimeline;
+import dev.autocdc.operators.flink.targets.FlinkTimeline;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

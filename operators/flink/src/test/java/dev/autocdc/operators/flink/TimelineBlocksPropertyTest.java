@@ -6,7 +6,7 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
-import dev.autocdc.operators.flink.target.FlinkTimeline;
+import dev.autocdc.operators.flink.targets.FlinkTimeline;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.util.ArrayList;
 import java.util.Arrays;

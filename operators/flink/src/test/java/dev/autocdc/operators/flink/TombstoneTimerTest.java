@@ -8,7 +8,7 @@ import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateNames;
-import dev.autocdc.operators.flink.target.TombstoneTimer;
+import dev.autocdc.operators.flink.targets.TombstoneTimer;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.time.Duration;
 import java.util.ArrayList;

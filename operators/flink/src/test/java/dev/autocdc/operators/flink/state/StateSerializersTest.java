@@ -13,7 +13,7 @@ import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.core.Version;
-import dev.autocdc.operators.flink.target.FlinkTimeline;
+import dev.autocdc.operators.flink.targets.FlinkTimeline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;

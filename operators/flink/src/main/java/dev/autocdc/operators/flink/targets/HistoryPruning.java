@@ -1,4 +1,4 @@
-package dev.autocdc.operators.flink.target;
+package dev.autocdc.operators.flink.targets;
 
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateNames;

@@ -1,4 +1,4 @@
-package dev.autocdc.operators.flink.target;
+package dev.autocdc.operators.flink.targets;
 
 import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.ColumnType;
