@@ -6,7 +6,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -19,10 +18,8 @@ import java.util.function.Predicate;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -100,30 +97,11 @@ final class DemoSession {
      */
     List<Map<String, String>> read(String topic) throws Exception {
         Map<String, String> latest = new TreeMap<>();
-        try (KafkaConsumer<String, String> consumer =
-                new KafkaConsumer<>(
-                        Map.of(
-                                "bootstrap.servers",
-                                kafka.bootstrapServers(),
-                                "group.id",
-                                "demo-reader-" + topic,
-                                "auto.offset.reset",
-                                "earliest"),
-                        new StringDeserializer(),
-                        new StringDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long idleSince = System.currentTimeMillis();
-            long deadline = idleSince + 60_000;
-            while (System.currentTimeMillis() - idleSince < 1_500
-                    && System.currentTimeMillis() < deadline) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value() == null) {
-                        latest.remove(r.key());
-                    } else {
-                        latest.put(r.key(), r.value());
-                    }
-                    idleSince = System.currentTimeMillis();
-                }
+        for (ConsumerRecord<String, String> r : kafka.readAll(topic)) {
+            if (r.value() == null) {
+                latest.remove(r.key());
+            } else {
+                latest.put(r.key(), r.value());
             }
         }
         List<Map<String, String>> rows = new ArrayList<>();

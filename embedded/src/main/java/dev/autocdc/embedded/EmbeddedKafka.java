@@ -6,6 +6,8 @@ import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +19,11 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -96,6 +102,37 @@ public final class EmbeddedKafka implements AutoCloseable {
     public void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        }
+    }
+
+    /**
+     * Every record of a topic, from the start of each partition to the end offsets it has when the
+     * call begins: for a topic whose writer has finished (a bounded flow that returned), so no wait
+     * for quiet is needed. Partitions one after another, each in offset order. Fails after 60 s.
+     */
+    public List<ConsumerRecord<String, String>> readAll(String topic) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(
+                        Map.of("bootstrap.servers", bootstrap, "enable.auto.commit", "false"),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            List<ConsumerRecord<String, String>> records = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(
+                            "topic " + topic + " not read to its end offsets " + end + " in 60 s");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            return records;
         }
     }
 
