@@ -173,34 +173,40 @@ public final class ValueCodec {
                     break;
                 }
             case ROW:
-                {
-                    Object[] fields = (Object[]) v;
-                    for (int i = 0; i < type.children().size(); i++) {
-                        writeValue(type.children().get(i), fields[i], out);
-                    }
-                    break;
-                }
+                writeRow(type, (Object[]) v, out);
+                break;
             case ARRAY:
-                {
-                    List<?> list = (List<?>) v;
-                    writeVarInt(list.size(), out);
-                    for (Object x : list) {
-                        writeValue(type.children().get(0), x, out);
-                    }
-                    break;
-                }
+                writeArray(type, (List<?>) v, out);
+                break;
             case MAP:
-                {
-                    Map<?, ?> map = (Map<?, ?>) v;
-                    writeVarInt(map.size(), out);
-                    for (Map.Entry<?, ?> e : map.entrySet()) {
-                        writeValue(type.children().get(0), e.getKey(), out);
-                        writeValue(type.children().get(1), e.getValue(), out);
-                    }
-                    break;
-                }
+                writeMap(type, (Map<?, ?>) v, out);
+                break;
             default:
                 throw new IllegalArgumentException("Unsupported type " + type);
+        }
+    }
+
+    private static void writeRow(ColumnType type, Object[] fields, DataOutput out)
+            throws IOException {
+        for (int i = 0; i < type.children().size(); i++) {
+            writeValue(type.children().get(i), fields[i], out);
+        }
+    }
+
+    private static void writeArray(ColumnType type, List<?> list, DataOutput out)
+            throws IOException {
+        writeVarInt(list.size(), out);
+        for (Object x : list) {
+            writeValue(type.children().get(0), x, out);
+        }
+    }
+
+    private static void writeMap(ColumnType type, Map<?, ?> map, DataOutput out)
+            throws IOException {
+        writeVarInt(map.size(), out);
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            writeValue(type.children().get(0), e.getKey(), out);
+            writeValue(type.children().get(1), e.getValue(), out);
         }
     }
 
@@ -251,35 +257,41 @@ public final class ValueCodec {
                     return Instant.ofEpochSecond(s, readVarInt(in));
                 }
             case ROW:
-                {
-                    Object[] fields = new Object[type.children().size()];
-                    for (int i = 0; i < fields.length; i++) {
-                        fields[i] = readValue(type.children().get(i), in);
-                    }
-                    return fields;
-                }
+                return readRow(type, in);
             case ARRAY:
-                {
-                    int n = readVarInt(in);
-                    List<Object> list = new ArrayList<>(n);
-                    for (int i = 0; i < n; i++) {
-                        list.add(readValue(type.children().get(0), in));
-                    }
-                    return list;
-                }
+                return readArray(type, in);
             case MAP:
-                {
-                    int n = readVarInt(in);
-                    Map<Object, Object> map = new HashMap<>();
-                    for (int i = 0; i < n; i++) {
-                        Object k = readValue(type.children().get(0), in);
-                        map.put(k, readValue(type.children().get(1), in));
-                    }
-                    return map;
-                }
+                return readMap(type, in);
             default:
                 throw new IllegalArgumentException("Unsupported type " + type);
         }
+    }
+
+    private static Object[] readRow(ColumnType type, DataInput in) throws IOException {
+        Object[] fields = new Object[type.children().size()];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = readValue(type.children().get(i), in);
+        }
+        return fields;
+    }
+
+    private static List<Object> readArray(ColumnType type, DataInput in) throws IOException {
+        int n = readVarInt(in);
+        List<Object> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(readValue(type.children().get(0), in));
+        }
+        return list;
+    }
+
+    private static Map<Object, Object> readMap(ColumnType type, DataInput in) throws IOException {
+        int n = readVarInt(in);
+        Map<Object, Object> map = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            Object k = readValue(type.children().get(0), in);
+            map.put(k, readValue(type.children().get(1), in));
+        }
+        return map;
     }
 
     /**
