@@ -2,8 +2,6 @@ package dev.autocdc.job.source;
 
 import java.io.IOException;
 import java.io.Serializable;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,25 +22,19 @@ import org.apache.flink.table.types.logical.RowType;
  * rounds to its scale and turns into null past its precision. Such a record is bad input, never a
  * row with another key or sequence.
  *
- * <p>A number, or a string that parses as one (Flink reads {@code "42"} as 42), is inexact when:
- *
- * <ul>
- *   <li>TINYINT, SMALLINT, INT, BIGINT: it has a fraction ({@code 22.7}; {@code 22.0} is 22), or is
- *       outside the type's range; BIGINT also past 2^53 when written with a point or an exponent
- *       (Flink reads those through a double);
- *   <li>DECIMAL(p, s): it has more than s digits after the point (it would be rounded), or more
- *       than p - s before it (it would become null).
- * </ul>
- *
- * FLOAT and DOUBLE are approximate by definition and not checked; nor are numbers nested in ROW,
- * ARRAY or MAP columns. Where the columns are: the top-level object for {@code json}; the {@code
- * before} and {@code after} objects for {@code debezium-json} (under {@code payload} with {@code
- * debezium-json.schema-include}) and {@code ogg-json}; the {@code data} and {@code old} objects for
- * {@code maxwell-json}, and each object of the {@code data} and {@code old} arrays for {@code
- * canal-json} (Canal writes every value as a string, which Flink reads as the column's type).
+ * <p>It checks the TINYINT, SMALLINT, INT, BIGINT and DECIMAL columns, each value by the rule of
+ * its type ({@link ExactFit}); not numbers nested in ROW, ARRAY or MAP columns. Where the columns
+ * are: the top-level object for {@code json}; the {@code before} and {@code after} objects for
+ * {@code debezium-json} (under {@code payload} with {@code debezium-json.schema-include}) and
+ * {@code ogg-json}; the {@code data} and {@code old} objects for {@code maxwell-json}, and each
+ * object of the {@code data} and {@code old} arrays for {@code canal-json} (Canal writes every
+ * value as a string, which Flink reads as the column's type).
  */
 final class ExactNumbers implements Serializable {
     private static final long serialVersionUID = 1L;
+
+    /** The byte that opens a JSON object. */
+    private static final byte OBJECT_START = '{';
 
     private final String[] names;
     private final LogicalType[] types;
@@ -178,7 +170,7 @@ final class ExactNumbers implements Serializable {
             return null;
         }
         for (int i = 0; i < names.length; i++) {
-            String problem = problem(object.get(names[i]), types[i]);
+            String problem = ExactFit.problem(object.get(names[i]), types[i]);
             if (problem != null) {
                 return "column "
                         + names[i]
@@ -205,7 +197,7 @@ final class ExactNumbers implements Serializable {
     boolean mayBeInexact(byte[] record) {
         if (objects.size() == 1 && objects.get(0).isEmpty()) {
             int first = skipSpace(record, 0);
-            if (first < record.length && record[first] == '{') {
+            if (first < record.length && record[first] == OBJECT_START) {
                 return mayBeInexactInTopLevelObject(record, first);
             }
         }
@@ -251,7 +243,7 @@ final class ExactNumbers implements Serializable {
                     column = -1;
                 }
                 i = end;
-            } else if (b == '{' || b == '[') {
+            } else if (b == OBJECT_START || b == '[') {
                 depth++;
                 awaitingKey = depth == 1;
                 if (depth == 2) {
@@ -336,82 +328,5 @@ final class ExactNumbers implements Serializable {
             }
         }
         return false;
-    }
-
-    /** Why a JSON value does not fit the type exactly, or null. */
-    static String problem(JsonNode value, LogicalType type) {
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        BigDecimal v;
-        if (value.isNumber()) {
-            v = value.decimalValue();
-        } else if (value.isTextual()) {
-            try {
-                v = new BigDecimal(value.asText().trim());
-            } catch (NumberFormatException e) {
-                return null; // not a number: the format's own parse error
-            }
-        } else {
-            return null;
-        }
-        switch (type.getTypeRoot()) {
-            case TINYINT:
-                return integral(v, BigInteger.valueOf(Byte.MIN_VALUE), BigInteger.valueOf(127));
-            case SMALLINT:
-                return integral(v, BigInteger.valueOf(Short.MIN_VALUE), BigInteger.valueOf(32767));
-            case INTEGER:
-                return integral(
-                        v,
-                        BigInteger.valueOf(Integer.MIN_VALUE),
-                        BigInteger.valueOf(Integer.MAX_VALUE));
-            case BIGINT:
-                {
-                    String outside =
-                            integral(
-                                    v,
-                                    BigInteger.valueOf(Long.MIN_VALUE),
-                                    BigInteger.valueOf(Long.MAX_VALUE));
-                    if (outside == null
-                            && value.isFloatingPointNumber()
-                            && v.abs().compareTo(BigDecimal.valueOf(1L << 53)) > 0) {
-                        // Flink reads a number written with a point or exponent through a double
-                        return "past 2^53 with a point or an exponent it is read through a double";
-                    }
-                    return outside;
-                }
-            case DECIMAL:
-                {
-                    DecimalType d = (DecimalType) type;
-                    BigDecimal stripped = v.stripTrailingZeros();
-                    if (stripped.scale() > d.getScale()) {
-                        return "it has more than " + d.getScale() + " digits after the point";
-                    }
-                    if (stripped.precision() - stripped.scale() > d.getPrecision() - d.getScale()) {
-                        return "it has more than "
-                                + (d.getPrecision() - d.getScale())
-                                + " digits before the point";
-                    }
-                    return null;
-                }
-            default:
-                return null;
-        }
-    }
-
-    private static String integral(BigDecimal v, BigInteger min, BigInteger max) {
-        if (v.precision() - v.scale() > 20) { // more digits than any BIGINT, even 1e1000000
-            return "it is outside " + min + " to " + max;
-        }
-        BigInteger whole;
-        try {
-            whole = v.toBigIntegerExact();
-        } catch (ArithmeticException e) {
-            return "it has a fraction";
-        }
-        if (whole.compareTo(min) < 0 || whole.compareTo(max) > 0) {
-            return "it is outside " + min + " to " + max;
-        }
-        return null;
     }
 }
