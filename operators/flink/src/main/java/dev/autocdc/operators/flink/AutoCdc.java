@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import dev.autocdc.operators.flink.snapshot.SnapshotMarks;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
@@ -72,8 +73,8 @@ public final class AutoCdc {
                         .uid(uid + "-events")
                         .name("events of " + spec.flow().name());
         MapStateDescriptor<?, ?>[] states = {
-            AutoCdcTruncateFunction.floorDescriptor(spec),
-            AutoCdcTruncateFunction.arrivalDescriptor()
+            StateDescriptors.truncateFloor(spec.flow().columnTypes()),
+            StateDescriptors.truncateFloorArrival()
         };
         BroadcastStream<RowData> broadcast = truncates.broadcast(states);
         return others.keyBy(keys)

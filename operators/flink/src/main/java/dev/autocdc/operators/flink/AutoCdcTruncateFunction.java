@@ -5,10 +5,9 @@ import dev.autocdc.operators.core.EventOrder;
 import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import dev.autocdc.operators.flink.state.DecisiveEventsSerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
-import dev.autocdc.operators.flink.targets.Scd1Target;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -16,8 +15,6 @@ import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
@@ -59,22 +56,6 @@ public class AutoCdcTruncateFunction
         this.runtime = new FlowRuntime(spec);
     }
 
-    /**
-     * The broadcast state: the floor truncate (as a one-event list) under "events", its arrival
-     * under "arrival".
-     */
-    public static MapStateDescriptor<String, List<ChangeEvent>> floorDescriptor(EngineSpec spec) {
-        return new MapStateDescriptor<>(
-                StateNames.TRUNCATE_FLOOR,
-                StringSerializer.INSTANCE,
-                new DecisiveEventsSerializer(spec.flow().columnTypes()));
-    }
-
-    static MapStateDescriptor<String, Long> arrivalDescriptor() {
-        return new MapStateDescriptor<>(
-                StateNames.TRUNCATE_FLOOR_ARRIVAL, Types.STRING, Types.LONG);
-    }
-
     /** The flow's metrics (for tests). */
     EngineMetrics metrics() {
         return runtime.metrics();
@@ -92,8 +73,8 @@ public class AutoCdcTruncateFunction
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        floorState = floorDescriptor(runtime.spec());
-        arrivalState = arrivalDescriptor();
+        floorState = StateDescriptors.truncateFloor(runtime.spec().flow().columnTypes());
+        arrivalState = StateDescriptors.truncateFloorArrival();
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
     }
 
@@ -140,7 +121,7 @@ public class AutoCdcTruncateFunction
         arrivals.put(FLOOR_ARRIVAL, ctx.currentProcessingTime());
         ChangeEvent floor = truncate;
         ctx.applyToKeyedState(
-                Scd1Target.eventsDescriptor(runtime.spec().flow().columnTypes()),
+                StateDescriptors.scd1Events(runtime.spec().flow().columnTypes()),
                 (Object key, ValueState<List<ChangeEvent>> state) ->
                         runtime.applyTruncate(key, state, floor, out));
     }
@@ -158,9 +139,7 @@ public class AutoCdcTruncateFunction
             long now)
             throws Exception {
         List<ChangeEvent> floor =
-                runtime.widened(
-                        floorDescriptor(runtime.spec()).getValueSerializer(),
-                        floors.get(FLOOR_EVENTS));
+                runtime.widened(floorState.getValueSerializer(), floors.get(FLOOR_EVENTS));
         if (floor == null || floor.isEmpty()) {
             return null;
         }

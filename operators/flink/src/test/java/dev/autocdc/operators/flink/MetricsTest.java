@@ -6,6 +6,7 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -137,8 +138,8 @@ class MetricsTest {
                         new CoBroadcastWithKeyedOperator<>(
                                 function,
                                 List.of(
-                                        AutoCdcTruncateFunction.floorDescriptor(spec),
-                                        AutoCdcTruncateFunction.arrivalDescriptor())),
+                                        StateDescriptors.truncateFloor(spec.flow().columnTypes()),
+                                        StateDescriptors.truncateFloorArrival())),
                         keys,
                         keys.getProducedType(),
                         1,

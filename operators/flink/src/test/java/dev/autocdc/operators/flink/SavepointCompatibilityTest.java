@@ -11,6 +11,7 @@ import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.flink.spec.TypeMapping;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URISyntaxException;
@@ -446,8 +447,9 @@ class SavepointCompatibilityTest {
                                 new CoBroadcastWithKeyedOperator<>(
                                         new AutoCdcTruncateFunction(spec),
                                         List.of(
-                                                AutoCdcTruncateFunction.floorDescriptor(spec),
-                                                AutoCdcTruncateFunction.arrivalDescriptor())),
+                                                StateDescriptors.truncateFloor(
+                                                        spec.flow().columnTypes()),
+                                                StateDescriptors.truncateFloorArrival())),
                                 keys,
                                 keys.getProducedType(),
                                 1,

@@ -8,6 +8,7 @@ import dev.autocdc.operators.flink.OperatorRun.Change;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import dev.autocdc.operators.flink.spec.TypeMapping;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -189,8 +190,8 @@ class TruncateTest {
                 new CoBroadcastWithKeyedOperator<>(
                         new AutoCdcTruncateFunction(spec),
                         List.of(
-                                AutoCdcTruncateFunction.floorDescriptor(spec),
-                                AutoCdcTruncateFunction.arrivalDescriptor()));
+                                StateDescriptors.truncateFloor(spec.flow().columnTypes()),
+                                StateDescriptors.truncateFloorArrival()));
         var harness =
                 new KeyedBroadcastOperatorTestHarness<>(
                         operator, keys, keys.getProducedType(), 1, 1, 0);

@@ -8,6 +8,7 @@ import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.FlowShape;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.WideningStateAccess;
 import dev.autocdc.operators.flink.targets.KeyedTarget;
@@ -17,10 +18,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
@@ -117,10 +116,7 @@ public final class FlowRuntime implements Serializable {
      */
     public void initializeShape(FunctionInitializationContext context) throws Exception {
         ListState<String> shape =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        StateNames.FLOW_SHAPE, StringSerializer.INSTANCE));
+                context.getOperatorStateStore().getUnionListState(StateDescriptors.flowShape());
         String current = FlowShape.of(spec);
         if (context.isRestored()) {
             for (String stored : shape.get()) {
@@ -406,7 +402,7 @@ public final class FlowRuntime implements Serializable {
                         ? state
                         : widening.widened(
                                 state,
-                                Scd1Target.eventsDescriptor(spec.flow().columnTypes())
+                                StateDescriptors.scd1Events(spec.flow().columnTypes())
                                         .getSerializer());
         try {
             ((Scd1Target) target).applyTruncate(events, truncate, changes);

@@ -13,6 +13,7 @@ import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +25,6 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.ListSerializer;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimeDomain;
@@ -94,7 +92,7 @@ public class AutoCdcSnapshotFunction
     /** The complete snapshots (a copy of the broadcast state); null until read. */
     private transient CompleteSnapshots complete;
 
-    /** {@link #completeDescriptor(EngineSpec)}, built once: a timer of every key asks for it. */
+    /** The complete snapshots' descriptor, built once: a timer of every key asks for it. */
     private transient MapStateDescriptor<String, RowData> completeState;
 
     /** Coverage, for tests: deletes written late because a restatement made them matter. */
@@ -106,14 +104,6 @@ public class AutoCdcSnapshotFunction
     public AutoCdcSnapshotFunction(EngineSpec spec) {
         this.spec = spec;
         this.runtime = new FlowRuntime(spec);
-    }
-
-    /** The broadcast state of complete snapshots. */
-    public static MapStateDescriptor<String, RowData> completeDescriptor(EngineSpec spec) {
-        return new MapStateDescriptor<>(
-                StateNames.SNAPSHOTS_COMPLETE,
-                StringSerializer.INSTANCE,
-                new RowDataSerializer(SnapshotMarks.markType(spec)));
     }
 
     /**
@@ -137,11 +127,6 @@ public class AutoCdcSnapshotFunction
         return runtime.metrics();
     }
 
-    /** The state of each key's progress, whose keys a scan visits. */
-    ValueStateDescriptor<RowData> appliedDescriptor() {
-        return SnapshotProgress.descriptor(spec);
-    }
-
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
         runtime.initializeShape(context);
@@ -155,21 +140,17 @@ public class AutoCdcSnapshotFunction
     @Override
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
-        completeState = completeDescriptor(spec);
+        completeState = StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec));
         rows = new RowDataSerializer(spec.inputType());
-        pending = getRuntimeContext().getMapState(pendingDescriptor());
-        applied = getRuntimeContext().getState(appliedDescriptor());
+        pending =
+                getRuntimeContext().getMapState(StateDescriptors.snapshotPending(spec.inputType()));
+        applied =
+                getRuntimeContext()
+                        .getState(StateDescriptors.snapshotApplied(SnapshotProgress.rowType(spec)));
         rowsOfKey = new SnapshotRowsOfKey(runtime);
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
         keyRows = new SnapshotKeyRows(spec);
-    }
-
-    private MapStateDescriptor<String, List<RowData>> pendingDescriptor() {
-        return new MapStateDescriptor<>(
-                StateNames.SNAPSHOT_PENDING,
-                StringSerializer.INSTANCE,
-                new ListSerializer<>(new RowDataSerializer(spec.inputType())));
     }
 
     @Override
@@ -266,7 +247,7 @@ public class AutoCdcSnapshotFunction
             // the rows stay waiting (the watermark stays below the snapshot); copies show why
             String key = CompleteSnapshots.key(id);
             ctx.applyToKeyedState(
-                    pendingDescriptor(),
+                    StateDescriptors.snapshotPending(spec.inputType()),
                     (Object k, MapState<String, List<RowData>> waiting) -> {
                         List<RowData> held = waiting.get(key);
                         if (held == null) {

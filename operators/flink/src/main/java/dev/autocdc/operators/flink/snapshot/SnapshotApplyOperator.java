@@ -2,12 +2,11 @@ package dev.autocdc.operators.flink.snapshot;
 
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -56,7 +55,7 @@ public final class SnapshotApplyOperator
     private transient MapStateDescriptor<String, RowData> completeState;
 
     public SnapshotApplyOperator(AutoCdcSnapshotFunction function, EngineSpec spec) {
-        super(function, List.of(AutoCdcSnapshotFunction.completeDescriptor(spec)));
+        super(function, List.of(StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec))));
         this.spec = spec;
     }
 
@@ -65,9 +64,7 @@ public final class SnapshotApplyOperator
         super.initializeState(context);
         scannedState =
                 context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        StateNames.SNAPSHOTS_SCANNED, LongSerializer.INSTANCE));
+                        .getUnionListState(StateDescriptors.snapshotsScanned());
         Long least = null;
         for (Long w : scannedState.get()) {
             least = least == null ? w : Math.min(least, w);
@@ -83,7 +80,7 @@ public final class SnapshotApplyOperator
                         getInternalTimerService(
                                 "user-timers", VoidNamespaceSerializer.INSTANCE, this));
         collector = new TimestampedCollector<>(output);
-        completeState = AutoCdcSnapshotFunction.completeDescriptor(spec);
+        completeState = StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec));
         var metrics = getMetricGroup().addGroup("flow", spec.flow().name());
         scans = metrics.counter(SCANS);
         scannedKeys = metrics.counter(SCANNED_KEYS);
@@ -146,7 +143,7 @@ public final class SnapshotApplyOperator
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
-                        function().appliedDescriptor(),
+                        StateDescriptors.snapshotApplied(SnapshotProgress.rowType(spec)),
                         (key, state) -> {
                             scannedKeys.inc();
                             function().scanKey(restating, watermark, fx, collector);

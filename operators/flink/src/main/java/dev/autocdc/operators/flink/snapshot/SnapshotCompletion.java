@@ -3,6 +3,7 @@ package dev.autocdc.operators.flink.snapshot;
 import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -10,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -21,7 +20,6 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -77,15 +75,9 @@ public final class SnapshotCompletion extends AbstractStreamOperator<RowData>
         marks = new RowDataSerializer(markType);
         state =
                 context.getOperatorStateStore()
-                        .getListState(
-                                new ListStateDescriptor<>(
-                                        StateNames.SNAPSHOTS_WAITING,
-                                        InternalTypeInfo.of(markType)));
+                        .getListState(StateDescriptors.snapshotsWaiting(markType));
         lastRowsState =
-                context.getOperatorStateStore()
-                        .getListState(
-                                new ListStateDescriptor<>(
-                                        StateNames.SNAPSHOTS_LAST_ROWS, Types.LONG));
+                context.getOperatorStateStore().getListState(StateDescriptors.snapshotsLastRows());
         waiting = new TreeMap<>(SnapshotId::compare);
         watermark = Long.MIN_VALUE;
         forwarded = Long.MIN_VALUE;

@@ -6,13 +6,13 @@ import dev.autocdc.operators.flink.runtime.EventDecoder;
 import dev.autocdc.operators.flink.runtime.SequenceClock;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -162,10 +162,7 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
         }
         state =
                 context.getOperatorStateStore()
-                        .getListState(
-                                new ListStateDescriptor<>(
-                                        StateNames.SNAPSHOTS_COUNTING,
-                                        InternalTypeInfo.of(markType(spec))));
+                        .getListState(StateDescriptors.snapshotsCounting(markType(spec)));
         counting = new TreeMap<>(SnapshotId::compare);
         watermark = Long.MIN_VALUE;
         for (RowData m : state.get()) { // rescaled: the counts add up wherever they land

@@ -5,12 +5,10 @@ import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -60,11 +58,6 @@ final class SnapshotProgress {
     static SnapshotProgress initial(boolean bitemporal, Object[] key) {
         return new SnapshotProgress(
                 null, false, bitemporal ? BitemporalSnapshotKey.initial() : null, key);
-    }
-
-    static ValueStateDescriptor<RowData> descriptor(EngineSpec spec) {
-        return new ValueStateDescriptor<>(
-                StateNames.SNAPSHOT_APPLIED, new RowDataSerializer(rowType(spec)));
     }
 
     static RowType rowType(EngineSpec spec) {

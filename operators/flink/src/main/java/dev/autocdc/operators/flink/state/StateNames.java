@@ -5,7 +5,8 @@ import java.util.Set;
 /**
  * The name of every state the engine's operators keep. Names are part of the savepoint format: a
  * state is found on restore by its name, so a name never changes, and a layout change keeps the
- * name and bumps its serializer's version (docs/state.md). Keyed state unless said otherwise.
+ * name and bumps its serializer's version (docs/state.md). Keyed state unless said otherwise;
+ * {@link StateDescriptors} builds each state's descriptor.
  */
 public final class StateNames {
     private StateNames() {}

@@ -10,18 +10,12 @@ import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import dev.autocdc.operators.flink.state.BitemporalHeadSerializer;
-import dev.autocdc.operators.flink.state.BitemporalRecentSerializer;
-import dev.autocdc.operators.flink.state.BitemporalSnapshotSerializer;
-import dev.autocdc.operators.flink.state.DescendingSequenceKeySerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
-import dev.autocdc.operators.flink.state.TimelineBlockSerializer;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
@@ -52,41 +46,22 @@ final class BitemporalTarget implements KeyedTarget {
         FlinkTimeline belief =
                 new FlinkTimeline(
                         states.getState(
-                                new ValueStateDescriptor<>(
-                                        StateNames.BITEMPORAL_RECENT,
-                                        new BitemporalRecentSerializer(
-                                                types,
-                                                BitemporalRecentSerializer.VERSION
-                                                        - (previousRecentLayout ? 1 : 0)))),
-                        states.getMapState(
-                                new MapStateDescriptor<>(
-                                        StateNames.BITEMPORAL_BLOCKS,
-                                        DescendingSequenceKeySerializer.INSTANCE,
-                                        new TimelineBlockSerializer(types))),
+                                StateDescriptors.bitemporalRecent(types, previousRecentLayout)),
+                        states.getMapState(StateDescriptors.bitemporalBlocks(types)),
                         counter,
                         new StateCodec(types),
                         spec.blockSize());
         this.store =
                 new FlinkBitemporalStore(
                         belief,
-                        states.getState(
-                                new ValueStateDescriptor<>(
-                                        StateNames.BITEMPORAL_HEAD,
-                                        new BitemporalHeadSerializer(types))),
-                        states.getState(
-                                new ValueStateDescriptor<>(
-                                        StateNames.BITEMPORAL_SNAPSHOT,
-                                        new BitemporalSnapshotSerializer(types))),
+                        states.getState(StateDescriptors.bitemporalHead(types)),
+                        states.getState(StateDescriptors.bitemporalSnapshot(types)),
                         counter);
         // Savepoints of pre-release builds hold every event in one map, and a head of another
         // format: registering the map with another serializer makes such a restore fail (the head's
         // serializer refuses the old format by itself) instead of starting every key without its
         // history.
-        states.getMapState(
-                new MapStateDescriptor<>(
-                        StateNames.LEGACY_BITEMPORAL_EVENTS,
-                        DescendingSequenceKeySerializer.INSTANCE,
-                        new TimelineBlockSerializer(types)));
+        states.getMapState(StateDescriptors.legacyBitemporalEvents(types));
         this.pruning = new HistoryPruning(states, spec.historyRetention());
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
     }

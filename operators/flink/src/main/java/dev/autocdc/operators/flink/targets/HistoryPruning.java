@@ -1,11 +1,10 @@
 package dev.autocdc.operators.flink.targets;
 
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.time.Duration;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
@@ -21,9 +20,7 @@ final class HistoryPruning {
     private final Duration retention;
 
     HistoryPruning(KeyedStateAccess states, Duration retention) {
-        this.pruneAt =
-                states.getState(
-                        new ValueStateDescriptor<>(StateNames.HISTORY_PRUNE_AT, Types.LONG));
+        this.pruneAt = states.getState(StateDescriptors.historyPruneAt());
         this.retention = retention;
     }
 

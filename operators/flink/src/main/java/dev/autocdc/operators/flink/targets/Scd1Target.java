@@ -1,20 +1,18 @@
 package dev.autocdc.operators.flink.targets;
 
 import dev.autocdc.operators.core.ChangeEvent;
-import dev.autocdc.operators.core.ColumnType;
 import dev.autocdc.operators.core.EngineCounters;
 import dev.autocdc.operators.core.EventOrder;
 import dev.autocdc.operators.core.Scd1Engine;
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import dev.autocdc.operators.flink.state.DecisiveEventsSerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.List;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
@@ -47,16 +45,10 @@ public final class Scd1Target implements KeyedTarget {
         this.engine = new Scd1Engine(spec.flow(), counters);
         this.floorEngine = new Scd1Engine(spec.flow(), EngineCounters.NONE);
         this.order = new EventOrder(spec.flow());
-        this.events = states.getState(eventsDescriptor(spec.flow().columnTypes()));
+        this.events = states.getState(StateDescriptors.scd1Events(spec.flow().columnTypes()));
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
         this.truncates = spec.field(ControlColumn.TRUNCATE) >= 0;
         this.counter = counter;
-    }
-
-    /** The decisive events' state (the broadcast side reaches every key's through it). */
-    public static ValueStateDescriptor<List<ChangeEvent>> eventsDescriptor(List<ColumnType> types) {
-        return new ValueStateDescriptor<>(
-                StateNames.SCD1_EVENTS, new DecisiveEventsSerializer(types));
     }
 
     @Override

@@ -10,19 +10,13 @@ import dev.autocdc.operators.core.StateCodec;
 import dev.autocdc.operators.core.TargetChange;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import dev.autocdc.operators.flink.state.DescendingSequenceKeySerializer;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
-import dev.autocdc.operators.flink.state.RecentEntriesSerializer;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
-import dev.autocdc.operators.flink.state.TimelineBlockSerializer;
-import dev.autocdc.operators.flink.state.TimelineEntrySerializer;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
@@ -51,36 +45,17 @@ final class Scd2Target implements KeyedTarget {
         this.engine = new Scd2Engine(spec.flow(), counters);
         this.timeline =
                 new FlinkTimeline(
-                        states.getState(
-                                new ValueStateDescriptor<>(
-                                        StateNames.SCD2_RECENT,
-                                        new RecentEntriesSerializer(
-                                                types,
-                                                RecentEntriesSerializer.VERSION
-                                                        - (previousRecentLayout ? 1 : 0)))),
-                        states.getMapState(
-                                new MapStateDescriptor<>(
-                                        StateNames.SCD2_BLOCKS,
-                                        DescendingSequenceKeySerializer.INSTANCE,
-                                        new TimelineBlockSerializer(types))),
+                        states.getState(StateDescriptors.scd2Recent(types, previousRecentLayout)),
+                        states.getMapState(StateDescriptors.scd2Blocks(types)),
                         counter,
                         new StateCodec(types),
                         spec.blockSize());
         // Savepoints of pre-release builds hold SCD2 history under these names (format 1, one entry
         // per map key). Registering them makes Flink check their serializers, which refuse format
         // 1: such a restore fails instead of silently starting every key without its history.
-        states.getState(
-                new ValueStateDescriptor<>(
-                        StateNames.LEGACY_SCD2_HEAD, new TimelineEntrySerializer(types)));
-        states.getMapState(
-                new MapStateDescriptor<>(
-                        StateNames.LEGACY_SCD2_TIMELINE,
-                        DescendingSequenceKeySerializer.INSTANCE,
-                        new TimelineEntrySerializer(types)));
-        this.historyFloor =
-                states.getState(
-                        new ValueStateDescriptor<>(
-                                StateNames.HISTORY_FLOOR, BytePrimitiveArraySerializer.INSTANCE));
+        states.getState(StateDescriptors.legacyScd2Head(types));
+        states.getMapState(StateDescriptors.legacyScd2Timeline(types));
+        this.historyFloor = states.getState(StateDescriptors.historyFloor());
         this.pruning = new HistoryPruning(states, spec.historyRetention());
         this.tombstones = new TombstoneTimer(states, spec.tombstoneRetention());
         this.counter = counter;

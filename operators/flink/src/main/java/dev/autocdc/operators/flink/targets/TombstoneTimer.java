@@ -1,11 +1,10 @@
 package dev.autocdc.operators.flink.targets;
 
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.time.Duration;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
@@ -22,9 +21,7 @@ public final class TombstoneTimer {
     private final Duration retention;
 
     public TombstoneTimer(KeyedStateAccess states, Duration retention) {
-        this.expiry =
-                states.getState(
-                        new ValueStateDescriptor<>(StateNames.TOMBSTONE_EXPIRY, Types.LONG));
+        this.expiry = states.getState(StateDescriptors.tombstoneExpiry());
         this.retention = retention;
     }
 
