@@ -47,137 +47,9 @@ final class AutoCdcParser {
             }
             target = name("AUTO CDC INTO");
         }
-        expect("FROM", "FROM");
-        String source;
-        boolean snapshot = false;
-        if (at("STREAM") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
-            pos += 2;
-            source = name("FROM STREAM(source)");
-            expectSymbol("FROM STREAM(source)", ")");
-        } else if (at("SNAPSHOT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
-            pos += 2;
-            source = name("FROM SNAPSHOT(source)");
-            expectSymbol("FROM SNAPSHOT(source)", ")");
-            snapshot = true;
-        } else {
-            source = name("FROM");
-        }
-        AutoCdcFlow.Builder b =
-                (snapshot
-                                ? AutoCdcFlow.fromSnapshot(target, source)
-                                : AutoCdcFlow.builder(target, source))
-                        .name(name)
-                        .line(line);
-        boolean storedAsSeen = false;
+        AutoCdcFlow.Builder b = from(target).name(name).line(line);
         while (pos < tokens.size()) {
-            Token t = tokens.get(pos);
-            if (at("KEYS")) {
-                clause("KEYS");
-                pos++;
-                b.keys(list("KEYS"));
-            } else if (at("APPLY", "AS", "DELETE", "WHEN")) {
-                clause("APPLY AS DELETE WHEN");
-                pos += 4;
-                b.applyAsDeletes(expression("APPLY AS DELETE WHEN"));
-            } else if (at("APPLY", "AS", "SNAPSHOT", "END", "WHEN")) {
-                clause("APPLY AS SNAPSHOT END WHEN");
-                pos += 5;
-                b.applyAsSnapshotEnd(expression("APPLY AS SNAPSHOT END WHEN"));
-            } else if (at("APPLY", "AS", "TRUNCATE", "WHEN")) {
-                clause("APPLY AS TRUNCATE WHEN");
-                pos += 4;
-                b.applyAsTruncates(expression("APPLY AS TRUNCATE WHEN"));
-            } else if (at("SEQUENCE", "BY")) {
-                clause("SEQUENCE BY");
-                pos += 2;
-                if (at("STRUCT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
-                    pos++;
-                    b.sequenceByStruct(list("SEQUENCE BY STRUCT"));
-                } else {
-                    b.sequenceBy(name("SEQUENCE BY"));
-                }
-            } else if (at("SYSTEM", "SEQUENCE", "BY")) {
-                clause("SYSTEM SEQUENCE BY");
-                pos += 3;
-                b.systemSequenceBy(name("SYSTEM SEQUENCE BY"));
-            } else if (at("COLUMNS", "TO", "UPDATE")) {
-                clause("COLUMNS TO UPDATE");
-                pos += 3;
-                b.columnsToUpdate(name("COLUMNS TO UPDATE"));
-            } else if (at("COLUMNS")) {
-                clause("COLUMNS");
-                pos++;
-                if (atSymbol("*")) {
-                    pos++;
-                    if (at("EXCEPT")) {
-                        pos++;
-                        b.exceptColumnList(list("COLUMNS * EXCEPT"));
-                    }
-                } else {
-                    b.columnList(list("COLUMNS"));
-                }
-            } else if (at("IGNORE", "NULL", "UPDATES")) {
-                clause("IGNORE NULL UPDATES");
-                pos += 3;
-                if (at("ON")) {
-                    pos++;
-                    if (atSymbol("*")) {
-                        pos++;
-                        expect("IGNORE NULL UPDATES ON * EXCEPT", "EXCEPT");
-                        b.ignoreNullUpdatesExceptColumnList(
-                                list("IGNORE NULL UPDATES ON * EXCEPT"));
-                    } else {
-                        b.ignoreNullUpdatesColumnList(list("IGNORE NULL UPDATES ON"));
-                    }
-                } else {
-                    b.ignoreNullUpdates(true);
-                }
-            } else if (at("STORED", "AS")) {
-                clause("STORED AS");
-                pos += 2;
-                storedAsSeen = true;
-                if (at("SCD", "TYPE")) {
-                    pos += 2;
-                    Token n = next("STORED AS SCD TYPE");
-                    if (!n.text().equals("1") && !n.text().equals("2")) {
-                        throw error(n, "STORED AS", "SCD TYPE must be 1 or 2, not " + n.text());
-                    }
-                    b.storedAsScdType(n.text());
-                } else if (at("BITEMPORAL")) {
-                    pos++;
-                    b.storedAs(TargetType.BITEMPORAL);
-                } else {
-                    throw error(
-                            current(),
-                            "STORED AS",
-                            "write STORED AS SCD TYPE 1, SCD TYPE 2 or BITEMPORAL");
-                }
-            } else if (at("TRACK", "HISTORY", "ON")) {
-                clause("TRACK HISTORY");
-                pos += 3;
-                if (atSymbol("*")) {
-                    pos++;
-                    if (at("EXCEPT")) {
-                        pos++;
-                        b.trackHistoryExceptColumnList(list("TRACK HISTORY ON * EXCEPT"));
-                    } else {
-                        b.trackHistoryExceptColumnList(List.of());
-                    }
-                } else {
-                    b.trackHistoryColumnList(list("TRACK HISTORY ON"));
-                }
-            } else {
-                throw error(
-                        t,
-                        "AUTO CDC",
-                        "unexpected '"
-                                + t.text()
-                                + "'; the clauses are KEYS, APPLY AS DELETE WHEN, APPLY AS"
-                                + " TRUNCATE WHEN, APPLY AS SNAPSHOT END WHEN, SEQUENCE BY,"
-                                + " SYSTEM SEQUENCE BY, COLUMNS,"
-                                + " IGNORE NULL UPDATES, COLUMNS TO UPDATE, STORED AS, TRACK"
-                                + " HISTORY ON");
-            }
+            clause(b);
         }
         if (!seen.contains("KEYS")) {
             throw new FlowSyntaxException(line, "KEYS", "flow " + name + " needs KEYS (col, ...)");
@@ -188,13 +60,172 @@ final class AutoCdcParser {
                     "SEQUENCE BY",
                     "flow " + name + " needs SEQUENCE BY col (or STRUCT(c1, c2))");
         }
-        if (!storedAsSeen) {
+        if (!seen.contains("STORED AS")) {
             b.storedAs(TargetType.SCD1); // the references' default
         }
         try {
             return b.build();
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
+        }
+    }
+
+    /**
+     * {@code FROM source}, {@code FROM STREAM(source)} or {@code FROM SNAPSHOT(source)}: the
+     * builder of a flow from it into {@code target}.
+     */
+    private AutoCdcFlow.Builder from(String target) {
+        expect("FROM", "FROM");
+        if (at("STREAM") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+            pos += 2;
+            String source = name("FROM STREAM(source)");
+            expectSymbol("FROM STREAM(source)", ")");
+            return AutoCdcFlow.builder(target, source);
+        }
+        if (at("SNAPSHOT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+            pos += 2;
+            String source = name("FROM SNAPSHOT(source)");
+            expectSymbol("FROM SNAPSHOT(source)", ")");
+            return AutoCdcFlow.fromSnapshot(target, source);
+        }
+        return AutoCdcFlow.builder(target, name("FROM"));
+    }
+
+    /** One clause after the source, given to the builder; each clause at most once. */
+    private void clause(AutoCdcFlow.Builder b) {
+        Token t = tokens.get(pos);
+        if (at("KEYS")) {
+            clause("KEYS");
+            pos++;
+            b.keys(list("KEYS"));
+        } else if (at("APPLY", "AS", "DELETE", "WHEN")) {
+            clause("APPLY AS DELETE WHEN");
+            pos += 4;
+            b.applyAsDeletes(expression("APPLY AS DELETE WHEN"));
+        } else if (at("APPLY", "AS", "SNAPSHOT", "END", "WHEN")) {
+            clause("APPLY AS SNAPSHOT END WHEN");
+            pos += 5;
+            b.applyAsSnapshotEnd(expression("APPLY AS SNAPSHOT END WHEN"));
+        } else if (at("APPLY", "AS", "TRUNCATE", "WHEN")) {
+            clause("APPLY AS TRUNCATE WHEN");
+            pos += 4;
+            b.applyAsTruncates(expression("APPLY AS TRUNCATE WHEN"));
+        } else if (at("SEQUENCE", "BY")) {
+            clause("SEQUENCE BY");
+            pos += 2;
+            sequenceBy(b);
+        } else if (at("SYSTEM", "SEQUENCE", "BY")) {
+            clause("SYSTEM SEQUENCE BY");
+            pos += 3;
+            b.systemSequenceBy(name("SYSTEM SEQUENCE BY"));
+        } else if (at("COLUMNS", "TO", "UPDATE")) {
+            clause("COLUMNS TO UPDATE");
+            pos += 3;
+            b.columnsToUpdate(name("COLUMNS TO UPDATE"));
+        } else if (at("COLUMNS")) {
+            clause("COLUMNS");
+            pos++;
+            columns(b);
+        } else if (at("IGNORE", "NULL", "UPDATES")) {
+            clause("IGNORE NULL UPDATES");
+            pos += 3;
+            ignoreNullUpdates(b);
+        } else if (at("STORED", "AS")) {
+            clause("STORED AS");
+            pos += 2;
+            storedAs(b);
+        } else if (at("TRACK", "HISTORY", "ON")) {
+            clause("TRACK HISTORY");
+            pos += 3;
+            trackHistory(b);
+        } else {
+            throw error(
+                    t,
+                    "AUTO CDC",
+                    "unexpected '"
+                            + t.text()
+                            + "'; the clauses are KEYS, APPLY AS DELETE WHEN, APPLY AS"
+                            + " TRUNCATE WHEN, APPLY AS SNAPSHOT END WHEN, SEQUENCE BY,"
+                            + " SYSTEM SEQUENCE BY, COLUMNS,"
+                            + " IGNORE NULL UPDATES, COLUMNS TO UPDATE, STORED AS, TRACK"
+                            + " HISTORY ON");
+        }
+    }
+
+    /** After {@code SEQUENCE BY}: {@code col} or {@code STRUCT(c1, c2, ...)}. */
+    private void sequenceBy(AutoCdcFlow.Builder b) {
+        if (at("STRUCT") && pos + 1 < tokens.size() && tokens.get(pos + 1).isSymbol("(")) {
+            pos++;
+            b.sequenceByStruct(list("SEQUENCE BY STRUCT"));
+        } else {
+            b.sequenceBy(name("SEQUENCE BY"));
+        }
+    }
+
+    /** After {@code COLUMNS}: {@code (c1, ...)}, {@code *} or {@code * EXCEPT (c1, ...)}. */
+    private void columns(AutoCdcFlow.Builder b) {
+        if (atSymbol("*")) {
+            pos++;
+            if (at("EXCEPT")) {
+                pos++;
+                b.exceptColumnList(list("COLUMNS * EXCEPT"));
+            }
+        } else {
+            b.columnList(list("COLUMNS"));
+        }
+    }
+
+    /**
+     * After {@code IGNORE NULL UPDATES}: nothing (every column), {@code ON (c1, ...)} or {@code ON
+     * * EXCEPT (c1, ...)}.
+     */
+    private void ignoreNullUpdates(AutoCdcFlow.Builder b) {
+        if (at("ON")) {
+            pos++;
+            if (atSymbol("*")) {
+                pos++;
+                expect("IGNORE NULL UPDATES ON * EXCEPT", "EXCEPT");
+                b.ignoreNullUpdatesExceptColumnList(list("IGNORE NULL UPDATES ON * EXCEPT"));
+            } else {
+                b.ignoreNullUpdatesColumnList(list("IGNORE NULL UPDATES ON"));
+            }
+        } else {
+            b.ignoreNullUpdates(true);
+        }
+    }
+
+    /** After {@code STORED AS}: {@code SCD TYPE 1}, {@code SCD TYPE 2} or {@code BITEMPORAL}. */
+    private void storedAs(AutoCdcFlow.Builder b) {
+        if (at("SCD", "TYPE")) {
+            pos += 2;
+            Token n = next("STORED AS SCD TYPE");
+            if (!n.text().equals("1") && !n.text().equals("2")) {
+                throw error(n, "STORED AS", "SCD TYPE must be 1 or 2, not " + n.text());
+            }
+            b.storedAsScdType(n.text());
+        } else if (at("BITEMPORAL")) {
+            pos++;
+            b.storedAs(TargetType.BITEMPORAL);
+        } else {
+            throw error(
+                    current(), "STORED AS", "write STORED AS SCD TYPE 1, SCD TYPE 2 or BITEMPORAL");
+        }
+    }
+
+    /**
+     * After {@code TRACK HISTORY ON}: {@code (c1, ...)}, {@code *} or {@code * EXCEPT (c1, ...)}.
+     */
+    private void trackHistory(AutoCdcFlow.Builder b) {
+        if (atSymbol("*")) {
+            pos++;
+            if (at("EXCEPT")) {
+                pos++;
+                b.trackHistoryExceptColumnList(list("TRACK HISTORY ON * EXCEPT"));
+            } else {
+                b.trackHistoryExceptColumnList(List.of());
+            }
+        } else {
+            b.trackHistoryColumnList(list("TRACK HISTORY ON"));
         }
     }
 
