@@ -1,0 +1,204 @@
+package dev.autocdc.job.plan;
+
+import static dev.autocdc.job.plan.FlowPlanner.quoteName;
+import static dev.autocdc.job.plan.FlowPlanner.rootMessage;
+
+import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.source.SnapshotWatermark;
+import dev.autocdc.job.source.SourceDecoding;
+import dev.autocdc.operators.core.AutoCdcFlow;
+import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.core.TargetType;
+import dev.autocdc.operators.flink.spec.ControlColumn;
+import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.FlowMapping;
+import dev.autocdc.operators.flink.spec.OutputMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Plans one flow whose source exists in the table environment: resolves the flow against the
+ * source's schema, decodes the source when its bad records are dead letters ({@link
+ * SourceDecoding}), builds the engine's input projection ({@link InputProjection}) and {@link
+ * EngineSpec}, and resolves the declared target ({@link DeclaredTarget}). A mistake fails with a
+ * {@link FlowSyntaxException} on the flow's line, naming the clause.
+ */
+final class OneFlowPlanner {
+    private final StreamTableEnvironment tEnv;
+    private final boolean createsTargets;
+
+    /** The script line of each key set with SET, for messages; filled as the script is read. */
+    private final Map<String, Integer> setLines;
+
+    /**
+     * @param createsTargets as for {@link FlowPlanner#FlowPlanner(StreamTableEnvironment, boolean)}
+     */
+    OneFlowPlanner(
+            StreamTableEnvironment tEnv, boolean createsTargets, Map<String, Integer> setLines) {
+        this.tEnv = tEnv;
+        this.createsTargets = createsTargets;
+        this.setLines = setLines;
+    }
+
+    PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target, FlowOptions options) {
+        ResolvedSchema source = sourceSchema(flow);
+        List<String> sourceColumns = new ArrayList<>();
+        for (Column c : source.getColumns()) {
+            sourceColumns.add(c.getName());
+        }
+        // Control columns are named under a prefix no source column uses, so every source column
+        // stays data whatever its name (semantics §11).
+        String prefix = ControlColumn.prefixAvoiding(sourceColumns);
+        SourceDecoding.Decoded decoded =
+                options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER
+                        ? decode(flow, sourceColumns)
+                        : null;
+        FlowMapping mapping;
+        try {
+            mapping = FlowMapping.of(flow, sourceColumns);
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+        }
+
+        if (flow.fromSnapshot()) {
+            SnapshotSources.check(tEnv, flow, source, decoded);
+        }
+        String erasures = options.erasuresTable(flow.name());
+        String sql =
+                InputProjection.select(
+                        tEnv, flow, mapping, source, prefix, decoded, erasures != null);
+        Table projection = projection(flow, sql);
+        RowType projected =
+                (RowType) projection.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        RowType input =
+                decoded == null
+                        ? projected
+                        : new RowType(
+                                projected.getFields().subList(0, projected.getFieldCount() - 1));
+
+        EngineSpec spec = spec(flow, mapping, input, prefix, options, OutputMode.RETRACT);
+        List<String> key = new ArrayList<>();
+        for (int i : spec.targetPrimaryKey()) {
+            key.add(spec.targetType().getFieldNames().get(i));
+        }
+        DeclaredTarget declared =
+                DeclaredTarget.resolve(
+                        tEnv, target, flow.storedAs(), spec.targetType(), key, createsTargets);
+        if (erasures != null) {
+            Erasures.check(tEnv, flow, erasures, spec, setLines);
+        }
+        OutputMode mode = declared.outputMode(options.changelogMode(flow.name()));
+        if (mode != spec.outputMode()) {
+            spec = spec(flow, mapping, input, prefix, options, mode);
+        }
+        return new PlannedFlow(
+                flow,
+                target,
+                declared.kind(),
+                spec,
+                sql,
+                projection,
+                options,
+                decoded == null ? null : decoded.letters(),
+                decoded != null);
+    }
+
+    /** The schema of the flow's source. */
+    private ResolvedSchema sourceSchema(AutoCdcFlow flow) {
+        try {
+            return tEnv.from(quoteName(flow.source())).getResolvedSchema();
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    "FROM",
+                    "unknown source "
+                            + flow.source()
+                            + "; create it first (CREATE TABLE "
+                            + flow.source()
+                            + " (...) WITH (...)) or use an existing table or view");
+        }
+    }
+
+    /**
+     * The flow's Kafka or filesystem source read as bytes and decoded by a step of ours, so that a
+     * record its format cannot read is a dead letter ({@link SourceDecoding}).
+     */
+    private SourceDecoding.Decoded decode(AutoCdcFlow flow, List<String> sourceColumns) {
+        try {
+            return SourceDecoding.decode(
+                    tEnv, flow.name(), flow.source(), snapshotWatermark(flow, sourceColumns));
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    "FROM",
+                    "Flink could not read source "
+                            + flow.source()
+                            + " as bytes to decode: "
+                            + rootMessage(e)
+                            + " (SET 'autocdc."
+                            + flow.name()
+                            + ".bad-records' = 'fail' reads it as declared)");
+        }
+    }
+
+    /** The flow's input projection, planned by Flink. */
+    private Table projection(AutoCdcFlow flow, String sql) {
+        try {
+            return tEnv.sqlQuery(sql);
+        } catch (RuntimeException e) {
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    "AUTO CDC",
+                    "Flink could not plan the flow's input: " + rootMessage(e));
+        }
+    }
+
+    /**
+     * The watermark of a flow from snapshots on an unbounded source: on the version, bitemporal the
+     * system sequence; null for a change flow or a STRUCT version (complete at the end of a bounded
+     * input only).
+     */
+    private static SnapshotWatermark snapshotWatermark(AutoCdcFlow flow, List<String> columns) {
+        if (!flow.fromSnapshot() || flow.sequenceIsStruct()) {
+            return null;
+        }
+        try {
+            String column =
+                    flow.storedAs() == TargetType.BITEMPORAL && flow.systemSequenceBy() != null
+                            ? FlowMapping.resolve(
+                                    columns, flow.systemSequenceBy(), "SYSTEM SEQUENCE BY")
+                            : FlowMapping.resolve(columns, flow.sequenceBy().get(0), "SEQUENCE BY");
+            String end =
+                    flow.applyAsSnapshotEnd() == null
+                            ? null
+                            : CastGuard.guard(flow.applyAsSnapshotEnd()).condition();
+            return new SnapshotWatermark(column, end);
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+        }
+    }
+
+    private static EngineSpec spec(
+            AutoCdcFlow flow,
+            FlowMapping mapping,
+            RowType input,
+            String prefix,
+            FlowOptions options,
+            OutputMode mode) {
+        try {
+            return mapping.engineSpec(
+                    flow, input, prefix, options.engineSettings(flow.name()), mode);
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+        } catch (IllegalArgumentException e) {
+            throw new FlowSyntaxException(flow.line(), "COLUMNS", e.getMessage());
+        }
+    }
+}
