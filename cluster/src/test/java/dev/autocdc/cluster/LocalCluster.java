@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * {@code deploy/local-cluster}, driven as a user drives it: every call runs the script in its own
@@ -43,6 +44,7 @@ final class LocalCluster {
     private final HttpClient http = HttpClient.newHttpClient();
     private final String extraConf;
     private final Map<String, String> env;
+    private String jarId;
 
     LocalCluster(Path home) {
         this(home, "", Map.of());
@@ -112,42 +114,117 @@ final class LocalCluster {
     }
 
     /**
-     * {@code flink run --detached [-s savepoint] -p N <jar> run --flow F}, strict (no {@code
-     * --allowNonRestoredState}); the job's id once it runs.
+     * Uploads the cluster jar through the REST API ({@code POST /jars/upload}, as the web dashboard
+     * does), once per cluster; the jar's id on the cluster.
      */
-    String submit(Path log, Path flow, int parallelism, String savepoint) throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", "--detached", "-p", "" + parallelism));
-        if (savepoint != null) {
-            args.addAll(List.of("-s", savepoint));
+    synchronized String uploadedJar() throws Exception {
+        if (jarId == null) {
+            Path jar = clusterJar();
+            String boundary = "autocdc" + System.nanoTime();
+            byte[] head =
+                    ("--"
+                                    + boundary
+                                    + "\r\nContent-Disposition: form-data; name=\"jarfile\";"
+                                    + " filename=\""
+                                    + jar.getFileName()
+                                    + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
+                            .getBytes(StandardCharsets.UTF_8);
+            byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+            HttpResponse<String> upload =
+                    send(
+                            HttpRequest.newBuilder(rest("/jars/upload"))
+                                    .header(
+                                            "Content-Type",
+                                            "multipart/form-data; boundary=" + boundary)
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofByteArrays(
+                                                    List.of(head, Files.readAllBytes(jar), tail))));
+            var m = Pattern.compile("\"filename\":\"[^\"]*/([^\"/]+)\"").matcher(upload.body());
+            if (upload.statusCode() != 200 || !m.find()) {
+                throw new AssertionError("jar upload failed: " + upload.body());
+            }
+            jarId = m.group(1);
         }
-        args.addAll(List.of(clusterJar().toString(), "run", "--flow", flow.toString()));
-        Process client = flink(log, args.toArray(new String[0]));
-        if (!client.waitFor(3, TimeUnit.MINUTES) || client.exitValue() != 0) {
-            throw new AssertionError("flink run failed:\n" + Files.readString(log));
-        }
-        var m = Pattern.compile("JobID ([0-9a-f]{32})").matcher(Files.readString(log));
-        if (!m.find()) {
-            throw new AssertionError("flink run printed no JobID:\n" + Files.readString(log));
-        }
-        awaitJobState(m.group(1), "RUNNING", Duration.ofMinutes(2));
-        return m.group(1);
+        return jarId;
     }
 
-    /** {@code flink stop --savepointPath <home>/savepoints <job>}; the savepoint's path. */
+    /**
+     * {@code run --flow F} of the uploaded cluster jar at parallelism N, from {@code savepoint}
+     * when not null, strict (no {@code allowNonRestoredState}), through the REST API ({@code POST
+     * /jars/:id/run}: the JobManager plans the flow, so no client process starts); the job's id
+     * once it runs. {@code log} receives the response. {@code SessionClusterTest} submits with
+     * {@code flink run} as well.
+     */
+    String submit(Path log, Path flow, int parallelism, String savepoint) throws Exception {
+        ObjectNode body = JSON.createObjectNode();
+        body.putArray("programArgsList").add("run").add("--flow").add(flow.toString());
+        body.put("parallelism", parallelism);
+        body.put("allowNonRestoredState", false);
+        if (savepoint != null) {
+            body.put("savepointPath", savepoint);
+        }
+        HttpResponse<String> run =
+                send(
+                        HttpRequest.newBuilder(rest("/jars/" + uploadedJar() + "/run"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
+        Files.writeString(log, run.body());
+        String job = JSON.readTree(run.body()).path("jobid").asText("");
+        if (run.statusCode() != 200 || job.isEmpty()) {
+            throw new AssertionError("jar run failed (" + run.statusCode() + "): " + run.body());
+        }
+        awaitJobState(job, "RUNNING", Duration.ofMinutes(2));
+        return job;
+    }
+
+    /**
+     * Stop with a savepoint in {@code <home>/savepoints} ({@code POST /jobs/:id/stop}, what {@code
+     * flink stop} sends), waiting for it; the savepoint's path. {@code log} receives the result.
+     */
     String stopWithSavepoint(Path log, String job) throws Exception {
-        Process stop =
-                flink(log, "stop", "--savepointPath", home.resolve("savepoints").toUri() + "", job);
-        if (!stop.waitFor(3, TimeUnit.MINUTES) || stop.exitValue() != 0) {
-            throw new AssertionError("flink stop failed:\n" + Files.readString(log));
+        ObjectNode body = JSON.createObjectNode();
+        body.put("targetDirectory", home.resolve("savepoints").toUri().toString());
+        body.put("drain", false);
+        HttpResponse<String> stop =
+                send(
+                        HttpRequest.newBuilder(rest("/jobs/" + job + "/stop"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
+        String trigger = JSON.readTree(stop.body()).path("request-id").asText("");
+        if (stop.statusCode() != 202 || trigger.isEmpty()) {
+            throw new AssertionError("stop failed (" + stop.statusCode() + "): " + stop.body());
         }
-        var m =
-                Pattern.compile("Savepoint completed\\. Path: (\\S+)")
-                        .matcher(Files.readString(log));
-        if (!m.find()) {
-            throw new AssertionError("flink stop printed no savepoint:\n" + Files.readString(log));
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (true) {
+            String status = get("/jobs/" + job + "/savepoints/" + trigger);
+            JsonNode n = JSON.readTree(status);
+            if ("COMPLETED".equals(n.path("status").path("id").asText())) {
+                Files.writeString(log, status);
+                String location = n.path("operation").path("location").asText("");
+                if (location.isEmpty()) {
+                    throw new AssertionError("stop with savepoint failed: " + status);
+                }
+                awaitJobState(job, "FINISHED", Duration.ofMinutes(1));
+                return location;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("stop with savepoint not done in 3 min: " + status);
+            }
+            Thread.sleep(200);
         }
-        awaitJobState(job, "FINISHED", Duration.ofMinutes(1));
-        return m.group(1);
+    }
+
+    /** Cancels the job ({@code PATCH /jobs/:id?mode=cancel}) and waits until it is CANCELED. */
+    void cancel(String job) throws Exception {
+        HttpResponse<String> cancel =
+                send(
+                        HttpRequest.newBuilder(rest("/jobs/" + job + "?mode=cancel"))
+                                .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+        if (cancel.statusCode() != 202) {
+            throw new AssertionError(
+                    "cancel failed (" + cancel.statusCode() + "): " + cancel.body());
+        }
+        awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
     }
 
     /**

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.embedded.EmbeddedKafka;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,32 +110,11 @@ class SessionClusterTest {
         Path flow = dir.resolve("rest.sql");
         Files.writeString(
                 flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_rest", "hist_rest", false));
-        Path jar = LocalCluster.clusterJar();
-        String boundary = "autocdc" + System.nanoTime();
-        byte[] head =
-                ("--"
-                                + boundary
-                                + "\r\n"
-                                + "Content-Disposition: form-data; name=\"jarfile\"; filename=\""
-                                + jar.getFileName()
-                                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
-                        .getBytes(StandardCharsets.UTF_8);
-        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
-        var upload =
-                cluster.send(
-                        HttpRequest.newBuilder(cluster.rest("/jars/upload"))
-                                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofByteArrays(
-                                                List.of(head, Files.readAllBytes(jar), tail))));
-        assertThat(upload.statusCode()).as(upload.body()).isEqualTo(200);
-        Matcher uploaded =
-                Pattern.compile("\"filename\":\"[^\"]*/([^\"/]+)\"").matcher(upload.body());
-        assertThat(uploaded.find()).as(upload.body()).isTrue();
         String body = "{\"programArgsList\": [\"run\", \"--flow\", \"" + flow + "\"]}";
         var run =
                 cluster.send(
-                        HttpRequest.newBuilder(cluster.rest("/jars/" + uploaded.group(1) + "/run"))
+                        HttpRequest.newBuilder(
+                                        cluster.rest("/jars/" + cluster.uploadedJar() + "/run"))
                                 .header("Content-Type", "application/json")
                                 .POST(HttpRequest.BodyPublishers.ofString(body)));
         assertThat(run.statusCode()).as(run.body()).isEqualTo(200);
@@ -144,12 +122,7 @@ class SessionClusterTest {
         assertThat(jobId.find()).as(run.body()).isTrue();
         String job = jobId.group(1);
         Topics.awaitRows(kafka, "hist_rest", w.expected(), Duration.ofMinutes(3));
-        var cancel =
-                cluster.send(
-                        HttpRequest.newBuilder(cluster.rest("/jobs/" + job + "?mode=cancel"))
-                                .method("PATCH", HttpRequest.BodyPublishers.noBody()));
-        assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(202);
-        cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+        cluster.cancel(job);
     }
 
     @Test

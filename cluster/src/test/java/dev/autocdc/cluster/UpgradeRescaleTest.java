@@ -119,7 +119,7 @@ class UpgradeRescaleTest {
                 assertThat(cluster.awaitException(job, refusal, Duration.ofMinutes(2)))
                         .as("the job's exceptions name the change")
                         .isTrue();
-                cluster.flink(dir.resolve("cancel.log"), "cancel", job).waitFor();
+                cluster.cancel(job);
                 figures.add("step 6 (" + retyped.getFileName() + "): refused, the change named");
             } finally {
                 SharedCluster.release();
