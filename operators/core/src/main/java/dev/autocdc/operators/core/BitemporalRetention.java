@@ -42,32 +42,7 @@ public final class BitemporalRetention {
                 written.add(entry.writtenAt());
             }
         }
-        // T: the newest system sequence up to which every event is old enough
-        Integer[] bySystem = new Integer[events.size()];
-        for (int i = 0; i < bySystem.length; i++) {
-            bySystem[i] = i;
-        }
-        Arrays.sort(
-                bySystem,
-                (a, b) ->
-                        SequenceCodec.compare(
-                                events.get(a).systemSequence(), events.get(b).systemSequence()));
-        byte[] floorSystem = null;
-        for (int i = 0; i < bySystem.length; ) {
-            byte[] t = events.get(bySystem[i]).systemSequence();
-            boolean allOld = true;
-            int j = i;
-            while (j < bySystem.length
-                    && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
-                allOld &= written.get(bySystem[j]) <= cutoff;
-                j++;
-            }
-            if (!allOld) {
-                break;
-            }
-            floorSystem = t;
-            i = j;
-        }
+        byte[] floorSystem = floorSystem(events, written, cutoff);
         if (floorSystem == null
                 || (old != null
                         && SequenceCodec.compare(floorSystem, old.floorSystemSequence()) <= 0)) {
@@ -123,5 +98,39 @@ public final class BitemporalRetention {
         BitemporalHead head = store.head();
         store.setHead(head.withFloors(floor, floorSystem));
         return true;
+    }
+
+    /**
+     * The system floor T of {@link #compact}, or null when even the oldest system sequence has an
+     * event written after the cutoff; {@code written} holds when each of {@code events} was
+     * written.
+     */
+    private static byte[] floorSystem(List<ChangeEvent> events, List<Long> written, long cutoff) {
+        Integer[] bySystem = new Integer[events.size()];
+        for (int i = 0; i < bySystem.length; i++) {
+            bySystem[i] = i;
+        }
+        Arrays.sort(
+                bySystem,
+                (a, b) ->
+                        SequenceCodec.compare(
+                                events.get(a).systemSequence(), events.get(b).systemSequence()));
+        byte[] floorSystem = null;
+        for (int i = 0; i < bySystem.length; ) {
+            byte[] t = events.get(bySystem[i]).systemSequence();
+            boolean allOld = true;
+            int j = i;
+            while (j < bySystem.length
+                    && Arrays.equals(events.get(bySystem[j]).systemSequence(), t)) {
+                allOld &= written.get(bySystem[j]) <= cutoff;
+                j++;
+            }
+            if (!allOld) {
+                break;
+            }
+            floorSystem = t;
+            i = j;
+        }
+        return floorSystem;
     }
 }
