@@ -89,117 +89,127 @@ final class CliOptions {
             throw new IllegalArgumentException("unknown command " + o.command);
         }
         for (int i = 1; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--flow" -> o.flow = value(args, ++i, a);
-                case "--materialize" -> o.materialize = Path.of(value(args, ++i, a));
-                case "--dead-letters" -> o.deadLetters = Path.of(value(args, ++i, a));
-                case "--parallelism" -> {
-                    try {
-                        o.parallelism = Integer.parseInt(value(args, ++i, a));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--parallelism needs a number");
-                    }
+            i = o.option(args, i);
+        }
+        o.checkCommand();
+        // checked before the job runs, not after it has read every event
+        writableFile("--materialize", o.materialize);
+        writableFile("--dead-letters", o.deadLetters);
+        return o;
+    }
+
+    /**
+     * Reads the option at {@code args[i]}, with its value if it takes one.
+     *
+     * @return the index of the option's last argument
+     */
+    private int option(String[] args, int i) {
+        String a = args[i];
+        switch (a) {
+            case "--flow" -> flow = value(args, ++i, a);
+            case "--materialize" -> materialize = Path.of(value(args, ++i, a));
+            case "--dead-letters" -> deadLetters = Path.of(value(args, ++i, a));
+            case "--parallelism" ->
+                    parallelism = number(value(args, ++i, a), "--parallelism needs a number");
+            case "--state-backend" -> {
+                stateBackend = value(args, ++i, a);
+                if (!stateBackend.equals("rocksdb") && !stateBackend.equals("hashmap")) {
+                    throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
                 }
-                case "--state-backend" -> {
-                    o.stateBackend = value(args, ++i, a);
-                    if (!o.stateBackend.equals("rocksdb") && !o.stateBackend.equals("hashmap")) {
-                        throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
-                    }
+            }
+            case "--checkpoint-dir" -> checkpointDir = value(args, ++i, a);
+            case "--from" -> from.add(value(args, ++i, a));
+            case "--as-of" -> asOf = value(args, ++i, a);
+            case "--suffix" -> suffix = value(args, ++i, a);
+            case "--out" -> out = Path.of(value(args, ++i, a));
+            case "--savepoint" -> savepoint = value(args, ++i, a);
+            case "--from-savepoint" -> fromSavepoint = value(args, ++i, a);
+            case "--max-parallelism" ->
+                    maxParallelism =
+                            number(value(args, ++i, a), "--max-parallelism needs a number");
+            case "--target" -> {
+                demoTarget = value(args, ++i, a);
+                if (!command.equals("demo") || !List.of("kafka", "paimon").contains(demoTarget)) {
+                    throw new IllegalArgumentException(
+                            "--target is for demo, and is kafka (the default) or paimon");
                 }
-                case "--checkpoint-dir" -> o.checkpointDir = value(args, ++i, a);
-                case "--from" -> o.from.add(value(args, ++i, a));
-                case "--as-of" -> o.asOf = value(args, ++i, a);
-                case "--suffix" -> o.suffix = value(args, ++i, a);
-                case "--out" -> o.out = Path.of(value(args, ++i, a));
-                case "--savepoint" -> o.savepoint = value(args, ++i, a);
-                case "--from-savepoint" -> o.fromSavepoint = value(args, ++i, a);
-                case "--max-parallelism" -> {
-                    try {
-                        o.maxParallelism = Integer.parseInt(value(args, ++i, a));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--max-parallelism needs a number");
-                    }
+            }
+            case "--metrics-port" -> {
+                metricsPort = number(value(args, ++i, a), "--metrics-port needs a port number");
+                if (metricsPort < 1 || metricsPort > 65535) {
+                    throw new IllegalArgumentException(
+                            "--metrics-port needs a port number (1 to 65535)");
                 }
-                case "--target" -> {
-                    o.demoTarget = value(args, ++i, a);
-                    if (!o.command.equals("demo")
-                            || !List.of("kafka", "paimon").contains(o.demoTarget)) {
-                        throw new IllegalArgumentException(
-                                "--target is for demo, and is kafka (the default) or paimon");
-                    }
+            }
+            case "--log-level" -> {
+                logLevel = value(args, ++i, a).toUpperCase(java.util.Locale.ROOT);
+                if (!LOG_LEVELS.contains(logLevel)) {
+                    throw new IllegalArgumentException(
+                            "--log-level is one of "
+                                    + String.join(", ", LOG_LEVELS)
+                                            .toLowerCase(java.util.Locale.ROOT));
                 }
-                case "--metrics-port" -> {
-                    try {
-                        o.metricsPort = Integer.parseInt(value(args, ++i, a));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--metrics-port needs a port number");
-                    }
-                    if (o.metricsPort < 1 || o.metricsPort > 65535) {
-                        throw new IllegalArgumentException(
-                                "--metrics-port needs a port number (1 to 65535)");
-                    }
-                }
-                case "--log-level" -> {
-                    o.logLevel = value(args, ++i, a).toUpperCase(java.util.Locale.ROOT);
-                    if (!LOG_LEVELS.contains(o.logLevel)) {
-                        throw new IllegalArgumentException(
-                                "--log-level is one of "
-                                        + String.join(", ", LOG_LEVELS)
-                                                .toLowerCase(java.util.Locale.ROOT));
-                    }
-                }
-                default -> {
-                    if (a.startsWith("-D") && a.contains("=")) {
-                        o.properties.put(
-                                a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-                    } else {
-                        throw new IllegalArgumentException("unknown option " + a);
-                    }
+            }
+            default -> {
+                if (a.startsWith("-D") && a.contains("=")) {
+                    properties.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+                } else {
+                    throw new IllegalArgumentException("unknown option " + a);
                 }
             }
         }
-        if (!o.command.equals("demo")) {
-            if (o.flow == null) {
-                throw new IllegalArgumentException(o.command + " needs --flow FILE.sql");
+        return i;
+    }
+
+    /** Checks that the command has the options it needs, and only options it takes. */
+    private void checkCommand() {
+        if (!command.equals("demo")) {
+            if (flow == null) {
+                throw new IllegalArgumentException(command + " needs --flow FILE.sql");
             }
-            FlowFile.check(o.flow);
+            FlowFile.check(flow);
         }
-        if (o.command.equals("bootstrap") && (o.from.isEmpty() || o.savepoint == null)) {
+        if (command.equals("bootstrap") && (from.isEmpty() || savepoint == null)) {
             throw new IllegalArgumentException(
                     "bootstrap needs --from TABLE (the stored history) and --savepoint DIR (where"
                             + " the flow's state is written)");
         }
-        if (!o.command.equals("bootstrap")
-                && (!o.from.isEmpty()
-                        || o.asOf != null
-                        || o.savepoint != null
-                        || o.maxParallelism != null)) {
+        if (!command.equals("bootstrap")
+                && (!from.isEmpty()
+                        || asOf != null
+                        || savepoint != null
+                        || maxParallelism != null)) {
             throw new IllegalArgumentException(
                     "--from, --as-of, --savepoint and --max-parallelism are for bootstrap");
         }
-        if (o.command.equals("rebuild")
-                && (o.suffix == null || !o.suffix.matches("[A-Za-z0-9_]+"))) {
+        if (command.equals("rebuild") && (suffix == null || !suffix.matches("[A-Za-z0-9_]+"))) {
             throw new IllegalArgumentException(
                     "rebuild needs --suffix NAME (letters, digits, _), say --suffix v2: the rebuilt"
                             + " flows and targets are named <name>_v2");
         }
-        if ((o.suffix != null || o.out != null) && !o.command.equals("rebuild")) {
+        if ((suffix != null || out != null) && !command.equals("rebuild")) {
             throw new IllegalArgumentException("--suffix and --out are for rebuild");
         }
-        if (o.fromSavepoint != null && !o.command.equals("run")) {
+        if (fromSavepoint != null && !command.equals("run")) {
             throw new IllegalArgumentException("--from-savepoint is for run");
         }
-        if (o.fromSavepoint != null && o.materialize != null) {
+        if (fromSavepoint != null && materialize != null) {
             throw new IllegalArgumentException(
                     "--materialize builds a target from this run's changelog alone, without the"
                             + " rows the savepoint's state stands for; a run from a savepoint"
                             + " writes into the target table that holds them");
         }
-        // checked before the job runs, not after it has read every event
-        writableFile("--materialize", o.materialize);
-        writableFile("--dead-letters", o.deadLetters);
-        return o;
+    }
+
+    /**
+     * An option's value as a number, else {@code problem} as an {@link IllegalArgumentException}.
+     */
+    private static int number(String value, String problem) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(problem);
+        }
     }
 
     private static void writableFile(String option, Path file) {

@@ -9,9 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -22,14 +20,10 @@ import org.apache.flink.table.types.logical.RowType;
  * <p><b>The input contract.</b> The operator consumes {@code RowData} whose fields are the target's
  * base columns (keys and values, in target order, after COLUMNS) followed by the control columns of
  * {@link ControlColumn}, found by name; every other input column is a base column, whatever its
- * name.
+ * name ({@link InputLayout} reads it).
  */
 public final class EngineSpec implements Serializable {
     private static final long serialVersionUID = 1L;
-
-    /** The target's own columns, which no base column may be named like (semantics §3-5). */
-    private static final List<String> PERIOD_COLUMNS =
-            List.of("__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT");
 
     /**
      * {@link FlowDefinitionException#problem()}: a kept column is named like one of the target's
@@ -341,61 +335,17 @@ public final class EngineSpec implements Serializable {
 
         public EngineSpec build() {
             checkSettings();
-            List<String> names = input.getFieldNames();
-            Set<String> controlNames = new HashSet<>();
-            int[] controls = controls(names, controlNames);
-            int seq = controls[ControlColumn.SEQUENCE.ordinal()];
-            int sys = controls[ControlColumn.SYSTEM_SEQUENCE.ordinal()];
-            int trunc = controls[ControlColumn.TRUNCATE.ordinal()];
-            int ctu = controls[ControlColumn.COLUMNS_TO_UPDATE.ordinal()];
-            if (seq < 0) {
-                throw new FlowDefinitionException(
-                        "SEQUENCE BY",
-                        "the engine's input has no "
-                                + ControlColumn.SEQUENCE.columnName(controlPrefix)
-                                + " column");
-            }
-            flow.sequenceBy(TypeMapping.columnType(input.getTypeAt(seq)));
-            if (sys >= 0) {
-                flow.systemSequenceBy(TypeMapping.columnType(input.getTypeAt(sys)));
-            }
-            if (trunc >= 0) {
-                flow.applyAsTruncate();
-            }
-            if (ctu >= 0) {
-                flow.columnsToUpdate();
-            }
-            if (stateCacheKeys > 0 && (snapshot || trunc >= 0)) {
+            InputLayout layout = new InputLayout(input, type, controlPrefix, snapshot);
+            layout.declareControls(flow);
+            if (stateCacheKeys > 0 && (snapshot || layout.field(ControlColumn.TRUNCATE) >= 0)) {
                 throw new FlowDefinitionException(
                         EngineOptions.STATE_CACHE_KEYS.key(),
                         (snapshot ? "a flow FROM SNAPSHOT" : "a flow with APPLY AS TRUNCATE WHEN")
                                 + " runs without the write-back cache (its operator visits every"
                                 + " key's state); remove the setting");
             }
-            List<Integer> base = new ArrayList<>();
-            for (int i = 0; i < names.size(); i++) {
-                String n = names.get(i);
-                if (!controlNames.contains(n)) {
-                    refusePeriodName(n);
-                    flow.column(n, TypeMapping.columnType(input.getTypeAt(i)));
-                    base.add(i);
-                }
-            }
-            Flow built = flow.build();
-            if (snapshot && !built.isFullRow()) { // columns to update were refused above
-                throw new FlowDefinitionException(
-                        "IGNORE NULL UPDATES", ControlColumn.notInSnapshots("IGNORE NULL UPDATES"));
-            }
-            checkKeys(built, base);
-            if (built.hasColumnsToUpdate() && ctu < 0) {
-                throw new FlowDefinitionException(
-                        "COLUMNS TO UPDATE",
-                        "the engine's input has no "
-                                + ControlColumn.COLUMNS_TO_UPDATE.columnName(controlPrefix)
-                                + " column");
-            }
-            return new EngineSpec(
-                    this, built, base.stream().mapToInt(Integer::intValue).toArray(), controls);
+            Flow built = layout.build(flow);
+            return new EngineSpec(this, built, layout.baseFields(), layout.controlFields());
         }
 
         /** The settings' ranges ({@link EngineOptions}) and the target types they apply to. */
@@ -414,62 +364,6 @@ public final class EngineSpec implements Serializable {
                 throw new FlowDefinitionException(
                         EngineOptions.SNAPSHOT_HOLD_THRESHOLD.key(),
                         "only a flow FROM SNAPSHOT holds snapshots; remove the setting");
-            }
-        }
-
-        /**
-         * Each control column's position in the input (by ordinal; -1: absent), each checked
-         * against its rule; their names go to {@code controlNames}.
-         */
-        private int[] controls(List<String> names, Set<String> controlNames) {
-            int[] controls = new int[ControlColumn.values().length];
-            for (ControlColumn c : ControlColumn.values()) {
-                String name = c.columnName(controlPrefix);
-                int at = names.indexOf(name);
-                controlNames.add(name);
-                controls[c.ordinal()] = at;
-                String refusal = at < 0 ? null : c.refusal(input.getTypeAt(at), snapshot);
-                if (refusal != null) {
-                    throw new FlowDefinitionException(c.clause(), refusal);
-                }
-            }
-            return controls;
-        }
-
-        /** Each key column's type can key a stream ({@link TypeMapping#keyTypeInfo}). */
-        private void checkKeys(Flow built, List<Integer> base) {
-            for (int k : built.keyIndexes()) {
-                try {
-                    TypeMapping.keyTypeInfo(input.getTypeAt(base.get(k)));
-                } catch (IllegalArgumentException e) {
-                    throw new FlowDefinitionException(
-                            "KEYS",
-                            e.getMessage().replace("a key column", built.columnNames().get(k)),
-                            null,
-                            built.columnNames().get(k));
-                }
-            }
-        }
-
-        /** A kept column named like one the target adds itself would be two columns of one name. */
-        private void refusePeriodName(String column) {
-            int own = type == TargetType.SCD1 ? 0 : type == TargetType.SCD2 ? 2 : 4;
-            for (String p : PERIOD_COLUMNS.subList(0, own)) {
-                if (p.equalsIgnoreCase(column)) {
-                    throw new FlowDefinitionException(
-                            "COLUMNS",
-                            "the source column "
-                                    + column
-                                    + " would be kept, but an "
-                                    + type
-                                    + " target has its own "
-                                    + p
-                                    + " column; leave it out with COLUMNS * EXCEPT ("
-                                    + column
-                                    + ")",
-                            RESERVED_COLUMN,
-                            column);
-                }
             }
         }
     }
