@@ -55,29 +55,6 @@ final class InputProjection {
             String prefix,
             SourceDecoding.Decoded decoded,
             boolean erasable) {
-        // Kafka's coordinates of each record, for its dead letters: the decoded view's own columns,
-        // else the source's metadata columns if it declares them (which stay data of the target)
-        Map<String, String> coordinates = new LinkedHashMap<>(); // column -> control column
-        if (decoded != null) {
-            for (String c : decoded.coordinates()) {
-                coordinates.put(c, c);
-            }
-        } else {
-            for (Column c : source.getColumns()) {
-                if (c instanceof Column.MetadataColumn m) {
-                    String as =
-                            switch (m.getMetadataKey().orElse(c.getName())) {
-                                case "topic" -> ControlColumn.TOPIC.columnName();
-                                case "partition" -> ControlColumn.PARTITION.columnName();
-                                case "offset" -> ControlColumn.OFFSET.columnName();
-                                default -> null;
-                            };
-                    if (as != null) {
-                        coordinates.put(c.getName(), ControlColumn.withPrefix(prefix, as));
-                    }
-                }
-            }
-        }
         StringBuilder select = new StringBuilder("SELECT ");
         for (String c : mapping.kept()) {
             select.append(quote(c)).append(", ");
@@ -92,8 +69,37 @@ final class InputProjection {
                     prefix,
                     ControlColumn.SYSTEM_SEQUENCE.columnName());
         }
-        // each CAST in a condition becomes TRY_CAST; a record whose CAST failed is a dead letter
-        // naming the clause (CastGuard)
+        conditions(select, tEnv, flow, prefix);
+        if (mapping.columnsToUpdate() != null) {
+            as(
+                    select,
+                    quote(mapping.columnsToUpdate()),
+                    prefix,
+                    ControlColumn.COLUMNS_TO_UPDATE.columnName());
+        }
+        if (erasable) { // the flow's own rows erase nothing; Erasures' rows set it
+            as(select, "CAST(NULL AS BOOLEAN)", prefix, ControlColumn.ERASE.columnName());
+        }
+        coordinates(select, source, prefix, decoded);
+        String record = recordExpression(mapping, source);
+        if (record != null) {
+            as(select, record, prefix, ControlColumn.RECORD.columnName());
+        }
+        if (decoded != null) { // last: the record's bytes, checked and dropped by FlowJob
+            select.append(", ").append(quote(decoded.raw()));
+        }
+        select.append(" FROM ")
+                .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
+        return select.toString();
+    }
+
+    /**
+     * Appends the delete, truncate and snapshot-end conditions the flow has, each CAST in them a
+     * TRY_CAST, and the clause whose CAST failed, which makes the record a dead letter naming it
+     * ({@link CastGuard}).
+     */
+    private static void conditions(
+            StringBuilder select, StreamTableEnvironment tEnv, AutoCdcFlow flow, String prefix) {
         StringBuilder castFailed = new StringBuilder();
         String[][] conditions = {
             {flow.applyAsDeletes(), "APPLY AS DELETE WHEN", ControlColumn.DELETE.columnName()},
@@ -122,17 +128,40 @@ final class InputProjection {
                     prefix,
                     ControlColumn.CAST_FAILED.columnName());
         }
-        if (mapping.columnsToUpdate() != null) {
-            as(
-                    select,
-                    quote(mapping.columnsToUpdate()),
-                    prefix,
-                    ControlColumn.COLUMNS_TO_UPDATE.columnName());
+    }
+
+    /**
+     * Appends Kafka's coordinates of each record, for its dead letters: the decoded view's own
+     * columns, else the source's metadata columns if it declares them (which stay data of the
+     * target), as the control columns in their own types, whatever type the source declared (a
+     * BIGINT partition).
+     */
+    private static void coordinates(
+            StringBuilder select,
+            ResolvedSchema source,
+            String prefix,
+            SourceDecoding.Decoded decoded) {
+        Map<String, String> coordinates = new LinkedHashMap<>(); // column -> control column
+        if (decoded != null) {
+            for (String c : decoded.coordinates()) {
+                coordinates.put(c, c);
+            }
+        } else {
+            for (Column c : source.getColumns()) {
+                if (c instanceof Column.MetadataColumn m) {
+                    String as =
+                            switch (m.getMetadataKey().orElse(c.getName())) {
+                                case "topic" -> ControlColumn.TOPIC.columnName();
+                                case "partition" -> ControlColumn.PARTITION.columnName();
+                                case "offset" -> ControlColumn.OFFSET.columnName();
+                                default -> null;
+                            };
+                    if (as != null) {
+                        coordinates.put(c.getName(), ControlColumn.withPrefix(prefix, as));
+                    }
+                }
+            }
         }
-        if (erasable) { // the flow's own rows erase nothing; Erasures' rows set it
-            as(select, "CAST(NULL AS BOOLEAN)", prefix, ControlColumn.ERASE.columnName());
-        }
-        // in the control columns' own types, whatever type the source declared (a BIGINT partition)
         Map<String, String> coordinateTypes =
                 Map.of(
                         ControlColumn.TOPIC.columnName(prefix), "STRING",
@@ -146,16 +175,6 @@ final class InputProjection {
                     .append(") AS ")
                     .append(quote(c.getValue()));
         }
-        String record = recordExpression(mapping, source);
-        if (record != null) {
-            as(select, record, prefix, ControlColumn.RECORD.columnName());
-        }
-        if (decoded != null) { // last: the record's bytes, checked and dropped by FlowJob
-            select.append(", ").append(quote(decoded.raw()));
-        }
-        select.append(" FROM ")
-                .append(decoded == null ? quoteName(flow.source()) : quote(decoded.view()));
-        return select.toString();
     }
 
     /** Appends {@code , <expression> AS <the control column>}. */
