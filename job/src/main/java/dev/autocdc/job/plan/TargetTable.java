@@ -77,7 +77,6 @@ public final class TargetTable {
         return rows.size();
     }
 
-    /** The rows, sorted by primary key with nulls first. */
     /**
      * A key value that equals another of the same content: a ROW (an {@code Object[]}) and BYTES (a
      * {@code byte[]}) have identity equality in Java, so a sequence STRUCT in the primary key would
@@ -152,16 +151,8 @@ public final class TargetTable {
 
     private String jsonLine(Object[] row) {
         StringBuilder b = new StringBuilder();
-        b.append('{');
-        for (int i = 0; i < row.length; i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            string(b, type.getFieldNames().get(i));
-            b.append(": ");
-            value(b, type.getTypeAt(i), row[i]);
-        }
-        return b.append('}').toString();
+        object(b, type, row);
+        return b.toString();
     }
 
     static void value(StringBuilder b, LogicalType t, Object v) {
@@ -214,58 +205,61 @@ public final class TargetTable {
                 string(b, Base64.getEncoder().encodeToString((byte[]) v));
                 break;
             case ROW:
-                {
-                    RowType r = (RowType) t;
-                    Object[] fields = (Object[]) v;
-                    b.append('{');
-                    for (int i = 0; i < fields.length; i++) {
-                        if (i > 0) {
-                            b.append(", ");
-                        }
-                        string(b, r.getFieldNames().get(i));
-                        b.append(": ");
-                        value(b, r.getTypeAt(i), fields[i]);
-                    }
-                    b.append('}');
-                    break;
-                }
+                object(b, (RowType) t, (Object[]) v);
+                break;
             case ARRAY:
-                {
-                    LogicalType e = ((ArrayType) t).getElementType();
-                    b.append('[');
-                    List<?> list = (List<?>) v;
-                    for (int i = 0; i < list.size(); i++) {
-                        if (i > 0) {
-                            b.append(", ");
-                        }
-                        value(b, e, list.get(i));
-                    }
-                    b.append(']');
-                    break;
-                }
+                array(b, ((ArrayType) t).getElementType(), (List<?>) v);
+                break;
             case MAP:
-                {
-                    MapType m = (MapType) t;
-                    b.append('{');
-                    boolean first = true;
-                    for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                        if (!first) {
-                            b.append(", ");
-                        }
-                        first = false;
-                        StringBuilder k = new StringBuilder();
-                        value(k, m.getKeyType(), e.getKey());
-                        String key = k.toString();
-                        string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
-                        b.append(": ");
-                        value(b, m.getValueType(), e.getValue());
-                    }
-                    b.append('}');
-                    break;
-                }
+                map(b, (MapType) t, (Map<?, ?>) v);
+                break;
             default:
                 string(b, v.toString());
         }
+    }
+
+    /** A row (the table's or a ROW value's) as an object by field name. */
+    private static void object(StringBuilder b, RowType t, Object[] fields) {
+        b.append('{');
+        for (int i = 0; i < fields.length; i++) {
+            if (i > 0) {
+                b.append(", ");
+            }
+            string(b, t.getFieldNames().get(i));
+            b.append(": ");
+            value(b, t.getTypeAt(i), fields[i]);
+        }
+        b.append('}');
+    }
+
+    private static void array(StringBuilder b, LogicalType element, List<?> list) {
+        b.append('[');
+        for (int i = 0; i < list.size(); i++) {
+            if (i > 0) {
+                b.append(", ");
+            }
+            value(b, element, list.get(i));
+        }
+        b.append(']');
+    }
+
+    /** A MAP as an object, each key as its value's text. */
+    private static void map(StringBuilder b, MapType t, Map<?, ?> map) {
+        b.append('{');
+        boolean first = true;
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            if (!first) {
+                b.append(", ");
+            }
+            first = false;
+            StringBuilder k = new StringBuilder();
+            value(k, t.getKeyType(), e.getKey());
+            String key = k.toString();
+            string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
+            b.append(": ");
+            value(b, t.getValueType(), e.getValue());
+        }
+        b.append('}');
     }
 
     /** HH:MM:SS, with the fraction only when not zero, trailing zeros removed. */
