@@ -127,68 +127,7 @@ public final class FlowJob {
         boolean anySink = !inserts.isEmpty();
         inserts.forEach(statements::addInsertSql);
         for (PlannedFlow flow : flows) {
-            EngineSpec spec = flow.spec();
-            DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();
-            OutputTag<DeadLetter> refused =
-                    new OutputTag<>("refused input of " + flow.flow().name()) {};
-            SingleOutputStreamOperator<RowData> events =
-                    tEnv.toChangelogStream(flow.input())
-                            .process(
-                                    new EngineInput(
-                                            inputType,
-                                            flow.carriesBytes(),
-                                            // a snapshot flow's refused row whose key can be read
-                                            // holds its key at its snapshot: the keyed step
-                                            // refuses it (semantics §10)
-                                            flow.carriesBytes() && !spec.snapshot()
-                                                    ? new InputCheck(spec)
-                                                    : null,
-                                            refused))
-                            .returns(InternalTypeInfo.of(spec.inputType()))
-                            .name("engine input of " + flow.flow().name())
-                            .uid("auto-cdc-input-" + flow.flow().name());
-            StableUids.ofInput(events, flow.flow().name(), flow.flow().source());
-            DataStream<RowData> engineInput =
-                    flow.erasuresTable() == null
-                            ? events
-                            : events.union(Erasures.stream(tEnv, flow));
-            SingleOutputStreamOperator<RowData> changelog =
-                    AutoCdc.apply(
-                            engineInput,
-                            spec,
-                            InternalTypeInfo.of(spec.targetType()),
-                            engineUid(flow.flow().name()));
-            Integer parallelism = flow.settings().parallelism(flow.flow().name());
-            if (parallelism != null) {
-                changelog.setParallelism(parallelism);
-            }
-            changelogs.put(flow.flow().target(), changelog);
-            DataStream<DeadLetter> deadLetters =
-                    changelog
-                            .getSideOutput(SideOutputs.DEAD_LETTERS)
-                            .union(events.getSideOutput(refused));
-            anySink |=
-                    route(
-                            flow,
-                            flow.sourceLetters() == null
-                                    ? deadLetters
-                                    : deadLetters.union(flow.sourceLetters()),
-                            flow.deadLetterTable(),
-                            FlowOptions.DEAD_LETTER_TABLE.key(),
-                            LetterCounts.DEAD);
-            anySink |=
-                    route(
-                            flow,
-                            changelog.getSideOutput(SideOutputs.LATE_EVENTS),
-                            flow.lateEventsTable(),
-                            FlowOptions.LATE_EVENTS_TABLE.key(),
-                            LetterCounts.LATE);
-            if (flow.writesTable()) { // created or found by the planner (DeclaredTarget)
-                statements.add(
-                        toTable(flow, changelog)
-                                .insertInto(FlowPlanner.quoteName(flow.flow().target())));
-                anySink = true;
-            }
+            anySink |= attach(flow);
         }
         if (!toLetterSink.isEmpty()) {
             DataStream<DeadLetter> all = toLetterSink.get(0);
@@ -207,6 +146,79 @@ public final class FlowJob {
                 .findFirst()
                 .ifPresent(c -> StableUids.ofSinks(c.getExecutionEnvironment()));
         return changelogs;
+    }
+
+    /**
+     * Adds one flow: its engine input, the engine, where its letters go and, when it writes a
+     * table, its target's insert. Returns whether it added an insert to the statement set.
+     */
+    private boolean attach(PlannedFlow flow) {
+        EngineSpec spec = flow.spec();
+        OutputTag<DeadLetter> refused =
+                new OutputTag<>("refused input of " + flow.flow().name()) {};
+        SingleOutputStreamOperator<RowData> events = engineInput(flow, refused);
+        StableUids.ofInput(events, flow.flow().name(), flow.flow().source());
+        DataStream<RowData> engineInput =
+                flow.erasuresTable() == null ? events : events.union(Erasures.stream(tEnv, flow));
+        SingleOutputStreamOperator<RowData> changelog =
+                AutoCdc.apply(
+                        engineInput,
+                        spec,
+                        InternalTypeInfo.of(spec.targetType()),
+                        engineUid(flow.flow().name()));
+        Integer parallelism = flow.settings().parallelism(flow.flow().name());
+        if (parallelism != null) {
+            changelog.setParallelism(parallelism);
+        }
+        changelogs.put(flow.flow().target(), changelog);
+        DataStream<DeadLetter> deadLetters =
+                changelog
+                        .getSideOutput(SideOutputs.DEAD_LETTERS)
+                        .union(events.getSideOutput(refused));
+        boolean anySink =
+                route(
+                        flow,
+                        flow.sourceLetters() == null
+                                ? deadLetters
+                                : deadLetters.union(flow.sourceLetters()),
+                        flow.deadLetterTable(),
+                        FlowOptions.DEAD_LETTER_TABLE.key(),
+                        LetterCounts.DEAD);
+        anySink |=
+                route(
+                        flow,
+                        changelog.getSideOutput(SideOutputs.LATE_EVENTS),
+                        flow.lateEventsTable(),
+                        FlowOptions.LATE_EVENTS_TABLE.key(),
+                        LetterCounts.LATE);
+        if (flow.writesTable()) { // created or found by the planner (DeclaredTarget)
+            statements.add(
+                    toTable(flow, changelog)
+                            .insertInto(FlowPlanner.quoteName(flow.flow().target())));
+            anySink = true;
+        }
+        return anySink;
+    }
+
+    /** The flow's input projection as the engine's rows, its refused rows to {@code refused}. */
+    private SingleOutputStreamOperator<RowData> engineInput(
+            PlannedFlow flow, OutputTag<DeadLetter> refused) {
+        EngineSpec spec = flow.spec();
+        DataType inputType = flow.input().getResolvedSchema().toPhysicalRowDataType();
+        return tEnv.toChangelogStream(flow.input())
+                .process(
+                        new EngineInput(
+                                inputType,
+                                flow.carriesBytes(),
+                                // a snapshot flow's refused row whose key can be read holds its
+                                // key at its snapshot: the keyed step refuses it (semantics §10)
+                                flow.carriesBytes() && !spec.snapshot()
+                                        ? new InputCheck(spec)
+                                        : null,
+                                refused))
+                .returns(InternalTypeInfo.of(spec.inputType()))
+                .name("engine input of " + flow.flow().name())
+                .uid("auto-cdc-input-" + flow.flow().name());
     }
 
     /**
