@@ -118,7 +118,46 @@ public final class FlowBuilder {
     }
 
     public Flow build() {
+        checkClauses();
         int n = columnNames.size();
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                if (columnNames.get(i).equalsIgnoreCase(columnNames.get(j))) {
+                    throw new FlowDefinitionException(
+                            "COLUMNS", "column " + columnNames.get(i) + " appears twice");
+                }
+            }
+        }
+        boolean[] key = new boolean[n];
+        int[] keyIndexes = new int[keys.size()];
+        for (int k = 0; k < keys.size(); k++) {
+            int i = index(keys.get(k), "KEYS");
+            if (key[i]) {
+                throw new FlowDefinitionException(
+                        "KEYS", "key column " + keys.get(k) + " is listed twice");
+            }
+            key[i] = true;
+            keyIndexes[k] = i;
+        }
+        boolean[] sequence = new boolean[n];
+        for (String s : sequenceColumns) {
+            int i = index(s, "SEQUENCE BY");
+            if (key[i]) {
+                throw new FlowDefinitionException(
+                        "SEQUENCE BY", "key column " + s + " cannot be the sequence");
+            }
+            sequence[i] = true;
+        }
+        boolean[] ignoreNull = ignoreNull(key, sequence);
+        boolean[] tracked = tracked(key, sequence);
+        return new Flow(this, keyIndexes, key, sequence, ignoreNull, tracked);
+    }
+
+    /**
+     * The clauses checked before any column: KEYS and SEQUENCE BY given, the sequences' types, and
+     * the target types that take APPLY AS TRUNCATE WHEN and SYSTEM SEQUENCE BY.
+     */
+    private void checkClauses() {
         if (keys.isEmpty()) {
             throw new FlowDefinitionException(
                     "KEYS", "a flow needs at least one key column; add KEYS (col, ...)");
@@ -160,34 +199,14 @@ public final class FlowBuilder {
                             + " does not sort; use INT, BIGINT, DECIMAL, DATE, TIMESTAMP,"
                             + " TIMESTAMP_LTZ, STRING or a STRUCT of those");
         }
-        for (int i = 0; i < n; i++) {
-            for (int j = i + 1; j < n; j++) {
-                if (columnNames.get(i).equalsIgnoreCase(columnNames.get(j))) {
-                    throw new FlowDefinitionException(
-                            "COLUMNS", "column " + columnNames.get(i) + " appears twice");
-                }
-            }
-        }
-        boolean[] key = new boolean[n];
-        int[] keyIndexes = new int[keys.size()];
-        for (int k = 0; k < keys.size(); k++) {
-            int i = index(keys.get(k), "KEYS");
-            if (key[i]) {
-                throw new FlowDefinitionException(
-                        "KEYS", "key column " + keys.get(k) + " is listed twice");
-            }
-            key[i] = true;
-            keyIndexes[k] = i;
-        }
-        boolean[] sequence = new boolean[n];
-        for (String s : sequenceColumns) {
-            int i = index(s, "SEQUENCE BY");
-            if (key[i]) {
-                throw new FlowDefinitionException(
-                        "SEQUENCE BY", "key column " + s + " cannot be the sequence");
-            }
-            sequence[i] = true;
-        }
+    }
+
+    /**
+     * IGNORE NULL UPDATES (one of its forms, not with COLUMNS TO UPDATE): the columns where an
+     * update's null keeps the value before; never a key or a sequence column.
+     */
+    private boolean[] ignoreNull(boolean[] key, boolean[] sequence) {
+        int n = columnNames.size();
         boolean[] ignoreNull = new boolean[n];
         int ignoreForms =
                 (ignoreNullUpdates ? 1 : 0)
@@ -219,6 +238,15 @@ public final class FlowBuilder {
                 ignoreNull[i] = !key[i] && !sequence[i] && !except[i];
             }
         }
+        return ignoreNull;
+    }
+
+    /**
+     * TRACK HISTORY (SCD type 2 and bitemporal only, one of its forms): the columns whose change
+     * opens a version; never a key or a sequence column. Without the clause, every other column.
+     */
+    private boolean[] tracked(boolean[] key, boolean[] sequence) {
+        int n = columnNames.size();
         boolean[] tracked = new boolean[n];
         if (trackOn != null || trackExcept != null) {
             if (targetType == TargetType.SCD1) {
@@ -255,7 +283,7 @@ public final class FlowBuilder {
                 tracked[i] = !key[i] && !sequence[i] && !except[i];
             }
         }
-        return new Flow(this, keyIndexes, key, sequence, ignoreNull, tracked);
+        return tracked;
     }
 
     private int index(String column, String clause) {
