@@ -7,7 +7,6 @@ import dev.autocdc.operators.core.Timeline;
 import dev.autocdc.operators.core.TimelineEntry;
 import dev.autocdc.operators.flink.state.SequenceKey;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
-import dev.autocdc.operators.flink.state.StateValueSerializer;
 import dev.autocdc.operators.flink.state.TimelineBlock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,11 +14,8 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
-import java.util.TreeMap;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * A {@link Timeline} in keyed state, in blocks of consecutive entries ({@link TimelineBlock}):
@@ -33,9 +29,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * </ul>
  *
  * Every block carries the key of the next older block, and {@code recent} the keys of the {@link
- * #TimelineBlock.CHAIN_KEYS} newest blocks (a prefix of that chain), so finding a block is point
+ * TimelineBlock#CHAIN_KEYS} newest blocks (a prefix of that chain), so finding a block is point
  * reads, never a map iterator (a RocksDB seek costs tens of point reads, and the heap backend would
- * have to sort the whole map).
+ * have to sort the whole map). {@link TimelineBlocks} finds, reads and writes the blocks; this
+ * class holds the recent entries and begins and finishes each event.
  *
  * <p>Why blocks: an in-order event costs one value read and one value write, plus one map write
  * every {@code blockSize} events when the recent entries move into a block, instead of a value
@@ -47,7 +44,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  */
 public final class FlinkTimeline implements Timeline {
     private final ValueState<TimelineBlock> recentState;
-    private final MapState<SequenceKey, TimelineBlock> blockState;
+    private final TimelineBlocks blocks;
     private final StateAccessCounter counter;
     private final StateCodec codec;
     private final int blockSize;
@@ -62,17 +59,6 @@ public final class FlinkTimeline implements Timeline {
     private TimelineBlock recent;
     private boolean recentChanged;
 
-    /** The blocks the current event read, by key (ascending), as changed by it. */
-    private final TreeMap<byte[], TimelineBlock> walked = new TreeMap<>(SequenceCodec::compare);
-
-    private final List<byte[]> changedBlocks = new ArrayList<>();
-
-    /**
-     * The buffer a block's entries are encoded in when it is put ({@link TimelineBlock#encoded}),
-     * kept between puts ({@link StateValueSerializer#emptied}).
-     */
-    private DataOutputSerializer scratch;
-
     FlinkTimeline(
             ValueState<TimelineBlock> recentState,
             MapState<SequenceKey, TimelineBlock> blockState,
@@ -80,7 +66,7 @@ public final class FlinkTimeline implements Timeline {
             StateCodec codec,
             int blockSize) {
         this.recentState = recentState;
-        this.blockState = blockState;
+        this.blocks = new TimelineBlocks(blockState, counter, codec, blockSize);
         this.counter = counter;
         this.codec = codec;
         this.blockSize = blockSize;
@@ -92,8 +78,7 @@ public final class FlinkTimeline implements Timeline {
         recentRead = false;
         recent = null;
         recentChanged = false;
-        walked.clear();
-        changedBlocks.clear();
+        blocks.forget();
         lastHead = null;
     }
 
@@ -142,106 +127,13 @@ public final class FlinkTimeline implements Timeline {
 
     @Override
     public Iterator<TimelineEntry> newestFirst() {
-        TimelineBlock first = recent();
-        return new Iterator<>() {
-            private TimelineBlock block = first;
-            private int index = first == null ? -1 : first.size() - 1;
-
-            @Override
-            public boolean hasNext() {
-                while (index < 0) {
-                    byte[] key = block == null ? null : block.older();
-                    if (key == null) {
-                        return false;
-                    }
-                    block = block(key);
-                    index = block.size() - 1;
-                }
-                return true;
-            }
-
-            @Override
-            public TimelineEntry next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                return block.entry(index--);
-            }
-        };
+        return blocks.newestFirst(recent());
     }
 
     @Override
     public Iterator<TimelineEntry> ascendingFrom(byte[] sequence) {
         TimelineBlock r = recent();
-        if (r == null) {
-            return Collections.emptyIterator();
-        }
-        // The blocks to go through, newest first, down to the one holding the last entry before the
-        // sequence (or the oldest): the chain keys name the newer ones, so only that one is read
-        // (and the one below it when the sequence lands before its oldest entry).
-        List<byte[]> keys = new ArrayList<>();
-        int first; // the index to start at in the oldest block to go through (or in the recent
-        // entries)
-        if (SequenceCodec.compare(r.oldest().sequence(), sequence) < 0 || r.older() == null) {
-            first = Math.max(0, r.lastBefore(sequence));
-        } else {
-            List<byte[]> listed = r.chainKeys();
-            byte[] key = listed.get(0);
-            keys.add(key);
-            for (int i = 0; ; i++) {
-                byte[] olderKey = i + 1 < listed.size() ? listed.get(i + 1) : null;
-                if (olderKey != null && SequenceCodec.compare(olderKey, sequence) >= 0) {
-                    key = olderKey; // the block holds nothing before the sequence: skip it unread
-                    keys.add(key);
-                    continue;
-                }
-                TimelineBlock b = block(key);
-                if (SequenceCodec.compare(b.oldest().sequence(), sequence) < 0
-                        || b.older() == null) {
-                    first = Math.max(0, b.lastBefore(sequence));
-                    break;
-                }
-                key = b.older();
-                keys.add(key);
-                if (SequenceCodec.compare(key, sequence) < 0) {
-                    first =
-                            block(key).size()
-                                    - 1; // its newest entry is the last one before the sequence
-                    break;
-                }
-            }
-        }
-        return new Iterator<>() {
-            private int next =
-                    keys.size() - 1; // the block to go through next; -1 = the recent entries
-            private TimelineBlock block = next < 0 ? r : block(keys.get(next));
-            private int index = first;
-
-            @Override
-            public boolean hasNext() {
-                while (index >= block.size()) {
-                    if (next < 0) {
-                        return false;
-                    }
-                    next--;
-                    block =
-                            next < 0
-                                    ? r
-                                    : block(keys.get(next)); // read only when the engine goes this
-                    // far
-                    index = 0;
-                }
-                return true;
-            }
-
-            @Override
-            public TimelineEntry next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                return block.entry(index++);
-            }
-        };
+        return r == null ? Collections.emptyIterator() : blocks.ascendingFrom(r, sequence);
     }
 
     @Override
@@ -253,43 +145,8 @@ public final class FlinkTimeline implements Timeline {
         if (SequenceCodec.compare(sequence, r.oldest().sequence()) >= 0) {
             return r.entryAt(sequence);
         }
-        byte[] key = blockKeyFor(sequence);
-        return key == null ? null : walked.get(key).entryAt(sequence);
-    }
-
-    /** A block of the current key as this event has it (read once, then as changed). */
-    private TimelineBlock block(byte[] key) {
-        TimelineBlock block = walked.get(key);
-        if (block == null) {
-            block = readBlock(key);
-            walked.put(key, block);
-        }
-        return block;
-    }
-
-    private TimelineBlock readBlock(byte[] key) {
-        try {
-            counter.iteratorSteps++; // a block read
-            TimelineBlock block = blockState.get(new SequenceKey(key));
-            if (block == null) {
-                throw new IllegalStateException("The key's history links to a missing block");
-            }
-            return block;
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the key's history", e);
-        }
-    }
-
-    /** Every block of the key, newest first, by key (reads the whole key). */
-    private List<Map.Entry<byte[], TimelineBlock>> chain() {
-        List<Map.Entry<byte[], TimelineBlock>> chain = new ArrayList<>();
-        TimelineBlock r = recent();
-        for (byte[] key = r == null ? null : r.older(); key != null; ) {
-            TimelineBlock block = readBlock(key);
-            chain.add(Map.entry(key, block));
-            key = block.older();
-        }
-        return chain;
+        byte[] key = blocks.keyFor(r, sequence);
+        return key == null ? null : blocks.block(key).entryAt(sequence);
     }
 
     @Override
@@ -301,45 +158,15 @@ public final class FlinkTimeline implements Timeline {
         if (r != null
                 && SequenceCodec.compare(sequence, r.newest().sequence()) < 0
                 && SequenceCodec.compare(sequence, r.oldest().sequence()) < 0) {
-            byte[] key = blockKeyFor(sequence);
+            byte[] key = blocks.keyFor(r, sequence);
             if (key != null) {
-                walked.put(key, walked.get(key).with(stamped));
-                changedBlocks.add(key);
+                blocks.change(key, blocks.block(key).with(stamped));
                 return;
             }
         }
         recent = r == null ? TimelineBlock.of(codec, stamped) : r.with(stamped);
         recentChanged = true;
         lastHead = recent.newest();
-    }
-
-    /**
-     * The key of the block that holds {@code sequence} (one before the recent entries' oldest),
-     * read into the event's blocks: the smallest block key at or after it; null when the recent
-     * entries do (it lies after the newest block's key). The chain keys name the newest blocks, so
-     * only that block is read.
-     */
-    private byte[] blockKeyFor(byte[] sequence) {
-        List<byte[]> listed = recent().chainKeys();
-        byte[] found = null;
-        int i = 0;
-        while (i < listed.size() && SequenceCodec.compare(listed.get(i), sequence) >= 0) {
-            found = listed.get(i++);
-        }
-        if (found == null) {
-            return null;
-        }
-        // every listed key at or after the sequence: the block may lie further back, follow the
-        // links
-        while (i == listed.size()) {
-            byte[] older = block(found).older();
-            if (older == null || SequenceCodec.compare(older, sequence) < 0) {
-                break;
-            }
-            found = older;
-        }
-        block(found);
-        return found;
     }
 
     @Override
@@ -355,19 +182,7 @@ public final class FlinkTimeline implements Timeline {
      */
     void finishEvent() {
         try {
-            for (int c = 0; c < changedBlocks.size(); c++) { // (no iterator: once per event)
-                byte[] key = changedBlocks.get(c);
-                TimelineBlock block = walked.get(key);
-                if (block == null) {
-                    continue; // written already (a key is listed once per change)
-                }
-                List<byte[]> parts = writeBlock(key, block);
-                walked.remove(key);
-                if (parts.size() > 1) {
-                    addSplitKeys(key, parts);
-                }
-            }
-            changedBlocks.clear();
+            blocks.writeChanged(this::addSplitKeys);
             if (recentChanged) {
                 if (recent.size() > blockSize) {
                     // the older entries move into a block; the newest stays, linked to it
@@ -375,7 +190,7 @@ public final class FlinkTimeline implements Timeline {
                             recent.range(0, recent.size() - 1, recent.older()).withHead(null);
                     byte[] key = older.newest().sequence();
                     // (split, when a smaller block size than the one that wrote them is restored)
-                    recent = recent.newestLinkedTo(writeBlock(key, older));
+                    recent = recent.newestLinkedTo(blocks.write(key, older));
                 }
                 counter.valueWrites++;
                 recentState.update(recent);
@@ -386,32 +201,6 @@ public final class FlinkTimeline implements Timeline {
         } catch (Exception e) {
             throw new IllegalStateException("Cannot write the key's history", e);
         }
-    }
-
-    /**
-     * Writes a block under its key, split in blocks of {@link #blockSize} when late entries grew it
-     * past twice that; returns the keys written, newest first (the first is {@code key}).
-     */
-    private List<byte[]> writeBlock(byte[] key, TimelineBlock block) throws Exception {
-        if (block.size() <= 2 * blockSize) {
-            counter.mapWrites++;
-            scratch = StateValueSerializer.emptied(scratch);
-            blockState.put(new SequenceKey(key), block.encoded(codec, scratch));
-            return List.of(key);
-        }
-        // parts of blockSize from the top (which keeps the block's key), each linked to the next
-        // one down
-        List<byte[]> keys = new ArrayList<>();
-        for (int end = block.size(); end > 0; end -= blockSize) {
-            int start = Math.max(0, end - blockSize);
-            byte[] older = start == 0 ? block.older() : block.entry(start - 1).sequence();
-            TimelineBlock part = block.range(start, end, older);
-            counter.mapWrites++;
-            scratch = StateValueSerializer.emptied(scratch);
-            blockState.put(new SequenceKey(part.newest().sequence()), part.encoded(codec, scratch));
-            keys.add(part.newest().sequence());
-        }
-        return keys;
     }
 
     /**
@@ -435,6 +224,12 @@ public final class FlinkTimeline implements Timeline {
         }
     }
 
+    /** Every block of the key, newest first, by key (reads the whole key). */
+    private List<Map.Entry<byte[], TimelineBlock>> chain() {
+        TimelineBlock r = recent();
+        return blocks.chain(r == null ? null : r.older());
+    }
+
     /** Every entry, ascending (for retention: reads the whole key). */
     List<TimelineEntry> ascending() {
         List<TimelineEntry> all = new ArrayList<>();
@@ -450,7 +245,7 @@ public final class FlinkTimeline implements Timeline {
 
     /** Drops every entry before {@code floor} (at or before the head) and writes the result. */
     void removeBefore(byte[] floor) throws Exception {
-        walked.clear(); // the blocks below are written here, not through the current event's cache
+        blocks.forget(); // the blocks below are written here, not through the current event's cache
         TimelineBlock r = recent();
         if (r == null) {
             return;
@@ -468,8 +263,7 @@ public final class FlinkTimeline implements Timeline {
             return; // nothing before the floor
         }
         for (int i = Math.max(cut + 1, 0); i < chain.size(); i++) {
-            counter.mapWrites++;
-            blockState.remove(new SequenceKey(chain.get(i).getKey()));
+            blocks.remove(chain.get(i).getKey());
         }
         if (cut == -1) {
             // the floor is at or before the head: never empty
@@ -479,18 +273,16 @@ public final class FlinkTimeline implements Timeline {
             return;
         }
         TimelineBlock kept = chain.get(cut).getValue().from(floor);
-        counter.mapWrites++;
         int survivors; // blocks left, newest first
         if (kept != null) {
-            blockState.put(new SequenceKey(chain.get(cut).getKey()), kept.withOlder(null));
+            blocks.putAsIs(chain.get(cut).getKey(), kept.withOlder(null));
             survivors = cut + 1;
         } else {
-            blockState.remove(new SequenceKey(chain.get(cut).getKey()));
+            blocks.remove(chain.get(cut).getKey());
             survivors = cut;
             if (cut > 0) {
                 Map.Entry<byte[], TimelineBlock> newer = chain.get(cut - 1);
-                counter.mapWrites++;
-                blockState.put(new SequenceKey(newer.getKey()), newer.getValue().withOlder(null));
+                blocks.putAsIs(newer.getKey(), newer.getValue().withOlder(null));
             }
         }
         // the recent entries may name removed blocks among their chain keys
@@ -510,30 +302,15 @@ public final class FlinkTimeline implements Timeline {
      * in state.
      */
     private boolean chainKeysAreTheChain() throws Exception {
-        if (!recentRead || recent == null) {
-            return true;
-        }
-        List<byte[]> listed = recent.chainKeys();
-        byte[] key = recent.older();
-        for (int i = 0; i < listed.size(); i++) {
-            if (key == null || !Arrays.equals(listed.get(i), key)) {
-                return false;
-            }
-            TimelineBlock block =
-                    blockState.get(
-                            new SequenceKey(key)); // not counted: a check, not the engine's work
-            if (block == null) {
-                return false;
-            }
-            key = block.older();
-        }
-        return true;
+        return !recentRead
+                || recent == null
+                || blocks.startsWith(recent.older(), recent.chainKeys());
     }
 
     /** Forgets the key's whole history. */
     void clear() {
         recentState.clear();
-        blockState.clear();
+        blocks.clear();
         recent = null;
         lastHead = null;
     }
