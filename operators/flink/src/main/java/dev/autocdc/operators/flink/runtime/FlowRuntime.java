@@ -15,7 +15,6 @@ import dev.autocdc.operators.flink.targets.KeyedTarget;
 import dev.autocdc.operators.flink.targets.Scd1Target;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ValueState;
@@ -24,7 +23,6 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -33,8 +31,9 @@ import org.apache.flink.util.OutputTag;
  * The per-key work of an AUTO CDC host ({@code AutoCdcFunction}, {@code AutoCdcTruncateFunction},
  * {@link AutoCdcProcessor}), wired from its parts: the {@link EventDecoder} turns a row into an
  * event or a dead letter, the {@link KeyedTarget} of the flow's type applies it to the key's state,
- * the {@link ChangelogEmitter} emits the target's changes, and {@link EngineMetrics} counts. See
- * {@link StateNames} for the state it keeps.
+ * the {@link ChangelogEmitter} emits the target's changes, and {@link EngineMetrics} counts; a
+ * failure of the key's work is named by {@link KeyFailure}. See {@link StateNames} for the state it
+ * keeps.
  */
 public final class FlowRuntime implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -55,6 +54,7 @@ public final class FlowRuntime implements Serializable {
     private transient EventDecoder decoder;
     private transient KeyedTarget target;
     private transient ChangelogEmitter emitter;
+    private transient KeyFailure failures;
 
     /**
      * The changes of the event being applied (one list for all: nothing keeps it past the event).
@@ -152,6 +152,7 @@ public final class FlowRuntime implements Serializable {
         decoder = new EventDecoder(spec, metrics);
         target = KeyedTarget.open(spec, states, metrics, counter, previousRecentLayout);
         emitter = new ChangelogEmitter(spec, metrics, reuseOutputRow);
+        failures = new KeyFailure(spec);
         changes = new ArrayList<>(4);
     }
 
@@ -231,14 +232,11 @@ public final class FlowRuntime implements Serializable {
         try {
             applied = target.apply(event, null, timers, out);
         } catch (Exception e) {
-            throw failure(keyOf(event), e);
+            throw failures.of(event, e);
         }
         if (!applied) {
             throw new IllegalStateException(
-                    "AUTO CDC flow "
-                            + spec.flow().name()
-                            + ", key "
-                            + Arrays.deepToString(keyOf(event))
+                    failures.where(event)
                             + ": a stored history's event was refused as before the key's"
                             + " retained history");
         }
@@ -277,7 +275,7 @@ public final class FlowRuntime implements Serializable {
         try {
             applied = target.apply(event, truncateFloor, fx.timerService(), changes);
         } catch (Exception e) {
-            throw failure(keyOf(event), e);
+            throw failures.of(event, e);
         }
         if (!applied) {
             return false;
@@ -300,7 +298,7 @@ public final class FlowRuntime implements Serializable {
         try {
             whole = target.erase(fx.timerService(), changes);
         } catch (Exception e) {
-            throw failure(decoder.key(input), e);
+            throw failures.of(decoder.key(input), e);
         }
         metrics.erased.inc();
         emitter.emit(changes, out);
@@ -309,53 +307,12 @@ public final class FlowRuntime implements Serializable {
         }
     }
 
-    /**
-     * A failure of the current key's work (a state value that does not read, an engine invariant
-     * broken), with the flow, the key and every message of the cause chain: the message that
-     * reaches a user's log names where to look.
-     */
-    private IllegalStateException failure(Object[] key, Exception e) {
-        StringBuilder message =
-                new StringBuilder("AUTO CDC flow ")
-                        .append(spec.flow().name())
-                        .append(", key ")
-                        .append(Arrays.deepToString(key));
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && message.indexOf(t.getMessage()) < 0) {
-                message.append(": ").append(t.getMessage());
-            }
-        }
-        return new IllegalStateException(message.toString(), e);
-    }
-
-    /** The key columns of an event. */
-    private Object[] keyOf(ChangeEvent event) {
-        int[] keys = spec.flow().keyIndexes();
-        Object[] key = new Object[keys.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = event.row()[keys[i]];
-        }
-        return key;
-    }
-
-    /** The key columns of a Flink key ({@code FlowKeySelector}: the value, or a Row of them). */
-    private static Object[] keyOf(Object flinkKey) {
-        if (flinkKey instanceof Row row) {
-            Object[] key = new Object[row.getArity()];
-            for (int i = 0; i < key.length; i++) {
-                key[i] = row.getField(i);
-            }
-            return key;
-        }
-        return new Object[] {flinkKey};
-    }
-
     /** Runs the due timers of the current key, {@code key} (a {@code FlowKeySelector} key). */
     public void onTimer(long timestamp, Object key, Effects fx) {
         try {
             target.onTimer(timestamp, fx.timerService());
         } catch (Exception e) {
-            throw failure(keyOf(key), e);
+            throw failures.ofFlinkKey(key, e);
         }
     }
 
@@ -407,7 +364,7 @@ public final class FlowRuntime implements Serializable {
         try {
             ((Scd1Target) target).applyTruncate(events, truncate, changes);
         } catch (Exception e) {
-            throw failure(keyOf(key), e);
+            throw failures.ofFlinkKey(key, e);
         }
         emitter.emit(changes, out);
     }
