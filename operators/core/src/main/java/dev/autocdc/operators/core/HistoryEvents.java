@@ -127,107 +127,8 @@ public final class HistoryEvents {
     public static List<ChangeEvent> checked(Flow flow, List<Row> rows)
             throws InvalidHistoryException {
         List<ChangeEvent> events = of(flow, rows);
-        List<TargetChange> changes = new ArrayList<>();
-        switch (flow.targetType()) {
-            case SCD1:
-                {
-                    Scd1Engine engine = new Scd1Engine(flow, EngineCounters.NONE);
-                    List<ChangeEvent> state = null;
-                    for (ChangeEvent e : events) {
-                        state = engine.apply(state, e, changes);
-                    }
-                    break;
-                }
-            case SCD2:
-                {
-                    Scd2Engine engine = new Scd2Engine(flow, EngineCounters.NONE);
-                    InMemoryTimeline timeline = new InMemoryTimeline();
-                    for (ChangeEvent e : events) {
-                        engine.apply(timeline, e, changes);
-                    }
-                    break;
-                }
-            default:
-                {
-                    BitemporalEngine engine = new BitemporalEngine(flow, EngineCounters.NONE);
-                    InMemoryBitemporalStore store = new InMemoryBitemporalStore();
-                    for (ChangeEvent e : events) {
-                        engine.apply(store, e, changes);
-                    }
-                }
-        }
-        TreeMap<Object[], Integer> made = new TreeMap<>(HistoryEvents::compareRows);
-        for (TargetChange c : changes) {
-            if (c.before() != null) {
-                made.computeIfPresent(c.before(), (k, n) -> n == 1 ? null : n - 1);
-            }
-            if (c.after() != null) {
-                made.merge(c.after(), 1, Integer::sum);
-            }
-        }
-        TreeMap<Object[], Row> stored = new TreeMap<>(HistoryEvents::compareRows);
-        for (Row r : rows) {
-            Object[] target = targetRow(flow, r);
-            if (stored.put(target, r) != null) {
-                throw new InvalidHistoryException(r, "it is stored twice");
-            }
-            if (!made.containsKey(target)) {
-                throw new InvalidHistoryException(
-                        r,
-                        "the flow makes other rows of this key's events: "
-                                + describe(made.keySet()));
-            }
-        }
-        if (made.size() != stored.size()) {
-            throw new InvalidHistoryException(
-                    rows.get(0),
-                    "the flow makes more rows of this key's events: " + describe(made.keySet()));
-        }
+        HistoryEventsCheck.check(flow, rows, events);
         return events;
-    }
-
-    /** A stored row as the target has it (semantics §3-5): base columns, then the periods. */
-    private static Object[] targetRow(Flow flow, Row r) {
-        Object[] row = r.row();
-        switch (flow.targetType()) {
-            case SCD1:
-                return row;
-            case SCD2:
-                {
-                    Object[] t = Arrays.copyOf(row, row.length + 2);
-                    t[row.length] = r.start();
-                    t[row.length + 1] = r.end();
-                    return t;
-                }
-            default:
-                {
-                    Object[] t = Arrays.copyOf(row, row.length + 4);
-                    t[row.length] = r.start();
-                    t[row.length + 1] = r.end();
-                    t[row.length + 2] = r.systemStart();
-                    t[row.length + 3] = r.systemEnd();
-                    return t;
-                }
-        }
-    }
-
-    private static String describe(Iterable<Object[]> rows) {
-        List<String> out = new ArrayList<>();
-        for (Object[] r : rows) {
-            out.add(Arrays.deepToString(r));
-        }
-        return String.join(", ", out);
-    }
-
-    /** Rows column by column in {@link Values#compare}'s order. */
-    private static int compareRows(Object[] a, Object[] b) {
-        for (int i = 0; i < Math.min(a.length, b.length); i++) {
-            int c = Values.compare(a[i], b[i]);
-            if (c != 0) {
-                return c;
-            }
-        }
-        return Integer.compare(a.length, b.length);
     }
 
     /**
@@ -250,6 +151,28 @@ public final class HistoryEvents {
                     rows.get(1), "a second row of the key " + keyOf(flow, rows.get(0).row()));
         }
         periods.sort(Comparator.comparing(Period::start, SequenceCodec::compare));
+        Object[] keyRow = keyRow(flow, periods.isEmpty() ? null : periods.get(0).source.row());
+        // per business point, the rows of its events in system order (null: a delete)
+        TreeMap<byte[], List<Object[]>> made = new TreeMap<>(SequenceCodec::compare);
+        List<ChangeEvent> events = new ArrayList<>();
+        for (byte[] t : systemTimes(periods, bitemporal)) {
+            List<Period> belief = new ArrayList<>();
+            for (Period p : periods) {
+                if (p.believedAt(t)) {
+                    belief.add(p);
+                }
+            }
+            check(flow, belief);
+            show(flow, belief, t, keyRow, made, events);
+        }
+        return events;
+    }
+
+    /**
+     * The system times in order, each one where a belief may begin: every system bound of a row;
+     * for type 1 and 2 one time, null, the table's only belief.
+     */
+    private static List<byte[]> systemTimes(List<Period> periods, boolean bitemporal) {
         List<byte[]> times = new ArrayList<>();
         if (bitemporal) {
             TreeMap<byte[], Boolean> distinct = new TreeMap<>(SequenceCodec::compare);
@@ -263,69 +186,68 @@ public final class HistoryEvents {
         } else {
             times.add(null);
         }
-        Object[] keyRow = keyRow(flow, periods.isEmpty() ? null : periods.get(0).source.row());
-        // per business point, the rows of its events in system order (null: a delete)
-        TreeMap<byte[], List<Object[]>> made = new TreeMap<>(SequenceCodec::compare);
-        List<ChangeEvent> events = new ArrayList<>();
-        for (byte[] t : times) {
-            List<Period> belief = new ArrayList<>();
-            for (Period p : periods) {
-                if (p.believedAt(t)) {
-                    belief.add(p);
-                }
-            }
-            check(flow, belief);
-            TreeMap<byte[], Boolean> points = new TreeMap<>(SequenceCodec::compare);
-            made.keySet().forEach(p -> points.put(p, true));
-            for (Period p : belief) {
-                points.put(p.start, true);
-                if (p.end != null) {
-                    points.put(p.end, true);
-                }
-            }
-            List<byte[]> at = new ArrayList<>(points.keySet());
-            Object[] carried = null; // the state just before the point, as the events fold
-            int row = 0; // the belief's rows are by start and apart (checked): one sweep
-            for (int i = 0; i < at.size(); i++) {
-                byte[] point = at.get(i);
-                while (row < belief.size()
-                        && belief.get(row).end != null
-                        && SequenceCodec.compare(belief.get(row).end, point) <= 0) {
-                    row++;
-                }
-                Period wanted =
-                        row < belief.size() && belief.get(row).covers(point)
-                                ? belief.get(row)
-                                : null;
-                // a row's untracked columns show the state at its last point (semantics §4): before
-                // that, only its tracked columns must hold
-                boolean whole =
-                        wanted == null || i + 1 == at.size() || !wanted.covers(at.get(i + 1));
-                List<Object[]> here = made.computeIfAbsent(point, p -> new ArrayList<>());
-                Object[] state = fold(flow, carried, here);
-                Object[] want = wanted == null ? null : wanted.source.row();
-                if (!same(flow, state, want, whole)) {
-                    events.add(
-                            want == null
-                                    ? new ChangeEvent(Op.DELETE, keyRow, point, t, null)
-                                    : new ChangeEvent(Op.UPSERT, want, point, t, null));
-                    here.add(want);
-                    state = fold(flow, state, Collections.singletonList(want));
-                    if (!same(flow, state, want, whole)) {
-                        throw new InvalidHistoryException(
-                                wanted.source,
-                                "IGNORE NULL UPDATES keeps "
-                                        + Arrays.deepToString(state)
-                                        + " from the row before it, where it shows a null");
-                    }
-                }
-                if (here.isEmpty()) {
-                    made.remove(point);
-                }
-                carried = state;
+        return times;
+    }
+
+    /**
+     * Adds to {@code events} and {@code made} the events at system time {@code t} (null for type 1
+     * and 2) of one belief: at each business point where what the earlier events fold to differs
+     * from the belief, an upsert of the believed row or a delete of {@code keyRow}.
+     */
+    private static void show(
+            Flow flow,
+            List<Period> belief,
+            byte[] t,
+            Object[] keyRow,
+            TreeMap<byte[], List<Object[]>> made,
+            List<ChangeEvent> events)
+            throws InvalidHistoryException {
+        TreeMap<byte[], Boolean> points = new TreeMap<>(SequenceCodec::compare);
+        made.keySet().forEach(p -> points.put(p, true));
+        for (Period p : belief) {
+            points.put(p.start, true);
+            if (p.end != null) {
+                points.put(p.end, true);
             }
         }
-        return events;
+        List<byte[]> at = new ArrayList<>(points.keySet());
+        Object[] carried = null; // the state just before the point, as the events fold
+        int row = 0; // the belief's rows are by start and apart (checked): one sweep
+        for (int i = 0; i < at.size(); i++) {
+            byte[] point = at.get(i);
+            while (row < belief.size()
+                    && belief.get(row).end != null
+                    && SequenceCodec.compare(belief.get(row).end, point) <= 0) {
+                row++;
+            }
+            Period wanted =
+                    row < belief.size() && belief.get(row).covers(point) ? belief.get(row) : null;
+            // a row's untracked columns show the state at its last point (semantics §4): before
+            // that, only its tracked columns must hold
+            boolean whole = wanted == null || i + 1 == at.size() || !wanted.covers(at.get(i + 1));
+            List<Object[]> here = made.computeIfAbsent(point, p -> new ArrayList<>());
+            Object[] state = fold(flow, carried, here);
+            Object[] want = wanted == null ? null : wanted.source.row();
+            if (!same(flow, state, want, whole)) {
+                events.add(
+                        want == null
+                                ? new ChangeEvent(Op.DELETE, keyRow, point, t, null)
+                                : new ChangeEvent(Op.UPSERT, want, point, t, null));
+                here.add(want);
+                state = fold(flow, state, Collections.singletonList(want));
+                if (!same(flow, state, want, whole)) {
+                    throw new InvalidHistoryException(
+                            wanted.source,
+                            "IGNORE NULL UPDATES keeps "
+                                    + Arrays.deepToString(state)
+                                    + " from the row before it, where it shows a null");
+                }
+            }
+            if (here.isEmpty()) {
+                made.remove(point);
+            }
+            carried = state;
+        }
     }
 
     private static Period encode(Flow flow, Row r, boolean bitemporal)
