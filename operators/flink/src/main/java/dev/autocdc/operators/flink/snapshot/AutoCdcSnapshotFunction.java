@@ -15,20 +15,16 @@ import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimeDomain;
-import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
@@ -63,12 +59,10 @@ import org.apache.flink.util.Collector;
  * <p>State (besides the target's, {@link StateNames}):
  *
  * <ul>
- *   <li>{@value StateNames#SNAPSHOT_PENDING} (keyed map): snapshot id (as {@link
- *       CompleteSnapshots#key}) to the key's rows in it, as they arrived; a row that was
- *       dead-lettered when it arrived but whose key and sequences could be read is kept with row
- *       kind UPDATE_BEFORE, which no snapshot row has, and only holds the key's state at that
- *       snapshot;
- *   <li>{@value StateNames#SNAPSHOT_APPLIED} (keyed value): the key's {@link SnapshotProgress};
+ *   <li>{@value StateNames#SNAPSHOT_PENDING} (keyed map): the key's rows of snapshots it has not
+ *       applied ({@link SnapshotPendingRows});
+ *   <li>{@value StateNames#SNAPSHOT_APPLIED} (keyed value): the key's {@link SnapshotProgress}
+ *       ({@link SnapshotCatchUp});
  *   <li>{@value StateNames#SNAPSHOTS_COMPLETE} (broadcast map): every complete snapshot's mark
  *       ({@link SnapshotMarks}), by its id; SCD flows forget those the watermark has passed.
  * </ul>
@@ -81,9 +75,8 @@ public class AutoCdcSnapshotFunction
     private final FlowRuntime runtime;
     private final EngineSpec spec;
 
-    private transient MapState<String, List<RowData>> pending;
-    private transient ValueState<RowData> applied;
-    private transient RowDataSerializer rows;
+    private transient SnapshotPendingRows pending;
+    private transient SnapshotCatchUp catchUp;
     private transient SequenceClock clock;
     private transient SnapshotKeyRows keyRows;
     private transient SnapshotRowsOfKey rowsOfKey;
@@ -94,9 +87,6 @@ public class AutoCdcSnapshotFunction
 
     /** The complete snapshots' descriptor, built once: a timer of every key asks for it. */
     private transient MapStateDescriptor<String, RowData> completeState;
-
-    /** Coverage, for tests: deletes written late because a restatement made them matter. */
-    private transient long restatedDeletes;
 
     /** Coverage, for tests: keys a scan caught up. */
     private transient long scanCatchUps;
@@ -114,8 +104,9 @@ public class AutoCdcSnapshotFunction
         return runtime.stateAccesses();
     }
 
+    /** Coverage, for tests: deletes written late because a restatement made them matter. */
     public long restatedDeletes() {
-        return restatedDeletes;
+        return catchUp.restatedDeletes();
     }
 
     public long scanCatchUps() {
@@ -141,16 +132,28 @@ public class AutoCdcSnapshotFunction
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
         completeState = StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec));
-        rows = new RowDataSerializer(spec.inputType());
-        pending =
-                getRuntimeContext().getMapState(StateDescriptors.snapshotPending(spec.inputType()));
-        applied =
-                getRuntimeContext()
-                        .getState(StateDescriptors.snapshotApplied(SnapshotProgress.rowType(spec)));
         rowsOfKey = new SnapshotRowsOfKey(runtime);
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
         keyRows = new SnapshotKeyRows(spec);
+        pending =
+                new SnapshotPendingRows(
+                        getRuntimeContext()
+                                .getMapState(StateDescriptors.snapshotPending(spec.inputType())),
+                        runtime,
+                        new RowDataSerializer(spec.inputType()),
+                        clock);
+        catchUp =
+                new SnapshotCatchUp(
+                        runtime,
+                        spec,
+                        getRuntimeContext()
+                                .getState(
+                                        StateDescriptors.snapshotApplied(
+                                                SnapshotProgress.rowType(spec))),
+                        pending,
+                        keyRows,
+                        rowsOfKey);
     }
 
     @Override
@@ -199,37 +202,11 @@ public class AutoCdcSnapshotFunction
         long time = SnapshotMarks.time(clock, row);
         if (time <= ctx.timerService().currentWatermark()) {
             if (!held) {
-                late(row, fx);
+                pending.late(row, fx);
             }
             return;
         }
-        StateAccessCounter counter = runtime.stateAccesses();
-        counter.valueReads++;
-        List<RowData> waiting = pending.get(CompleteSnapshots.key(id));
-        if (waiting == null) {
-            waiting = new ArrayList<>(1);
-            ctx.timerService().registerEventTimeTimer(time);
-        }
-        RowData copy = rows.copy(row);
-        if (held) {
-            copy.setRowKind(RowKind.UPDATE_BEFORE);
-        }
-        waiting.add(copy);
-        counter.mapWrites++;
-        pending.put(CompleteSnapshots.key(id), waiting);
-    }
-
-    private void late(RowData row, FlowRuntime.Effects fx) {
-        runtime.metrics().droppedLate.inc();
-        fx.output(
-                SideOutputs.LATE_EVENTS,
-                runtime.decoder()
-                        .letterOf(
-                                row,
-                                DeadLetter.SNAPSHOT_OUT_OF_ORDER,
-                                "the row's snapshot is at or below one already complete: its"
-                                        + " split delivered it after a later snapshot's row or end"
-                                        + " row; nothing else changes"));
+        pending.add(id, row, held, time, ctx.timerService());
     }
 
     @Override
@@ -295,10 +272,9 @@ public class AutoCdcSnapshotFunction
             return;
         }
         completeSnapshots(ctx.getBroadcastState(completeState));
-        runtime.stateAccesses().valueReads++;
-        RowData state = applied.value();
-        catchUp(
-                state == null ? null : SnapshotProgress.read(state, spec),
+        catchUp.run(
+                complete,
+                catchUp.stored(),
                 timestamp,
                 ctx.timerService().currentWatermark(),
                 fx,
@@ -329,174 +305,17 @@ public class AutoCdcSnapshotFunction
     void scanKey(
             List<byte[]> restating, long watermark, FlowRuntime.Effects fx, Collector<RowData> out)
             throws Exception {
-        runtime.stateAccesses().valueReads++;
-        RowData state = applied.value();
-        if (state == null) {
+        SnapshotProgress progress = catchUp.stored();
+        if (progress == null) {
             return;
         }
-        SnapshotProgress progress = SnapshotProgress.read(state, spec);
         for (byte[] id : restating) {
             if ((progress.cursor == null || SnapshotId.compare(id, progress.cursor) > 0)
                     && progress.bitemporal.presentAt(complete.index().version(id))) {
                 scanCatchUps++;
-                catchUp(progress, Long.MIN_VALUE, watermark, fx, out);
+                catchUp.run(complete, progress, Long.MIN_VALUE, watermark, fx, out);
                 return;
             }
-        }
-    }
-
-    /**
-     * Applies, in order, every snapshot after the key's last that is complete and that the
-     * watermark has passed (a complete mark may arrive before the rows of its snapshot on another
-     * channel, never after the watermark that passes it); then re-arms.
-     *
-     * <p>The timers of the snapshots it applies, set when their first rows came, would only find
-     * nothing to do: they are deleted (each such visit would also iterate the key's waiting rows,
-     * and on RocksDB an iteration over a key whose rows are gone steps over their tombstones and on
-     * to the next key's rows, which at the end of a bounded input are all gone too).
-     *
-     * @param stored the key's progress as stored, read by the caller (null: none)
-     * @param firing the time of the timer that runs it; MIN_VALUE in a scan
-     */
-    private void catchUp(
-            SnapshotProgress stored,
-            long firing,
-            long watermark,
-            FlowRuntime.Effects fx,
-            Collector<RowData> out)
-            throws Exception {
-        StateAccessCounter counter = runtime.stateAccesses();
-        TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
-        counter.iteratorSteps++; // opening the iterator costs a seek
-        for (Map.Entry<String, List<RowData>> e : pending.entries()) {
-            counter.iteratorSteps++;
-            waiting.put(CompleteSnapshots.id(e.getKey()), e.getValue());
-        }
-        SnapshotProgress progress;
-        if (stored != null) {
-            progress = stored;
-        } else if (!waiting.isEmpty()) {
-            progress =
-                    SnapshotProgress.initial(
-                            bitemporal, keyRows.keyOf(waiting.firstEntry().getValue().get(0)));
-        } else {
-            return; // nothing of this key is left
-        }
-        byte[] last = progress.cursor;
-        byte[] next = complete.passed(complete.after(last), watermark);
-        while (next != null) {
-            if (!(bitemporal ? progress.bitemporal.everPresent() : progress.present())) {
-                // a key never present (SCD: absent) changes only at its next row of a passed,
-                // complete snapshot
-                next = nextWithRows(waiting, last, watermark);
-                if (next == null) {
-                    break;
-                }
-            }
-            List<RowData> rowsOfSnapshot = waiting.remove(next);
-            if (rowsOfSnapshot != null) {
-                counter.mapWrites++;
-                pending.remove(CompleteSnapshots.key(next));
-                long time = SnapshotMarks.time(clock, rowsOfSnapshot.get(0));
-                if (time != firing) {
-                    fx.timerService().deleteEventTimeTimer(time);
-                }
-            }
-            apply(next, rowsOfSnapshot, progress, fx, out);
-            last = next;
-            next = complete.passed(complete.after(next), watermark);
-        }
-        Long earliest = null;
-        for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
-            long time = SnapshotMarks.time(clock, e.getValue().get(0));
-            boolean behind = last != null && SnapshotId.compare(e.getKey(), last) <= 0;
-            if (behind || (time <= watermark && !complete.contains(e.getKey()))) {
-                // its snapshot was applied before it came (a split broke the order, a replay
-                // after a restore), or was never announced in time: it can never apply
-                counter.mapWrites++;
-                pending.remove(CompleteSnapshots.key(e.getKey()));
-                for (RowData r : e.getValue()) {
-                    if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
-                        late(r, fx);
-                    }
-                }
-            } else if (time > watermark) {
-                earliest = earliest == null ? time : Math.min(earliest, time);
-            }
-        }
-        progress.cursor = last;
-        boolean present = progress.present();
-        if (last != null && (present || bitemporal || earliest != null)) {
-            counter.valueWrites++;
-            applied.update(progress.toRow());
-        } else if (last != null && stored != null) {
-            counter.valueWrites++;
-            applied.clear(); // an absent key without rows: nothing to remember (SCD)
-        }
-        TimerService timers = fx.timerService();
-        if (earliest != null) {
-            timers.registerEventTimeTimer(earliest);
-        }
-        if (present && watermark < Long.MAX_VALUE) {
-            timers.registerEventTimeTimer(watermark + 1); // to find out at once if it vanishes
-        }
-    }
-
-    /** The key's next snapshot with rows after {@code last}, if complete and passed; else null. */
-    private byte[] nextWithRows(
-            TreeMap<byte[], List<RowData>> waiting, byte[] last, long watermark) {
-        for (byte[] w : (last == null ? waiting : waiting.tailMap(last, false)).keySet()) {
-            if (complete.contains(w)) {
-                return complete.passed(w, watermark);
-            }
-        }
-        return null;
-    }
-
-    /** Applies one complete snapshot to the key: its rows (null: none). */
-    private void apply(
-            byte[] id,
-            List<RowData> rowsOfSnapshot,
-            SnapshotProgress progress,
-            FlowRuntime.Effects fx,
-            Collector<RowData> out)
-            throws Exception {
-        RowData upsert = rowsOfSnapshot == null ? null : rowsOfKey.upsertOf(rowsOfSnapshot, fx);
-        if (bitemporal) {
-            BitemporalSnapshotKey.Rows rows =
-                    rowsOfSnapshot == null
-                            ? BitemporalSnapshotKey.Rows.NONE
-                            : upsert == null
-                                    ? BitemporalSnapshotKey.Rows.HELD
-                                    : BitemporalSnapshotKey.Rows.UPSERT;
-            progress.bitemporal.apply(
-                    id,
-                    rows,
-                    complete.index(),
-                    w -> {
-                        if (!w.delete()) {
-                            return runtime.apply(upsert, fx, out, null);
-                        }
-                        RowData delete = keyRows.delete(progress.key, complete.mark(w.at()));
-                        if (SnapshotId.compare(w.at(), id) == 0) {
-                            return runtime.apply(delete, fx, out, null);
-                        }
-                        restatedDeletes++;
-                        if (runtime.applyDerived(delete, fx, out)) {
-                            return true;
-                        }
-                        // the history the row would change left state: the row is late
-                        runtime.lateBeforeRetainedHistory(upsert, fx);
-                        return false;
-                    });
-        } else if (rowsOfSnapshot == null) {
-            if (progress.present()) {
-                runtime.apply(keyRows.delete(progress.key, complete.mark(id)), fx, out, null);
-                progress.present(false);
-            }
-        } else if (upsert != null) {
-            runtime.apply(upsert, fx, out, null);
-            progress.present(true);
         }
     }
 }
