@@ -231,26 +231,27 @@ public final class AutoCdcFlow {
      * {@link #applyAsSnapshotEnd}.
      */
     public static final class Builder {
-        private String name;
+        // the fields without "private" are read by AutoCdcFlowRules
+        String name;
         private final String target;
-        private final String source;
-        private final List<String> keys = new ArrayList<>();
-        private final List<String> sequenceBy = new ArrayList<>();
+        final String source;
+        final List<String> keys = new ArrayList<>();
+        final List<String> sequenceBy = new ArrayList<>();
         private boolean sequenceIsStruct;
         private String systemSequenceBy;
-        private String applyAsDeletes;
-        private String applyAsTruncates;
-        private final boolean fromSnapshot;
-        private String applyAsSnapshotEnd;
+        String applyAsDeletes;
+        String applyAsTruncates;
+        final boolean fromSnapshot;
+        String applyAsSnapshotEnd;
         private List<String> columnList;
         private List<String> exceptColumnList;
         private TargetType storedAs = TargetType.SCD1;
         private List<String> trackHistoryColumnList;
         private List<String> trackHistoryExceptColumnList;
-        private boolean ignoreNullUpdates;
-        private List<String> ignoreNullUpdatesColumnList;
-        private List<String> ignoreNullUpdatesExceptColumnList;
-        private String columnsToUpdate;
+        boolean ignoreNullUpdates;
+        List<String> ignoreNullUpdatesColumnList;
+        List<String> ignoreNullUpdatesExceptColumnList;
+        String columnsToUpdate;
         private int line;
 
         private Builder(String target, String source, boolean fromSnapshot) {
@@ -387,51 +388,8 @@ public final class AutoCdcFlow {
         }
 
         public AutoCdcFlow build() {
-            if (keys.isEmpty()) {
-                throw new FlowDefinitionException(
-                        "KEYS", "flow " + name + " needs KEYS (col, ...)");
-            }
-            if (sequenceBy.isEmpty()) {
-                throw new FlowDefinitionException(
-                        "SEQUENCE BY", "flow " + name + " needs SEQUENCE BY col");
-            }
-            if (fromSnapshot) {
-                refuseInSnapshotFlow("APPLY AS DELETE WHEN", applyAsDeletes != null);
-                refuseInSnapshotFlow("APPLY AS TRUNCATE WHEN", applyAsTruncates != null);
-                refuseInSnapshotFlow(
-                        "IGNORE NULL UPDATES",
-                        ignoreNullUpdates
-                                || ignoreNullUpdatesColumnList != null
-                                || ignoreNullUpdatesExceptColumnList != null);
-                refuseInSnapshotFlow("COLUMNS TO UPDATE", columnsToUpdate != null);
-            } else if (applyAsSnapshotEnd != null) {
-                throw new FlowDefinitionException(
-                        "APPLY AS SNAPSHOT END WHEN",
-                        "flow "
-                                + name
-                                + " reads changes (FROM STREAM); end rows belong to a flow from"
-                                + " snapshots: write FROM SNAPSHOT("
-                                + source
-                                + ") or remove the clause");
-            }
+            AutoCdcFlowRules.check(this);
             return new AutoCdcFlow(this);
-        }
-
-        /** semantics §10: these clauses make no sense for whole snapshots. */
-        private void refuseInSnapshotFlow(String clause, boolean given) {
-            if (given) {
-                throw new FlowDefinitionException(
-                        clause,
-                        "flow "
-                                + name
-                                + " reads whole snapshots (FROM SNAPSHOT), where "
-                                + clause
-                                + " has no meaning: a key missing from a snapshot is deleted, and"
-                                + " each snapshot row is the whole row; remove the clause, or read"
-                                + " a change feed with FROM STREAM("
-                                + source
-                                + ")");
-            }
         }
     }
 }
