@@ -2,7 +2,6 @@ package dev.autocdc.udfs;
 
 import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
-import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSettings;
 import dev.autocdc.operators.flink.spec.EngineSpec;
@@ -13,13 +12,11 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -33,7 +30,7 @@ import org.apache.flink.table.types.logical.RowType;
  * {@code column_list}, or all columns but {@code except_column_list}; the keys always; never the
  * {@code columns_to_update} column. Kept sequence columns are marked as such (they take each
  * event's value). A bad argument fails with a {@link ValidationException} that names it and says
- * the fix.
+ * the fix; {@link AutoCdcCall} reads the arguments.
  */
 final class AutoCdcPlan implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -100,77 +97,56 @@ final class AutoCdcPlan implements Serializable {
     static AutoCdcPlan of(
             String function, RowType input, int[] partitionBy, Arguments args, OutputMode mode) {
         List<String> names = input.getFieldNames();
-        if (partitionBy.length == 0) {
-            throw error(
-                    function,
-                    "input",
-                    "needs PARTITION BY with the key columns, e.g. TABLE cdc PARTITION BY id");
-        }
-        List<String> keys = new ArrayList<>();
-        for (int p : partitionBy) {
-            keys.add(names.get(p));
-        }
-        TargetType type = storedAs(function, args.storedAs);
-        if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
-            throw error(
-                    function,
-                    "sequence_by",
-                    "is required: name the column that orders a key's events, e.g. sequence_by =>"
-                            + " 'sequenceNum' (several, comma-separated, order as a STRUCT)");
-        }
-        if (args.systemSequenceBy != null && type != TargetType.BITEMPORAL) {
-            throw error(
-                    function,
-                    "system_sequence_by",
-                    "applies to stored_as => 'BITEMPORAL' only; remove it or"
-                            + " store the target as BITEMPORAL");
-        } else if (args.systemSequenceBy == null && type == TargetType.BITEMPORAL) {
-            throw error(
-                    function,
-                    "system_sequence_by",
-                    "is required with stored_as => 'BITEMPORAL': name the column"
-                            + " holding the system (transaction) time");
-        }
-        AutoCdcFlow flow = flow(function, keys, type, args);
+        AutoCdcFlow flow = AutoCdcCall.flow(function, names, partitionBy, args);
         FlowMapping mapping;
         try {
             mapping = FlowMapping.of(flow, names);
         } catch (FlowDefinitionException e) {
-            throw error(function, argumentOf(e.clause(), args), wording(e, names));
+            throw error(
+                    function,
+                    AutoCdcCall.argumentOf(e.clause(), args),
+                    AutoCdcCall.wording(e, names));
         }
         int[] sequence = mapping.sequence().stream().mapToInt(names::indexOf).toArray();
         int system =
                 mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
         int ctu = mapping.columnsToUpdate() == null ? -1 : names.indexOf(mapping.columnsToUpdate());
-        int delete = -1;
-        if (args.applyAsDeletes != null) {
-            try {
-                delete =
-                        names.indexOf(
-                                FlowMapping.resolve(
-                                        names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
-            } catch (FlowDefinitionException e) {
-                throw error(function, "apply_as_deletes", wording(e, names));
-            }
-            if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-                throw error(
-                        function,
-                        "apply_as_deletes",
-                        "names "
-                                + names.get(delete)
-                                + ", which is "
-                                + input.getTypeAt(delete).asSummaryString()
-                                + ": name a BOOLEAN column, computed in the input query, e.g."
-                                + " SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
-            }
-        }
-        List<Integer> kept = new ArrayList<>();
-        for (String c : mapping.kept()) {
-            kept.add(names.indexOf(c));
-        }
-
+        int delete = AutoCdcCall.deleteFlag(function, input, args);
+        int[] kept = mapping.kept().stream().mapToInt(names::indexOf).toArray();
         // every input column is data, whatever its name (semantics §11)
         String prefix = ControlColumn.prefixAvoiding(names);
+        List<RowType.RowField> engineInput =
+                engineInputFields(input, kept, sequence, system, delete, ctu, prefix);
+        try {
+            EngineSpec spec =
+                    mapping.engineSpec(
+                            flow,
+                            new RowType(engineInput),
+                            prefix,
+                            EngineSettings.withoutTimers(),
+                            mode);
+            return new AutoCdcPlan(input, spec, kept, sequence, system, delete, ctu);
+        } catch (FlowDefinitionException e) {
+            throw error(function, AutoCdcCall.argumentOf(e.clause(), args), e.detail());
+        } catch (IllegalArgumentException e) {
+            throw error(
+                    function, "input", "has a column the engine cannot keep: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The fields of the engine's input row ({@link #engineInput} fills them): the kept input
+     * columns, then the control columns of the call, named with {@code prefix}; a position of -1
+     * has no column.
+     */
+    private static List<RowType.RowField> engineInputFields(
+            RowType input,
+            int[] kept,
+            int[] sequence,
+            int system,
+            int delete,
+            int ctu,
+            String prefix) {
         List<RowType.RowField> engineInput = new ArrayList<>();
         for (int k : kept) {
             engineInput.add(input.getFields().get(k));
@@ -195,64 +171,7 @@ final class AutoCdcPlan implements Serializable {
                             ControlColumn.COLUMNS_TO_UPDATE.columnName(prefix),
                             input.getTypeAt(ctu)));
         }
-        try {
-            EngineSpec spec =
-                    mapping.engineSpec(
-                            flow,
-                            new RowType(engineInput),
-                            prefix,
-                            EngineSettings.withoutTimers(),
-                            mode);
-            return new AutoCdcPlan(
-                    input,
-                    spec,
-                    kept.stream().mapToInt(Integer::intValue).toArray(),
-                    sequence,
-                    system,
-                    delete,
-                    ctu);
-        } catch (FlowDefinitionException e) {
-            throw error(function, argumentOf(e.clause(), args), e.detail());
-        } catch (IllegalArgumentException e) {
-            throw error(
-                    function, "input", "has a column the engine cannot keep: " + e.getMessage());
-        }
-    }
-
-    /**
-     * The call as a flow definition, the one the job's flows are too: PARTITION BY gives the keys,
-     * the other arguments their clauses (a delete flag column is the APPLY AS DELETE WHEN
-     * condition).
-     */
-    private static AutoCdcFlow flow(
-            String function, List<String> keys, TargetType type, Arguments args) {
-        List<String> sequence = list(function, "sequence_by", args.sequenceBy);
-        AutoCdcFlow.Builder b =
-                AutoCdcFlow.builder(function.toLowerCase(Locale.ROOT), "input")
-                        .keys(keys)
-                        .storedAs(type)
-                        .systemSequenceBy(args.systemSequenceBy)
-                        .applyAsDeletes(args.applyAsDeletes)
-                        .columnsToUpdate(args.columnsToUpdate)
-                        .ignoreNullUpdates(Boolean.TRUE.equals(args.ignoreNullUpdates));
-        if (sequence.size() == 1) {
-            b.sequenceBy(sequence.get(0));
-        } else {
-            b.sequenceByStruct(sequence);
-        }
-        if (args.columnList != null) {
-            b.columnList(list(function, "column_list", args.columnList));
-        }
-        if (args.exceptColumnList != null) {
-            b.exceptColumnList(list(function, "except_column_list", args.exceptColumnList));
-        }
-        if (args.trackHistoryColumnList != null) {
-            b.trackHistoryColumnList(list(args.trackHistoryColumnList));
-        }
-        if (args.trackHistoryExceptColumnList != null) {
-            b.trackHistoryExceptColumnList(list(args.trackHistoryExceptColumnList));
-        }
-        return b.build();
+        return engineInput;
     }
 
     EngineSpec spec() {
@@ -386,96 +305,6 @@ final class AutoCdcPlan implements Serializable {
             fields.add(input.getFields().get(s));
         }
         return new RowType(fields);
-    }
-
-    private static TargetType storedAs(String function, String storedAs) {
-        if (storedAs == null) {
-            return TargetType.SCD1;
-        }
-        String s = storedAs.trim().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
-        switch (s) {
-            case "SCD TYPE 1":
-            case "1":
-                return TargetType.SCD1;
-            case "SCD TYPE 2":
-            case "2":
-                return TargetType.SCD2;
-            case "BITEMPORAL":
-                return TargetType.BITEMPORAL;
-            default:
-                throw error(
-                        function,
-                        "stored_as",
-                        "is '"
-                                + storedAs
-                                + "'; use 'SCD TYPE 1' (the default), 'SCD TYPE 2'"
-                                + " or 'BITEMPORAL'");
-        }
-    }
-
-    /** A comma-separated list argument's names; an empty list is an error naming the argument. */
-    private static List<String> list(String function, String argument, String commaSeparated) {
-        List<String> items = list(commaSeparated);
-        if (items.isEmpty()) {
-            throw error(
-                    function,
-                    argument,
-                    "is empty; name one or more input columns, comma-separated");
-        }
-        return items;
-    }
-
-    private static List<String> list(String commaSeparated) {
-        List<String> out = new ArrayList<>();
-        for (String s : commaSeparated.split(",")) {
-            if (!s.isBlank()) {
-                out.add(s.trim());
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A column mistake in the words of the function's arguments (the flow language's otherwise).
-     */
-    private static String wording(FlowDefinitionException e, List<String> names) {
-        if (FlowMapping.UNKNOWN_COLUMN.equals(e.problem())) {
-            return "names " + e.subject() + ", which is not a column of the input " + names;
-        }
-        if (FlowMapping.KEY_EXCLUDED.equals(e.problem())) {
-            return "names key column "
-                    + e.subject()
-                    + ": the PARTITION BY columns are always kept; remove it from the list";
-        }
-        if (FlowMapping.BOTH_COLUMN_LISTS.equals(e.problem())) {
-            return "give column_list or except_column_list, not both";
-        }
-        return e.detail();
-    }
-
-    /** The argument a clause of the flow language comes from. */
-    private static String argumentOf(String clause, Arguments args) {
-        Map<String, String> byClause =
-                Map.of(
-                        "KEYS", "input (PARTITION BY)",
-                        "SEQUENCE BY", "sequence_by",
-                        "SYSTEM SEQUENCE BY", "system_sequence_by",
-                        "STORED AS BITEMPORAL", "stored_as",
-                        "IGNORE NULL UPDATES", "ignore_null_updates",
-                        "COLUMNS TO UPDATE", "columns_to_update",
-                        "APPLY AS DELETE WHEN", "apply_as_deletes");
-        if (clause.startsWith("TRACK HISTORY")) {
-            return args.trackHistoryColumnList != null
-                    ? "track_history_column_list"
-                    : "track_history_except_column_list";
-        }
-        if (clause.equals("COLUMNS")) {
-            return args.columnList != null ? "column_list" : "except_column_list";
-        }
-        if (clause.equals("COLUMNS * EXCEPT")) {
-            return "except_column_list";
-        }
-        return byClause.getOrDefault(clause, clause);
     }
 
     static ValidationException error(String function, String argument, String message) {
