@@ -5,7 +5,6 @@ import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,10 +50,10 @@ public final class ChurnBenchmark {
     private ChurnBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        long keys = Long.parseLong(BenchmarkJob.arg(args, "--keys", "1000000"));
-        int cycles = Integer.parseInt(BenchmarkJob.arg(args, "--cycles", "4"));
-        long retention = Long.parseLong(BenchmarkJob.arg(args, "--retention-ms", "10000"));
-        long sampleEvery = Long.parseLong(BenchmarkJob.arg(args, "--sample-ms", "5000"));
+        long keys = Long.parseLong(RunSettings.arg(args, "--keys", "1000000"));
+        int cycles = Integer.parseInt(RunSettings.arg(args, "--cycles", "4"));
+        long retention = Long.parseLong(RunSettings.arg(args, "--retention-ms", "10000"));
+        long sampleEvery = Long.parseLong(RunSettings.arg(args, "--sample-ms", "5000"));
         long total = 2 * keys * cycles;
 
         Path savepoints = Files.createTempDirectory("autocdc-churn");
@@ -113,14 +112,9 @@ public final class ChurnBenchmark {
             } catch (Exception e) { // the job not running yet, or ended meanwhile
                 continue;
             }
-            Path dir =
-                    Path.of(
-                            URI.create(
-                                    savepoint.startsWith("file:")
-                                            ? savepoint
-                                            : "file://" + savepoint));
-            samples.add(new double[] {fraction, BenchmarkJob.sizeOf(dir)});
-            BenchmarkJob.deleteTree(dir);
+            Path dir = SavepointFiles.directory(savepoint);
+            samples.add(new double[] {fraction, SavepointFiles.sizeOf(dir)});
+            SavepointFiles.deleteTree(dir);
             System.err.printf(
                     "churn: %.0f%% of the events, state %.1f MB%n",
                     100 * fraction, samples.get(samples.size() - 1)[1] / 1e6);
@@ -140,7 +134,7 @@ public final class ChurnBenchmark {
         System.out.printf("figure churn_state_bytes_end %.0f%n", last);
         System.out.printf("figure churn_retention_periods %.0f%n", seconds * 1000 / retention);
         System.out.printf("figure churn_events %d%n", total);
-        BenchmarkJob.deleteTree(savepoints);
+        SavepointFiles.deleteTree(savepoints);
         System.exit(0);
     }
 
