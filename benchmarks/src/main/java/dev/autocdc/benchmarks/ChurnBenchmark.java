@@ -63,6 +63,24 @@ public final class ChurnBenchmark {
         conf.setString("execution.checkpointing.dir", savepoints.toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
+        flow(env, keys, total, retention);
+
+        long start = System.nanoTime();
+        JobClient client = env.executeAsync("churn");
+        List<double[]> samples = sample(client, savepoints, sampleEvery, total);
+        client.getJobExecutionResult().get();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        printFigures(samples, seconds, retention, total);
+        SavepointFiles.deleteTree(savepoints);
+        System.exit(0);
+    }
+
+    /**
+     * The churning flow: {@code total} events of {@link Churn} over {@code keys} keys into SCD type
+     * 2, tombstones and history kept {@code retention} milliseconds.
+     */
+    private static void flow(
+            StreamExecutionEnvironment env, long keys, long total, long retention) {
         RowType input =
                 RowType.of(
                         new LogicalType[] {
@@ -92,10 +110,15 @@ public final class ChurnBenchmark {
                         InternalTypeInfo.of(spec.targetType()),
                         "auto-cdc-churn")
                 .sinkTo(new DiscardingSink<>());
+    }
 
-        long start = System.nanoTime();
-        JobClient client = env.executeAsync("churn");
-        List<double[]> samples = new ArrayList<>(); // fraction of the events, bytes
+    /**
+     * Every {@code sampleEvery} milliseconds until the events are all emitted or the job ended: a
+     * canonical savepoint's size, as {fraction of the events emitted then, bytes}.
+     */
+    private static List<double[]> sample(
+            JobClient client, Path savepoints, long sampleEvery, long total) throws Exception {
+        List<double[]> samples = new ArrayList<>();
         while (!client.getJobStatus().get().isGloballyTerminalState()) {
             Thread.sleep(sampleEvery);
             double fraction = EMITTED.get() / (double) total;
@@ -119,8 +142,12 @@ public final class ChurnBenchmark {
                     "churn: %.0f%% of the events, state %.1f MB%n",
                     100 * fraction, samples.get(samples.size() - 1)[1] / 1e6);
         }
-        client.getJobExecutionResult().get();
-        double seconds = (System.nanoTime() - start) / 1e9;
+        return samples;
+    }
+
+    /** The {@code figure} lines run.sh keeps; too few samples in either window is an error. */
+    private static void printFigures(
+            List<double[]> samples, double seconds, long retention, long total) {
         // the state swings with the keys inside the retention window, which follows the rate:
         // compare means over windows, not single samples
         double second = mean(samples, 0.25, 0.5);
@@ -134,8 +161,6 @@ public final class ChurnBenchmark {
         System.out.printf("figure churn_state_bytes_end %.0f%n", last);
         System.out.printf("figure churn_retention_periods %.0f%n", seconds * 1000 / retention);
         System.out.printf("figure churn_events %d%n", total);
-        SavepointFiles.deleteTree(savepoints);
-        System.exit(0);
     }
 
     /** The mean size of the samples taken between fractions {@code from} and {@code to}. */
