@@ -58,6 +58,19 @@ public final class Report {
     public static void main(String[] args) throws Exception {
         Locale.setDefault(Locale.ROOT);
         Map<String, Series> runs = read(Path.of(args[0]));
+        printTable(runs);
+        printFigures(runs);
+        if (args.length > 1) {
+            Files.writeString(Path.of(args[1]), chart(runs));
+        }
+    }
+
+    /**
+     * The Markdown table: a row per variant, backend and workload, in the order of the raw runs;
+     * the ratio to {@code sql_dedup} on the same backend and workload where it ran (none for the
+     * {@code kafka_} variants).
+     */
+    private static void printTable(Map<String, Series> runs) {
         System.out.println(
                 "| variant | backend | workload | events/s median (min-max) | peak RSS MB | state"
                         + " on disk MB | bytes allocated / event | CPU ns / event | / sql_dedup |");
@@ -83,6 +96,10 @@ public final class Report {
                     s.cpuNanos.isEmpty() ? "" : String.format("%,.0f", median(s.cpuNanos)),
                     base == null ? "" : String.format("%.2f", s.median() / base.median()));
         }
+    }
+
+    /** The target figures, a {@code figure <name> <value>} line each. */
+    private static void printFigures(Map<String, Series> runs) {
         pair("scd1_over_sqldedup_w1", runs, "scd1,rocksdb,W1", "sql_dedup,rocksdb,W1");
         figure(
                 "scd1_over_sqldedup_minibatch_w1",
@@ -142,9 +159,6 @@ public final class Report {
                             median(a.allocations));
                 }
             }
-        }
-        if (args.length > 1) {
-            Files.writeString(Path.of(args[1]), chart(runs));
         }
     }
 
