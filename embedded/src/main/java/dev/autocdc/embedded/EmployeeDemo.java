@@ -2,6 +2,7 @@ package dev.autocdc.embedded;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -11,6 +12,17 @@ import java.util.Map;
  * snapshots (semantics §13 H), with the reason Dana's rows differ.
  */
 final class EmployeeDemo {
+    /** The columns of the bitemporal target, as the reference prints them. */
+    private static final List<String> COLUMNS =
+            List.of(
+                    "employeeId",
+                    "name",
+                    "role",
+                    "__START_AT",
+                    "__END_AT",
+                    "__SYSTEM_START_AT",
+                    "__SYSTEM_END_AT");
+
     private final DemoSession session;
     private final PrintStream out;
     private final EmbeddedKafka kafka;
@@ -24,17 +36,27 @@ final class EmployeeDemo {
     void changeFeed() throws Exception {
         out.println("\n### The employees walkthrough: STORED AS BITEMPORAL, step by step");
         kafka.createTopic("employees_cdf", 3);
-        List<String> columns =
-                List.of(
-                        "employeeId",
-                        "name",
-                        "role",
-                        "__START_AT",
-                        "__END_AT",
-                        "__SYSTEM_START_AT",
-                        "__SYSTEM_END_AT");
-        String ownerOpen = "1|Chris|Owner|2025-01-01|null|2025-01-02 09:00:00|";
-        String[][] steps = {
+        String[][] steps = changeFeedSteps();
+        String[][] expected = historyAfterEachStep();
+        for (int s = 0; s < steps.length; s++) {
+            String[] step = steps[s];
+            session.produce("employees_cdf", Arrays.asList(step).subList(1, step.length));
+            List<Map<String, String>> table = applyChangeFeed();
+            session.show(
+                    "employees_bitemporal after " + step[0],
+                    table,
+                    COLUMNS,
+                    r -> true,
+                    expected[s]);
+            if (s == 3) {
+                referenceQueries(table);
+            }
+        }
+    }
+
+    /** The change feed of semantics §12: each step's title, then its change events. */
+    private static String[][] changeFeedSteps() {
+        return new String[][] {
             {
                 "step 2: initial load",
                 employee(1, "Chris", "Owner", "INSERT", "2025-01-01", "2025-01-02 09:00:00"),
@@ -57,7 +79,12 @@ final class EmployeeDemo {
                 employee(1, null, null, "DELETE", "2025-06-30", "2025-06-30 17:00:00")
             }
         };
-        String[][] expected = {
+    }
+
+    /** The reference's bitemporal table after each step of {@link #changeFeedSteps}. */
+    private static String[][] historyAfterEachStep() {
+        String ownerOpen = "1|Chris|Owner|2025-01-01|null|2025-01-02 09:00:00|";
+        return new String[][] {
             {ownerOpen + "null", "2|Dana|Engineer|2025-01-01|null|2025-01-02 09:00:00|null"},
             {
                 ownerOpen + "2025-03-01 09:00:00",
@@ -93,81 +120,76 @@ final class EmployeeDemo {
                 "2|Dana|Analyst|2025-01-01|null|2025-04-01 09:00:00|null"
             }
         };
-        for (int s = 0; s < steps.length; s++) {
-            String[] step = steps[s];
-            List<String> events = new ArrayList<>();
-            for (int i = 1; i < step.length; i++) {
-                events.add(step[i]);
-            }
-            session.produce("employees_cdf", events);
-            String target = session.topic("employees_bitemporal");
-            session.runFlow(
-                    """
-                    CREATE TABLE employees_cdf (employeeId INT, name STRING, role STRING, operation STRING,
-                      effectiveDate DATE, recordedAt TIMESTAMP(0))
-                    WITH (%s, 'topic' = 'employees_cdf', 'format' = 'json');
-                    CREATE OR REFRESH STREAMING TABLE employees_bitemporal
-                    WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
-                          'key.format' = 'json', 'value.format' = 'json');
-                    CREATE FLOW apply_cdc AS AUTO CDC INTO employees_bitemporal
-                    FROM STREAM(employees_cdf)
-                    KEYS (employeeId)
-                    APPLY AS DELETE WHEN operation = "DELETE"
-                    SEQUENCE BY effectiveDate
-                    SYSTEM SEQUENCE BY recordedAt
-                    COLUMNS * EXCEPT (operation)
-                    STORED AS BITEMPORAL;
-                    """
-                            .formatted(session.kafkaSource(), target, kafka.bootstrapServers()));
-            List<Map<String, String>> table = session.read(target);
-            session.show(
-                    "employees_bitemporal after " + step[0],
-                    table,
-                    columns,
-                    r -> true,
-                    expected[s]);
-            if (s == 3) {
-                out.println("\nThe queries of the reference, on the table after step 5:");
-                session.show(
-                        "current state: __END_AT IS NULL AND __SYSTEM_END_AT IS NULL",
-                        table,
-                        columns.subList(0, 3),
-                        r -> r.get("__END_AT") == null && r.get("__SYSTEM_END_AT") == null,
-                        "1|Chris|Manager",
-                        "2|Dana|Analyst");
-                session.show(
-                        "business-time history as believed now: __SYSTEM_END_AT IS NULL",
-                        table,
-                        columns.subList(0, 5),
-                        r -> r.get("__SYSTEM_END_AT") == null,
-                        "1|Chris|Owner|2025-01-01|2025-02-01",
-                        "1|Chris|Team Lead|2025-02-01|2025-03-01",
-                        "1|Chris|Manager|2025-03-01|null",
-                        "2|Dana|Analyst|2025-01-01|null");
-                session.show(
-                        "what did we believe on 2025-03-10 00:00:00 about 2025-02-15",
-                        table,
-                        columns.subList(0, 3),
-                        r ->
-                                during(r, "__START_AT", "__END_AT", "2025-02-15")
-                                        && during(
-                                                r,
-                                                "__SYSTEM_START_AT",
-                                                "__SYSTEM_END_AT",
-                                                "2025-03-10 00:00:00"),
-                        "1|Chris|Owner",
-                        "2|Dana|Engineer");
-                session.show(
-                        "what do we believe today about 2025-02-15",
-                        table,
-                        columns.subList(0, 3),
-                        r ->
-                                during(r, "__START_AT", "__END_AT", "2025-02-15")
-                                        && r.get("__SYSTEM_END_AT") == null,
-                        "1|Chris|Team Lead",
-                        "2|Dana|Analyst");
-            }
-        }
+    }
+
+    /** Runs the flow over the events so far; the target it wrote, as a table. */
+    private List<Map<String, String>> applyChangeFeed() throws Exception {
+        String target = session.topic("employees_bitemporal");
+        session.runFlow(
+                """
+                CREATE TABLE employees_cdf (employeeId INT, name STRING, role STRING, operation STRING,
+                  effectiveDate DATE, recordedAt TIMESTAMP(0))
+                WITH (%s, 'topic' = 'employees_cdf', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE employees_bitemporal
+                WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                      'key.format' = 'json', 'value.format' = 'json');
+                CREATE FLOW apply_cdc AS AUTO CDC INTO employees_bitemporal
+                FROM STREAM(employees_cdf)
+                KEYS (employeeId)
+                APPLY AS DELETE WHEN operation = "DELETE"
+                SEQUENCE BY effectiveDate
+                SYSTEM SEQUENCE BY recordedAt
+                COLUMNS * EXCEPT (operation)
+                STORED AS BITEMPORAL;
+                """
+                        .formatted(session.kafkaSource(), target, kafka.bootstrapServers()));
+        return session.read(target);
+    }
+
+    /**
+     * The reference's as-of queries on the table after step 5: the current state, the business
+     * history as believed now, and what was believed on a day about a day.
+     */
+    private void referenceQueries(List<Map<String, String>> table) {
+        out.println("\nThe queries of the reference, on the table after step 5:");
+        session.show(
+                "current state: __END_AT IS NULL AND __SYSTEM_END_AT IS NULL",
+                table,
+                COLUMNS.subList(0, 3),
+                r -> r.get("__END_AT") == null && r.get("__SYSTEM_END_AT") == null,
+                "1|Chris|Manager",
+                "2|Dana|Analyst");
+        session.show(
+                "business-time history as believed now: __SYSTEM_END_AT IS NULL",
+                table,
+                COLUMNS.subList(0, 5),
+                r -> r.get("__SYSTEM_END_AT") == null,
+                "1|Chris|Owner|2025-01-01|2025-02-01",
+                "1|Chris|Team Lead|2025-02-01|2025-03-01",
+                "1|Chris|Manager|2025-03-01|null",
+                "2|Dana|Analyst|2025-01-01|null");
+        session.show(
+                "what did we believe on 2025-03-10 00:00:00 about 2025-02-15",
+                table,
+                COLUMNS.subList(0, 3),
+                r ->
+                        during(r, "__START_AT", "__END_AT", "2025-02-15")
+                                && during(
+                                        r,
+                                        "__SYSTEM_START_AT",
+                                        "__SYSTEM_END_AT",
+                                        "2025-03-10 00:00:00"),
+                "1|Chris|Owner",
+                "2|Dana|Engineer");
+        session.show(
+                "what do we believe today about 2025-02-15",
+                table,
+                COLUMNS.subList(0, 3),
+                r ->
+                        during(r, "__START_AT", "__END_AT", "2025-02-15")
+                                && r.get("__SYSTEM_END_AT") == null,
+                "1|Chris|Team Lead",
+                "2|Dana|Analyst");
     }
 
     /**
@@ -215,14 +237,7 @@ final class EmployeeDemo {
         session.show(
                 "employees_from_snapshots after four snapshots (semantics §13 H)",
                 session.read(target),
-                List.of(
-                        "employeeId",
-                        "name",
-                        "role",
-                        "__START_AT",
-                        "__END_AT",
-                        "__SYSTEM_START_AT",
-                        "__SYSTEM_END_AT"),
+                COLUMNS,
                 r -> true,
                 "1|Chris|Owner|2025-01-01|null|2025-01-02 00:00:00|2025-03-01 00:00:00",
                 "1|Chris|Owner|2025-01-01|2025-03-01|2025-03-01 00:00:00|2025-03-15 00:00:00",
