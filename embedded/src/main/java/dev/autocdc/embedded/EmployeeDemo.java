@@ -81,6 +81,15 @@ final class EmployeeDemo {
         };
     }
 
+    /** Every change event of the change feed, in the order of its steps. */
+    static List<String> changeEvents() {
+        List<String> events = new ArrayList<>();
+        for (String[] step : changeFeedSteps()) {
+            events.addAll(Arrays.asList(step).subList(1, step.length));
+        }
+        return events;
+    }
+
     /** The reference's bitemporal table after each step of {@link #changeFeedSteps}. */
     private static String[][] historyAfterEachStep() {
         String ownerOpen = "1|Chris|Owner|2025-01-01|null|2025-01-02 09:00:00|";
@@ -261,7 +270,7 @@ final class EmployeeDemo {
     }
 
     /** One change event of the employees walkthrough, as JSON. */
-    static String employee(
+    private static String employee(
             int id, String name, String role, String op, String date, String recorded) {
         return "{\"employeeId\": "
                 + id

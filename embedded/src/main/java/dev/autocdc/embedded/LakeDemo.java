@@ -1,7 +1,5 @@
 package dev.autocdc.embedded;
 
-import static dev.autocdc.embedded.EmployeeDemo.employee;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -17,10 +15,10 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 /**
- * {@code demo --target paimon}: the employees walkthrough from a Kafka topic into an Apache Paimon
- * table in a local warehouse, then the reference's questions asked of that table in plain Flink SQL
- * in batch mode, as a user would ask them in the SQL client. Each answer is checked against the
- * reference.
+ * {@code demo --target paimon}: the employees walkthrough ({@link EmployeeDemo#changeEvents}) from
+ * a Kafka topic into an Apache Paimon table in a local warehouse, then the reference's questions
+ * asked of that table in plain Flink SQL in batch mode, as a user would ask them in the SQL client.
+ * Each answer is checked against the reference.
  */
 final class LakeDemo {
     private static final DateTimeFormatter SECONDS =
@@ -37,45 +35,22 @@ final class LakeDemo {
     void employees(Path warehouse) throws Exception {
         out.println("\n### The employees walkthrough into a Paimon table (STORED AS BITEMPORAL)");
         session.kafka.createTopic("employees_lake_cdf", 3);
-        session.produce(
-                "employees_lake_cdf",
-                List.of(
-                        employee(
-                                1, "Chris", "Owner", "INSERT", "2025-01-01", "2025-01-02 09:00:00"),
-                        employee(
-                                2,
-                                "Dana",
-                                "Engineer",
-                                "INSERT",
-                                "2025-01-01",
-                                "2025-01-02 09:00:00"),
-                        employee(
-                                1,
-                                "Chris",
-                                "Manager",
-                                "UPDATE",
-                                "2025-03-01",
-                                "2025-03-01 09:00:00"),
-                        employee(
-                                1,
-                                "Chris",
-                                "Team Lead",
-                                "UPDATE",
-                                "2025-02-01",
-                                "2025-03-15 09:00:00"),
-                        employee(
-                                2,
-                                "Dana",
-                                "Analyst",
-                                "UPDATE",
-                                "2025-01-01",
-                                "2025-04-01 09:00:00"),
-                        employee(1, null, null, "DELETE", "2025-06-30", "2025-06-30 17:00:00")));
+        session.produce("employees_lake_cdf", EmployeeDemo.changeEvents());
         String catalog =
                 "CREATE CATALOG lake WITH ('type' = 'paimon', 'warehouse' = '"
                         + warehouse.toUri()
                         + "')";
         out.println("... warehouse " + warehouse);
+        applyIntoLake(catalog);
+
+        out.println("\nThe questions, in Flink SQL's batch mode over lake.hr.employees:");
+        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        batch.executeSql(catalog);
+        askTheReference(batch);
+    }
+
+    /** The flow from the change feed's topic into lake.hr.employees, in the catalog given. */
+    private void applyIntoLake(String catalog) throws Exception {
         session.runFlow(
                 catalog
                         + """
@@ -95,10 +70,10 @@ final class LakeDemo {
                         STORED AS BITEMPORAL;
                         """
                                 .formatted(session.kafkaSource()));
+    }
 
-        out.println("\nThe questions, in Flink SQL's batch mode over lake.hr.employees:");
-        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-        batch.executeSql(catalog);
+    /** The reference's questions of the table: its whole history, then the as-of questions. */
+    private void askTheReference(TableEnvironment batch) throws Exception {
         ask(
                 batch,
                 "the whole history",
