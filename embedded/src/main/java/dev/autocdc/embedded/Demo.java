@@ -142,55 +142,8 @@ public final class Demo {
     private void companyA() throws Exception {
         out.println("\n### Company A: insert, update, out-of-order update, delete (bitemporal)");
         kafka.createTopic("company_cdf", 2);
-        String[][] changes = {
-            {
-                "change 1: insert",
-                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv1\", \"Sequencing\": \"2025-07-18"
-                    + " 10:01:00\", \"System Sequencing\": \"2025-07-18 10:05:00\", \"Operation\":"
-                    + " \"INSERT\"}"
-            },
-            {
-                "change 2: update",
-                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
-                    + " 12:15:43\", \"System Sequencing\": \"2025-07-18 12:20:00\", \"Operation\":"
-                    + " \"UPDATE\"}"
-            },
-            {
-                "change 3: out-of-order update",
-                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv3\", \"Sequencing\": \"2025-07-18"
-                    + " 12:05:00\", \"System Sequencing\": \"2025-07-18 12:25:00\", \"Operation\":"
-                    + " \"UPDATE\"}"
-            },
-            {
-                "change 4: delete",
-                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
-                    + " 12:30:00\", \"System Sequencing\": \"2025-07-18 12:30:00\", \"Operation\":"
-                    + " \"DELETE\"}"
-            }
-        };
-        String v1 = "A|XFv1|2025-07-18 10:01:00|null|2025-07-18 10:05:00|";
-        String[] two = {
-            v1 + "2025-07-18 12:20:00",
-            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|null",
-            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
-        };
-        String[] three = {
-            v1 + "2025-07-18 12:20:00",
-            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|2025-07-18"
-                    + " 12:25:00",
-            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:05:00|2025-07-18 12:25:00|null",
-            "A|XFv3|2025-07-18 12:05:00|2025-07-18 12:15:43|2025-07-18 12:25:00|null",
-            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
-        };
-        String[] four = {
-            three[0],
-            three[1],
-            three[2],
-            three[3],
-            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|2025-07-18 12:30:00",
-            "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30:00|2025-07-18 12:30:00|null"
-        };
-        String[][] expected = {{v1 + "null"}, two, three, four};
+        String[][] changes = companyChanges();
+        String[][] expected = companyAfterEachChange();
         List<String> columns =
                 List.of(
                         "CompanyId",
@@ -223,5 +176,62 @@ public final class Demo {
                     r -> true,
                     expected[i]);
         }
+    }
+
+    /** Company A's four changes: each one's title, then its change event. */
+    private static String[][] companyChanges() {
+        return new String[][] {
+            {
+                "change 1: insert",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv1\", \"Sequencing\": \"2025-07-18"
+                    + " 10:01:00\", \"System Sequencing\": \"2025-07-18 10:05:00\", \"Operation\":"
+                    + " \"INSERT\"}"
+            },
+            {
+                "change 2: update",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
+                    + " 12:15:43\", \"System Sequencing\": \"2025-07-18 12:20:00\", \"Operation\":"
+                    + " \"UPDATE\"}"
+            },
+            {
+                "change 3: out-of-order update",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv3\", \"Sequencing\": \"2025-07-18"
+                    + " 12:05:00\", \"System Sequencing\": \"2025-07-18 12:25:00\", \"Operation\":"
+                    + " \"UPDATE\"}"
+            },
+            {
+                "change 4: delete",
+                "{\"CompanyId\": \"A\", \"Data Point\": \"XFv2\", \"Sequencing\": \"2025-07-18"
+                    + " 12:30:00\", \"System Sequencing\": \"2025-07-18 12:30:00\", \"Operation\":"
+                    + " \"DELETE\"}"
+            }
+        };
+    }
+
+    /** The reference's bitemporal table after each of {@link #companyChanges}. */
+    private static String[][] companyAfterEachChange() {
+        String v1 = "A|XFv1|2025-07-18 10:01:00|null|2025-07-18 10:05:00|";
+        String[] two = {
+            v1 + "2025-07-18 12:20:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|null",
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
+        };
+        String[] three = {
+            v1 + "2025-07-18 12:20:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:15:43|2025-07-18 12:20:00|2025-07-18"
+                    + " 12:25:00",
+            "A|XFv1|2025-07-18 10:01:00|2025-07-18 12:05:00|2025-07-18 12:25:00|null",
+            "A|XFv3|2025-07-18 12:05:00|2025-07-18 12:15:43|2025-07-18 12:25:00|null",
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|null"
+        };
+        String[] four = {
+            three[0],
+            three[1],
+            three[2],
+            three[3],
+            "A|XFv2|2025-07-18 12:15:43|null|2025-07-18 12:20:00|2025-07-18 12:30:00",
+            "A|XFv2|2025-07-18 12:15:43|2025-07-18 12:30:00|2025-07-18 12:30:00|null"
+        };
+        return new String[][] {{v1 + "null"}, two, three, four};
     }
 }
