@@ -1,6 +1,6 @@
 package dev.autocdc.benchmarks;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

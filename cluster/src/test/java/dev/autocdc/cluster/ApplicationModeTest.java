@@ -2,7 +2,7 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.operators.reference.ReferenceModel;
 import dev.autocdc.operators.reference.ReferenceModel.Event;
 import dev.autocdc.operators.reference.ReferenceModel.Kind;

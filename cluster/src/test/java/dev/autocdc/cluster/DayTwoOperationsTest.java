@@ -2,7 +2,7 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

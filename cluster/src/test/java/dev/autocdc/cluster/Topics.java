@@ -2,7 +2,7 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.autocdc.embedded;
 
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.autocdc.embedded;
 
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

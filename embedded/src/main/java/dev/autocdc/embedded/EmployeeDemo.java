@@ -1,5 +1,6 @@
 package dev.autocdc.embedded;
 
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,6 +2,7 @@ package dev.autocdc.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,6 +2,7 @@ package dev.autocdc.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;

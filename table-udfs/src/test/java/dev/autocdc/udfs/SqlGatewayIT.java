@@ -2,7 +2,7 @@ package dev.autocdc.udfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -3,7 +3,7 @@ package dev.autocdc.udfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.autocdc.embedded;
+package dev.autocdc.embedded.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,6 +47,33 @@ class EmbeddedKafkaTest {
                 }
             }
             assertThat(seen).containsExactly("1:hello");
+        }
+    }
+
+    /** readAll returns every record of every partition, up to the end offsets, without waiting. */
+    @Test
+    void readAllReadsEveryPartitionToItsEnd() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("all", 3);
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(
+                            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                            new StringSerializer(),
+                            new StringSerializer())) {
+                for (int i = 0; i < 30; i++) {
+                    producer.send(new ProducerRecord<>("all", i % 3, "k" + i, "v" + i)).get();
+                }
+            }
+            List<String> read = new ArrayList<>();
+            for (ConsumerRecord<String, String> r : kafka.readAll("all")) {
+                read.add(r.partition() + ":" + r.value());
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                expected.add(i % 3 + ":v" + i);
+            }
+            assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(kafka.readAll("nothing_written_" + System.nanoTime())).isEmpty();
         }
     }
 }

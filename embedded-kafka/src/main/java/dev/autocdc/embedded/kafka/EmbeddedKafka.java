@@ -1,4 +1,4 @@
-package dev.autocdc.embedded;
+package dev.autocdc.embedded.kafka;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -106,9 +106,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Every record of a topic, from the start of each partition to the end offsets it has when the
-     * call begins: for a topic whose writer has finished (a bounded flow that returned), so no wait
-     * for quiet is needed. Partitions one after another, each in offset order. Fails after 60 s.
+     * Every record of a topic, from the start of each partition at least up to the end offsets it
+     * has when the call begins: for a topic whose writer has finished (a bounded flow that
+     * returned), so no wait for quiet is needed. Each partition's records come in offset order;
+     * partitions interleave. A topic that does not exist has none. Fails after 60 s.
      */
     public List<ConsumerRecord<String, String>> readAll(String topic) {
         try (KafkaConsumer<String, String> consumer =
