@@ -197,9 +197,13 @@ final class LocalCluster {
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (true) {
             String status = get("/jobs/" + job + "/savepoints/" + trigger);
+            Files.writeString(log, status);
             JsonNode n = JSON.readTree(status);
+            if (n.has("errors")) {
+                throw new AssertionError(
+                        "stop with savepoint: the status request failed: " + status);
+            }
             if ("COMPLETED".equals(n.path("status").path("id").asText())) {
-                Files.writeString(log, status);
                 String location = n.path("operation").path("location").asText("");
                 if (location.isEmpty()) {
                     throw new AssertionError("stop with savepoint failed: " + status);

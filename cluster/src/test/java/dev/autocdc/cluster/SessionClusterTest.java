@@ -2,15 +2,15 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.embedded.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SessionClusterTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static EmbeddedKafka kafka;
     private static LocalCluster cluster;
     private static String started;
@@ -110,17 +111,18 @@ class SessionClusterTest {
         Path flow = dir.resolve("rest.sql");
         Files.writeString(
                 flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_rest", "hist_rest", false));
-        String body = "{\"programArgsList\": [\"run\", \"--flow\", \"" + flow + "\"]}";
+        // what the dashboard's "Submit" sends: the program's arguments, nothing else
+        ObjectNode body = JSON.createObjectNode();
+        body.putArray("programArgsList").add("run").add("--flow").add(flow.toString());
         var run =
                 cluster.send(
                         HttpRequest.newBuilder(
                                         cluster.rest("/jars/" + cluster.uploadedJar() + "/run"))
                                 .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(body)));
+                                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
         assertThat(run.statusCode()).as(run.body()).isEqualTo(200);
-        Matcher jobId = Pattern.compile("\"jobid\":\"([0-9a-f]{32})\"").matcher(run.body());
-        assertThat(jobId.find()).as(run.body()).isTrue();
-        String job = jobId.group(1);
+        String job = JSON.readTree(run.body()).path("jobid").asText("");
+        assertThat(job).as(run.body()).matches("[0-9a-f]{32}");
         Topics.awaitRows(kafka, "hist_rest", w.expected(), Duration.ofMinutes(3));
         cluster.cancel(job);
     }
