@@ -131,7 +131,7 @@ public class AutoCdcSnapshotFunction
     @Override
     public void open(OpenContext openContext) throws Exception {
         runtime.open(KeyedStateAccess.of(getRuntimeContext()));
-        completeState = StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec));
+        completeState = SnapshotMarks.completeDescriptor(spec);
         rowsOfKey = new SnapshotRowsOfKey(runtime);
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
@@ -147,10 +147,7 @@ public class AutoCdcSnapshotFunction
                 new SnapshotCatchUp(
                         runtime,
                         spec,
-                        getRuntimeContext()
-                                .getState(
-                                        StateDescriptors.snapshotApplied(
-                                                SnapshotProgress.rowType(spec))),
+                        getRuntimeContext().getState(SnapshotProgress.descriptor(spec)),
                         pending,
                         keyRows,
                         rowsOfKey);

@@ -55,7 +55,7 @@ public final class SnapshotApplyOperator
     private transient MapStateDescriptor<String, RowData> completeState;
 
     public SnapshotApplyOperator(AutoCdcSnapshotFunction function, EngineSpec spec) {
-        super(function, List.of(StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec))));
+        super(function, List.of(SnapshotMarks.completeDescriptor(spec)));
         this.spec = spec;
     }
 
@@ -80,7 +80,7 @@ public final class SnapshotApplyOperator
                         getInternalTimerService(
                                 "user-timers", VoidNamespaceSerializer.INSTANCE, this));
         collector = new TimestampedCollector<>(output);
-        completeState = StateDescriptors.snapshotsComplete(SnapshotMarks.markType(spec));
+        completeState = SnapshotMarks.completeDescriptor(spec);
         var metrics = getMetricGroup().addGroup("flow", spec.flow().name());
         scans = metrics.counter(SCANS);
         scannedKeys = metrics.counter(SCANNED_KEYS);
@@ -143,7 +143,7 @@ public final class SnapshotApplyOperator
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
-                        StateDescriptors.snapshotApplied(SnapshotProgress.rowType(spec)),
+                        SnapshotProgress.descriptor(spec),
                         (key, state) -> {
                             scannedKeys.inc();
                             function().scanKey(restating, watermark, fx, collector);

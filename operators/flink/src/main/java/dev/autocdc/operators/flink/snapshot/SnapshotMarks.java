@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -93,6 +94,11 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
         return new OutputTag<>(
                 "auto-cdc-snapshot-marks-" + spec.flow().name(),
                 InternalTypeInfo.of(markType(spec)));
+    }
+
+    /** The state of the complete snapshots, {@link #markType} values by snapshot id. */
+    static MapStateDescriptor<String, RowData> completeDescriptor(EngineSpec spec) {
+        return StateDescriptors.snapshotsComplete(markType(spec));
     }
 
     /**

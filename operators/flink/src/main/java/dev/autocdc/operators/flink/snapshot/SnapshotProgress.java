@@ -2,9 +2,11 @@ package dev.autocdc.operators.flink.snapshot;
 
 import dev.autocdc.operators.core.BitemporalSnapshotKey;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
@@ -58,6 +60,11 @@ final class SnapshotProgress {
     static SnapshotProgress initial(boolean bitemporal, Object[] key) {
         return new SnapshotProgress(
                 null, false, bitemporal ? BitemporalSnapshotKey.initial() : null, key);
+    }
+
+    /** The state of a key's progress, one {@link #rowType} row. */
+    static ValueStateDescriptor<RowData> descriptor(EngineSpec spec) {
+        return StateDescriptors.snapshotApplied(rowType(spec));
     }
 
     static RowType rowType(EngineSpec spec) {
