@@ -85,6 +85,7 @@ final class DeclaredTarget {
             List<String> flowKey,
             boolean createMissing) {
         String qualified = FlowPlanner.quoteName(target.name());
+        TargetLocation.check(tEnv, target, identifier(tEnv, qualified));
         if (catalogMakesItsTables(tEnv, qualified)) {
             return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified, createMissing);
         }

@@ -7,11 +7,13 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.flink.spec.OutputMode;
+import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Planning: every validation rule, with its message, and the Java builder giving the SQL form's
@@ -320,6 +322,59 @@ class FlowPlannerTest {
                                                 FlowScript.parse(
                                                         "CREATE TABLE broken (id INT WITH;")))
                 .hasMessageContaining("line 1, SQL: Flink could not run the statement");
+    }
+
+    /**
+     * A target whose catalog, or whose database in a lake catalog, does not exist is refused when
+     * planned, naming what is missing and what exists, in validate (nothing created) and in run.
+     */
+    @Test
+    void aTargetInACatalogOrDatabaseThatDoesNotExistIsRefused(@TempDir Path warehouse) {
+        String script =
+                "CREATE TEMPORARY TABLE src (id INT, seq BIGINT) WITH ('connector' = 'datagen');\n"
+                        + "CREATE CATALOG lake WITH ('type' = 'paimon', 'warehouse' = '"
+                        + warehouse.toUri()
+                        + "');\n"
+                        + "CREATE DATABASE IF NOT EXISTS lake.hr;\n"
+                        + "CREATE OR REFRESH STREAMING TABLE %1$s;\n"
+                        + "CREATE FLOW f AS AUTO CDC INTO %1$s FROM STREAM(src) KEYS (id) SEQUENCE"
+                        + " BY seq;";
+        for (boolean run : List.of(false, true)) {
+            environment();
+            assertThatThrownBy(
+                            () ->
+                                    new FlowPlanner(tEnv, run)
+                                            .plan(
+                                                    FlowScript.parse(
+                                                            script.formatted(
+                                                                    "lak.hr.users_history"))))
+                    .isInstanceOf(FlowSyntaxException.class)
+                    .hasMessage(
+                            "line 4, CREATE OR REFRESH STREAMING TABLE: target lak.hr.users_history"
+                                    + " is in catalog lak, which does not exist; the catalogs are"
+                                    + " [default_catalog, lake]: declare it with CREATE CATALOG"
+                                    + " before the table, or correct the name");
+            environment();
+            assertThatThrownBy(
+                            () ->
+                                    new FlowPlanner(tEnv, run)
+                                            .plan(
+                                                    FlowScript.parse(
+                                                            script.formatted(
+                                                                    "lake.hrr.users_history"))))
+                    .isInstanceOf(FlowSyntaxException.class)
+                    .hasMessage(
+                            "line 4, CREATE OR REFRESH STREAMING TABLE: target"
+                                    + " lake.hrr.users_history is in database hrr of catalog lake,"
+                                    + " which has no such database; its databases are [default,"
+                                    + " hr]: add CREATE DATABASE IF NOT EXISTS lake.hrr; before the"
+                                    + " table, or correct the name");
+        }
+        environment();
+        assertThat(
+                        new FlowPlanner(tEnv, false)
+                                .plan(FlowScript.parse(script.formatted("lake.hr.users_history"))))
+                .hasSize(1);
     }
 
     @Test
