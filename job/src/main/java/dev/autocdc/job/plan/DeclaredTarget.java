@@ -89,16 +89,7 @@ final class DeclaredTarget {
         if (catalogMakesItsTables(tEnv, qualified)) {
             return inCatalog(tEnv, target, type, flowTarget, flowKey, qualified, createMissing);
         }
-        if (target.partitionedBy() != null) {
-            throw new FlowSyntaxException(
-                    target.line(),
-                    "PARTITIONED BY",
-                    "partitions a table the flow creates in a catalog that makes its own tables"
-                            + " (Paimon, Iceberg); "
-                            + target.name()
-                            + " is not in one: remove the clause, or name the target in such a"
-                            + " catalog (lake.db.table)");
-        }
+        refusePartitionsOutsideALake(target);
         if (!target.hasConnector() && target.columns() == null) {
             return new DeclaredTarget(null, null, TargetKind.KEPT_BY_CLI);
         }
@@ -178,6 +169,20 @@ final class DeclaredTarget {
             return checked(tEnv, target, type, flowTarget, flowKey, scratch);
         } finally {
             tEnv.executeSql("DROP TEMPORARY TABLE " + scratch);
+        }
+    }
+
+    /** PARTITIONED BY applies to a table the flow creates in a lake catalog only. */
+    private static void refusePartitionsOutsideALake(FlowScript.TargetTable target) {
+        if (target.partitionedBy() != null) {
+            throw new FlowSyntaxException(
+                    target.line(),
+                    "PARTITIONED BY",
+                    "partitions a table the flow creates in a catalog that makes its own tables"
+                            + " (Paimon, Iceberg); "
+                            + target.name()
+                            + " is not in one: remove the clause, or name the target in such a"
+                            + " catalog (lake.db.table)");
         }
     }
 
