@@ -324,8 +324,8 @@ public final class AutoCdcCli {
             }
             err.println(
                     "autocdc: wrote "
-                            + table.size()
-                            + " rows of "
+                            + LetterCounts.count(table.size(), "row")
+                            + " of "
                             + e.getKey().flow().target()
                             + " to "
                             + file);

@@ -1,6 +1,7 @@
 package dev.autocdc.job.cli;
 
 import dev.autocdc.job.plan.LetterCounts;
+import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -25,11 +26,12 @@ import org.apache.flink.metrics.reporter.Scheduled;
 
 /**
  * The progress line of a local run, every few seconds: {@code autocdc: progress: 1,200,000 events
- * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}, ending {@code , state
- * cache 87% hits} when a flow sets {@code state-cache-keys}. A Flink metric reporter that the
- * command line adds to a local run's configuration ({@link #configure}); it sums the flows'
- * counters (the engine's {@code num_input_rows}, {@code num_upserted_rows}, {@code
- * num_deleted_rows} and {@code num_late_events}, the dead-letter counters by reason, and the gauges
+ * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}, then {@code , 1 snapshot
+ * held} when the safety valve of a flow from snapshots holds one, and {@code , state cache 87%
+ * hits} when a flow sets {@code state-cache-keys}. A Flink metric reporter that the command line
+ * adds to a local run's configuration ({@link #configure}); it sums the flows' counters (the
+ * engine's {@code num_input_rows}, {@code num_upserted_rows}, {@code num_deleted_rows} and {@code
+ * num_late_events}, the dead-letter counters by reason, {@code num_snapshots_held}, and the gauges
  * {@code num_state_cache_hits} and {@code num_state_cache_misses}) and writes the line to the
  * command line's error stream, found by an id in the reporter's settings.
  */
@@ -51,6 +53,7 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     private final List<Counter> written = new CopyOnWriteArrayList<>();
     private final List<Counter> deadLetters = new CopyOnWriteArrayList<>();
     private final List<Counter> late = new CopyOnWriteArrayList<>();
+    private final List<Counter> held = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheHits = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheMisses = new CopyOnWriteArrayList<>();
     // the cache gauges' last values once their task ended: a gauge reads its cache, so it is
@@ -116,6 +119,7 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 }
             }
             case LetterCounts.LetterCounter.LATE_COUNTER -> late.add(c);
+            case SnapshotCompletion.HELD_METRIC -> held.add(c);
             default -> {}
         }
     }
@@ -139,6 +143,7 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         }
         out.println(
                 line(sum(in), sum(written), sum(deadLetters), sum(late))
+                        + held(sum(held))
                         + cacheShare(
                                 endedCacheHits.get() + read(cacheHits),
                                 endedCacheMisses.get() + read(cacheMisses)));
@@ -155,6 +160,11 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 deadLetters == 1 ? "" : "s",
                 late,
                 late == 1 ? "" : "s");
+    }
+
+    /** {@code ", 1 snapshot held"} when the safety valve holds any; else empty. */
+    static String held(long snapshots) {
+        return snapshots == 0 ? "" : ", " + LetterCounts.count(snapshots, "snapshot") + " held";
     }
 
     /**

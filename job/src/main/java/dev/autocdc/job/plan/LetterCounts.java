@@ -1,9 +1,11 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -39,7 +41,8 @@ public final class LetterCounts {
 
     /**
      * One line per flow: {@code flow f: 3 dead letters (NULL_KEY 2, PARSE_ERROR 1), 0 late events},
-     * with where they went.
+     * with where they went, and, when the safety valve held a snapshot of the flow, how many and
+     * what to do. Numbers are grouped by thousands, as the progress line prints them.
      *
      * @param accumulators the job's accumulator results
      * @param flows the flows, in script order
@@ -65,17 +68,39 @@ public final class LetterCounts {
                 if (kind.equals(LATE)) {
                     line.append(", ");
                 }
-                line.append(total).append(' ').append(kind).append(total == 1 ? "" : "s");
+                line.append(count(total, kind));
                 if (total > 0) {
                     line.append(" (");
-                    byReason.forEach((r, n) -> line.append(r).append(' ').append(n).append(", "));
+                    byReason.forEach(
+                            (r, n) -> line.append(r).append(' ').append(count(n)).append(", "));
                     line.setLength(line.length() - 2);
                     line.append(") ").append(destinations.getOrDefault(flow, Map.of()).get(kind));
                 }
             }
+            if (accumulators.get(SnapshotCompletion.heldAccumulator(flow)) instanceof Number n
+                    && n.longValue() > 0) {
+                line.append("; ")
+                        .append(count(n.longValue(), "snapshot"))
+                        .append(" held by the safety valve: it and every later snapshot were not")
+                        .append(" applied (their rows wait in state; those of the held one are the")
+                        .append(
+                                " snapshot_held late events); to apply them, stop with a"
+                                        + " savepoint,")
+                        .append(" raise snapshot-hold-threshold and restart from it");
+            }
             lines.add(line.toString());
         }
         return lines;
+    }
+
+    /** {@code 2,500} */
+    public static String count(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    /** {@code 1 late event}, {@code 2,500 late events} */
+    public static String count(long n, String noun) {
+        return count(n) + ' ' + noun + (n == 1 ? "" : "s");
     }
 
     /**

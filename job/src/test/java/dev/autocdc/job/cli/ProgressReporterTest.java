@@ -102,4 +102,11 @@ class ProgressReporterTest {
                         "autocdc: progress: 1 events in, 1 target rows written, 1 dead letter,"
                                 + " 1 late event");
     }
+
+    @Test
+    void heldSnapshotsAreSaidOnlyWhenThereAreAny() {
+        assertThat(ProgressReporter.held(0)).isEmpty();
+        assertThat(ProgressReporter.held(1)).isEqualTo(", 1 snapshot held");
+        assertThat(ProgressReporter.held(1200)).isEqualTo(", 1,200 snapshots held");
+    }
 }

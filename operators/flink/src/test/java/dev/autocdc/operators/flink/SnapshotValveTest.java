@@ -163,4 +163,61 @@ class SnapshotValveTest {
             }
         }
     }
+
+    /**
+     * The held notice travels on the broadcast channel and may come before rows of its snapshot
+     * sent earlier (a bounded run's last watermark completes the marks while the rows are still on
+     * the keyed channel): those rows are copied as they arrive. A restore that holds the snapshot
+     * again repeats the notice; the rows that waited were shown already and are not copied twice.
+     */
+    @Test
+    void rowsAfterTheHeldNoticeAreShownAndARestoredNoticeCopiesNothingTwice() throws Exception {
+        for (Backend backend : Backend.values()) {
+            OperatorSubtaskState state;
+            ChangelogTable table;
+            List<SnapshotRow> first = new ArrayList<>();
+            for (int k = 1; k <= 4; k++) {
+                first.add(new SnapshotRow(k, 1, null, Arrays.asList("a", "x")));
+            }
+            SnapshotRow early = new SnapshotRow(1, 2, null, Arrays.asList("a", "x"));
+            SnapshotRow late = new SnapshotRow(2, 2, null, Arrays.asList("b", "x"));
+            try (SnapshotRun run = new SnapshotRun(SPEC, backend)) {
+                run.rows(first);
+                run.complete(run.mark(first.get(0)));
+                run.watermark(1);
+                run.rows(List.of(early));
+                RowData held = run.mark(early);
+                ((GenericRowData) held).setField(SnapshotMarks.HELD, true);
+                run.complete(held);
+                assertThat(run.lateEvents()).isOne(); // the row that waited
+                run.rows(List.of(late)); // after the notice
+                assertThat(run.lateEvents()).isEqualTo(2);
+                assertThat(
+                                run.harness.getSideOutput(SideOutputs.LATE_EVENTS).stream()
+                                        .map(r -> r.getValue().reason)
+                                        .distinct())
+                        .containsExactly(DeadLetter.SNAPSHOT_HELD);
+                run.drain();
+                assertThat(run.table.rows()).hasSize(4); // nothing applied
+                state = run.harness.snapshot(1, 1);
+                table = run.table;
+            }
+            try (SnapshotRun run = new SnapshotRun(SPEC, backend, state, table)) {
+                RowData held = run.mark(early);
+                ((GenericRowData) held).setField(SnapshotMarks.HELD, true);
+                run.complete(held); // the restored completion step holds it again
+                assertThat(run.lateEvents()).isZero();
+                run.complete(run.mark(early)); // a larger threshold: released
+                run.watermark(2);
+                run.drain();
+                assertThat(run.table.rows())
+                        .containsExactlyInAnyOrder(
+                                Arrays.asList(1, "a", "x", 1, null),
+                                Arrays.asList(2, "a", "x", 1, 2),
+                                Arrays.asList(2, "b", "x", 2, null),
+                                Arrays.asList(3, "a", "x", 1, 2),
+                                Arrays.asList(4, "a", "x", 1, 2));
+            }
+        }
+    }
 }

@@ -64,7 +64,9 @@ import org.apache.flink.util.Collector;
  *   <li>{@value StateNames#SNAPSHOT_APPLIED} (keyed value): the key's {@link SnapshotProgress}
  *       ({@link SnapshotCatchUp});
  *   <li>{@value StateNames#SNAPSHOTS_COMPLETE} (broadcast map): every complete snapshot's mark
- *       ({@link SnapshotMarks}), by its id; SCD flows forget those the watermark has passed.
+ *       ({@link SnapshotMarks}), by its id; SCD flows forget those the watermark has passed. A
+ *       snapshot the safety valve holds has its mark here with the held flag set, until its
+ *       complete mark replaces it: a restore that holds it again copies nothing twice.
  * </ul>
  */
 public class AutoCdcSnapshotFunction
@@ -177,7 +179,7 @@ public class AutoCdcSnapshotFunction
             return;
         }
         byte[] id;
-        boolean held = false;
+        boolean refusedRow = false;
         DeadLetter refused = runtime.refusal(row);
         if (refused != null) {
             metrics.deadLettered.inc();
@@ -186,7 +188,7 @@ public class AutoCdcSnapshotFunction
             if (id == null) {
                 return; // no key or no snapshot to hold
             }
-            held = true;
+            refusedRow = true;
         } else {
             ChangeEvent event = runtime.decode(row, fx);
             if (event == null) {
@@ -198,12 +200,21 @@ public class AutoCdcSnapshotFunction
         // channel and may overtake rows of it sent earlier, but never the watermark that passes it.
         long time = SnapshotMarks.time(clock, row);
         if (time <= ctx.timerService().currentWatermark()) {
-            if (!held) {
+            if (!refusedRow) {
                 pending.late(row, fx);
             }
             return;
         }
-        pending.add(id, row, held, time, ctx.timerService());
+        pending.add(id, row, refusedRow, time, ctx.timerService());
+        completeSnapshots(ctx.getBroadcastState(completeState));
+        RowData held = complete.held(id);
+        if (held != null && !refusedRow) {
+            // the held notice came first (it travels on the broadcast channel): the copy now
+            rowsOfKey.heldCopies(
+                    List.of(row),
+                    held.getLong(SnapshotMarks.ROWS),
+                    letter -> fx.output(SideOutputs.LATE_EVENTS, letter));
+        }
     }
 
     @Override
@@ -218,24 +229,36 @@ public class AutoCdcSnapshotFunction
         }
         byte[] id = mark.getBinary(SnapshotMarks.ID);
         if (mark.getBoolean(SnapshotMarks.HELD)) {
-            // the rows stay waiting (the watermark stays below the snapshot); copies show why
-            String key = CompleteSnapshots.key(id);
-            ctx.applyToKeyedState(
-                    StateDescriptors.snapshotPending(spec.inputType()),
-                    (Object k, MapState<String, List<RowData>> waiting) -> {
-                        List<RowData> held = waiting.get(key);
-                        if (held == null) {
-                            return;
-                        }
-                        rowsOfKey.heldCopies(
-                                held,
-                                mark.getLong(SnapshotMarks.ROWS),
-                                letter -> ctx.output(SideOutputs.LATE_EVENTS, letter));
-                    });
+            if (complete.held(id) == null) {
+                holdSnapshot(mark, state, ctx);
+            } // else a restore repeats the notice: the rows waiting were shown before it
             return;
         }
         state.put(CompleteSnapshots.key(id), mark);
         complete.add(mark);
+    }
+
+    /**
+     * A snapshot the safety valve holds: its rows stay waiting (the watermark stays below it), and
+     * copies of those that arrived show why; those that arrive later are copied as they come. The
+     * hold is kept in the broadcast state until a complete mark replaces it.
+     */
+    private void holdSnapshot(RowData mark, BroadcastState<String, RowData> state, Context ctx)
+            throws Exception {
+        String key = CompleteSnapshots.key(mark.getBinary(SnapshotMarks.ID));
+        state.put(key, mark);
+        complete.add(mark);
+        ctx.applyToKeyedState(
+                StateDescriptors.snapshotPending(spec.inputType()),
+                (Object k, MapState<String, List<RowData>> waiting) -> {
+                    List<RowData> rows = waiting.get(key);
+                    if (rows != null) {
+                        rowsOfKey.heldCopies(
+                                rows,
+                                mark.getLong(SnapshotMarks.ROWS),
+                                letter -> ctx.output(SideOutputs.LATE_EVENTS, letter));
+                    }
+                });
     }
 
     private static void remove(BroadcastState<String, RowData> state, byte[] id) {

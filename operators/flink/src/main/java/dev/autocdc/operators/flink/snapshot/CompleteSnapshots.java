@@ -13,13 +13,16 @@ import org.apache.flink.table.data.RowData;
 /**
  * The complete snapshots one instance of {@link AutoCdcSnapshotFunction} knows (a copy of its
  * broadcast state): their marks ({@link SnapshotMarks}) in the order they apply, and their {@link
- * SnapshotIndex}. In memory only: rebuilt from the broadcast state after a restore.
+ * SnapshotIndex}; and the snapshots the safety valve holds (marks with their held flag), until a
+ * complete mark of the same snapshot replaces them. In memory only: rebuilt from the broadcast
+ * state after a restore.
  *
  * <p>Flink's map states key snapshots by {@link #key}: the id's bytes as ISO-8859-1 characters, one
  * per byte (a heap map compares byte arrays by identity).
  */
 final class CompleteSnapshots {
     private final TreeMap<byte[], RowData> marks = new TreeMap<>(SnapshotId::compare);
+    private final TreeMap<byte[], RowData> held = new TreeMap<>(SnapshotId::compare);
     private final SnapshotIndex index;
     private final Function<RowData, byte[]> versionOf;
 
@@ -39,8 +42,14 @@ final class CompleteSnapshots {
         return key.getBytes(StandardCharsets.ISO_8859_1);
     }
 
+    /** Adds a complete mark, or a held one (its held flag set). */
     void add(RowData mark) {
         byte[] id = mark.getBinary(SnapshotMarks.ID);
+        if (mark.getBoolean(SnapshotMarks.HELD)) {
+            held.put(id, mark);
+            return;
+        }
+        held.remove(id);
         marks.put(id, mark);
         if (index != null) {
             index.add(id, versionOf.apply(mark));
@@ -54,6 +63,11 @@ final class CompleteSnapshots {
 
     RowData mark(byte[] id) {
         return marks.get(id);
+    }
+
+    /** The mark of a snapshot the safety valve holds, or null. */
+    RowData held(byte[] id) {
+        return held.get(id);
     }
 
     boolean contains(byte[] id) {

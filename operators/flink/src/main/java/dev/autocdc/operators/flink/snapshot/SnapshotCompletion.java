@@ -35,9 +35,9 @@ import org.apache.flink.table.types.logical.RowType;
  * <p>The safety valve ({@link EngineSpec#snapshotHoldThreshold}): a snapshot with fewer rows than
  * {@code 1 - threshold} times the last complete one's is <em>held</em>: emitted once with its held
  * flag (the keyed step sends its rows to the late events, {@value DeadLetter#SNAPSHOT_HELD}),
- * counted ({@code num_snapshots_held}), and neither it nor any later snapshot completes; the
- * watermark forwarded stays just below it, so the keyed step keeps every later row waiting. A
- * restore with a larger threshold decides again.
+ * counted (the metric {@value #HELD_METRIC} and the accumulator {@link #heldAccumulator}), and
+ * neither it nor any later snapshot completes; the watermark forwarded stays just below it, so the
+ * keyed step keeps every later row waiting. A restore with a larger threshold decides again.
  *
  * <p>Operator state: {@value StateNames#SNAPSHOTS_WAITING} (the marks not yet complete, summed) and
  * {@value StateNames#SNAPSHOTS_LAST_ROWS} (the rows of the last complete snapshot).
@@ -45,6 +45,9 @@ import org.apache.flink.table.types.logical.RowType;
 public final class SnapshotCompletion extends AbstractStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData> {
     private static final long serialVersionUID = 1L;
+
+    /** The flow's counter of snapshots held, in its metric group {@code flow/<name>}. */
+    public static final String HELD_METRIC = "num_snapshots_held";
 
     private final RowType markType;
     private final String flow;
@@ -92,7 +95,12 @@ public final class SnapshotCompletion extends AbstractStreamOperator<RowData>
     @Override
     public void open() throws Exception {
         super.open();
-        held = getMetricGroup().addGroup("flow", flow).counter("num_snapshots_held");
+        held = getMetricGroup().addGroup("flow", flow).counter(HELD_METRIC);
+    }
+
+    /** The name of the accumulator that counts a flow's snapshots held, for a run's summary. */
+    public static String heldAccumulator(String flow) {
+        return "autocdc|" + flow + "|snapshots held";
     }
 
     @Override
@@ -149,6 +157,7 @@ public final class SnapshotCompletion extends AbstractStreamOperator<RowData>
                         || SnapshotId.compare(heldNotified, m.getBinary(SnapshotMarks.ID)) != 0) {
                     heldNotified = m.getBinary(SnapshotMarks.ID);
                     held.inc();
+                    getRuntimeContext().getLongCounter(heldAccumulator(flow)).add(1L);
                     GenericRowData notice = copy(m);
                     notice.setField(SnapshotMarks.HELD, true);
                     output.collect(new StreamRecord<>(notice));

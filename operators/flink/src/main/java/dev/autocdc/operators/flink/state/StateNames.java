@@ -81,7 +81,10 @@ public final class StateNames {
     /** A flow from snapshots: a key's rows of snapshots not yet complete. */
     public static final String SNAPSHOT_PENDING = "auto-cdc-snapshot-pending";
 
-    /** A flow from snapshots (broadcast state): the complete snapshots and their marks. */
+    /**
+     * A flow from snapshots (broadcast state): the complete snapshots and their marks, and the held
+     * ones' marks (their held flag set).
+     */
     public static final String SNAPSHOTS_COMPLETE = "auto-cdc-snapshots-complete";
 
     /** A flow from snapshots: the snapshot a key last applied and whether the key is present. */
