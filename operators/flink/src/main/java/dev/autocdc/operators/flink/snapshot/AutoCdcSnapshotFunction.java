@@ -15,6 +15,7 @@ import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.state.WideningRowSerializer;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -28,7 +29,6 @@ import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
@@ -143,7 +143,7 @@ public class AutoCdcSnapshotFunction
                         getRuntimeContext()
                                 .getMapState(StateDescriptors.snapshotPending(spec.inputType())),
                         runtime,
-                        new RowDataSerializer(spec.inputType()),
+                        new WideningRowSerializer(spec.inputType()),
                         clock);
         catchUp =
                 new SnapshotCatchUp(
@@ -251,7 +251,7 @@ public class AutoCdcSnapshotFunction
         ctx.applyToKeyedState(
                 StateDescriptors.snapshotPending(spec.inputType()),
                 (Object k, MapState<String, List<RowData>> waiting) -> {
-                    List<RowData> rows = waiting.get(key);
+                    List<RowData> rows = pending.widened(waiting.get(key));
                     if (rows != null) {
                         rowsOfKey.heldCopies(
                                 rows,

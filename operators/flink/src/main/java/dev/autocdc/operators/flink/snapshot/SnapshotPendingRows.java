@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.runtime.SequenceClock;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateNames;
+import dev.autocdc.operators.flink.state.WideningRowSerializer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,6 @@ import java.util.TreeMap;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 
 /**
@@ -30,18 +30,19 @@ import org.apache.flink.types.RowKind;
 final class SnapshotPendingRows {
     private final MapState<String, List<RowData>> pending;
     private final FlowRuntime runtime;
-    private final RowDataSerializer rows;
+    private final WideningRowSerializer rows;
     private final SequenceClock clock;
     private final StateAccessCounter counter;
 
     /**
      * @param runtime the flow's runtime, opened
-     * @param rows the serializer of the flow's input rows, which copies them
+     * @param rows the serializer of the flow's input rows, which copies them and widens rows
+     *     restored from a narrower input
      */
     SnapshotPendingRows(
             MapState<String, List<RowData>> pending,
             FlowRuntime runtime,
-            RowDataSerializer rows,
+            WideningRowSerializer rows,
             SequenceClock clock) {
         this.pending = pending;
         this.runtime = runtime;
@@ -59,7 +60,7 @@ final class SnapshotPendingRows {
     void add(byte[] id, RowData row, boolean refused, long time, TimerService timers)
             throws Exception {
         counter.valueReads++;
-        List<RowData> waiting = pending.get(CompleteSnapshots.key(id));
+        List<RowData> waiting = widened(pending.get(CompleteSnapshots.key(id)));
         if (waiting == null) {
             waiting = new ArrayList<>(1);
             timers.registerEventTimeTimer(time);
@@ -79,9 +80,20 @@ final class SnapshotPendingRows {
         counter.iteratorSteps++; // opening the iterator costs a seek
         for (Map.Entry<String, List<RowData>> e : pending.entries()) {
             counter.iteratorSteps++;
-            waiting.put(CompleteSnapshots.id(e.getKey()), e.getValue());
+            waiting.put(CompleteSnapshots.id(e.getKey()), widened(e.getValue()));
         }
         return waiting;
+    }
+
+    /**
+     * Rows as the flow's input type has them now: a restore may hold rows of an input that has
+     * since gained columns at its end (null in them); null stays null.
+     */
+    List<RowData> widened(List<RowData> rowsOfSnapshot) {
+        if (rowsOfSnapshot != null) {
+            rowsOfSnapshot.replaceAll(rows::widen);
+        }
+        return rowsOfSnapshot;
     }
 
     /** The time of a snapshot's rows (they share it). */

@@ -158,7 +158,9 @@ public final class StateDescriptors {
     }
 
     /**
-     * {@link StateNames#SNAPSHOT_PENDING}: lists of input rows by snapshot id (as a string).
+     * {@link StateNames#SNAPSHOT_PENDING}: lists of input rows by snapshot id (as a string),
+     * restorable after the input gained nullable columns at its end ({@link
+     * WideningRowSerializer}).
      *
      * @param inputType the flow's input row
      */
@@ -166,7 +168,7 @@ public final class StateDescriptors {
         return new MapStateDescriptor<>(
                 StateNames.SNAPSHOT_PENDING,
                 StringSerializer.INSTANCE,
-                new ListSerializer<>(new RowDataSerializer(inputType)));
+                new ListSerializer<>(new WideningRowSerializer(inputType)));
     }
 
     /**
