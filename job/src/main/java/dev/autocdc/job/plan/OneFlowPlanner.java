@@ -133,7 +133,11 @@ final class OneFlowPlanner {
     private SourceDecoding.Decoded decode(AutoCdcFlow flow, List<String> sourceColumns) {
         try {
             return SourceDecoding.decode(
-                    tEnv, flow.name(), flow.source(), snapshotWatermark(flow, sourceColumns));
+                    tEnv,
+                    flow.name(),
+                    flow.source(),
+                    snapshotWatermark(flow, sourceColumns),
+                    PlacingColumns.of(flow, sourceColumns));
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
                     flow.line(),

@@ -20,8 +20,9 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
  *       fields, the record's bytes, the connector's metadata columns and Kafka's coordinates; and
  *       what the format must decode: the value's physical columns and the format's metadata;
  *   <li>{@link #output}: the decoded rows, where each non-computed source column comes from (the
- *       decoded value or the twin's row), then Kafka's coordinates and the record's bytes under the
- *       engine's control-column names, and the casts the view applies.
+ *       decoded value or the twin's row), then Kafka's coordinates, for a flow from snapshots the
+ *       inexact numbers, and the record's bytes under the engine's control-column names, and the
+ *       casts the view applies.
  * </ol>
  */
 final class DecodingLayout {
@@ -47,6 +48,11 @@ final class DecodingLayout {
     final List<Integer> fromValue = new ArrayList<>();
     final List<Integer> fromRow = new ArrayList<>();
     final List<String> coordinateColumns = new ArrayList<>();
+
+    /** The column of a row's inexact numbers, which the decoding step sets; null when none. */
+    String inexact;
+
+    int inexactField = -1;
 
     /** Format metadata declared of another type than the format's, cast by the view. */
     final Map<String, DataType> casts = new HashMap<>();
@@ -121,12 +127,19 @@ final class DecodingLayout {
     }
 
     /**
-     * Phase 2: where each non-computed source column comes from, then Kafka's coordinates and the
-     * record's bytes under the engine's control-column names (a prefix no source column uses).
+     * Phase 2: where each non-computed source column comes from, then Kafka's coordinates, the
+     * inexact numbers ({@code snapshot} only) and the record's bytes under the engine's
+     * control-column names (a prefix no source column uses).
      *
      * @param formatMetadataTypes the format's own type of each metadata key it reads
+     * @param snapshot whether the flow reads snapshots, whose rows with an inexact number in a
+     *     column that places no row are passed on marked ({@link ControlColumn#INEXACT})
      */
-    void output(List<Column> columns, boolean kafka, Map<String, DataType> formatMetadataTypes) {
+    void output(
+            List<Column> columns,
+            boolean kafka,
+            Map<String, DataType> formatMetadataTypes,
+            boolean snapshot) {
         int formatMetadataSeen = 0;
         for (Column c : columns) {
             if (c instanceof Column.ComputedColumn) {
@@ -167,6 +180,13 @@ final class DecodingLayout {
                 fromRow.add(coordinates[i]);
             }
         }
+        if (snapshot) {
+            inexact = ControlColumn.INEXACT.columnName(prefix);
+            inexactField = outFields.size();
+            outFields.add(DataTypes.FIELD(inexact, DataTypes.STRING()));
+            fromValue.add(-1);
+            fromRow.add(-1);
+        }
         raw = ControlColumn.withPrefix(prefix, SourceDecoding.RAW);
         outFields.add(DataTypes.FIELD(raw, DataTypes.BYTES()));
         fromValue.add(-1);
@@ -182,6 +202,7 @@ final class DecodingLayout {
     RecordDecoder.Layout recordLayout() {
         return new RecordDecoder.Layout(
                 bytesField,
+                inexactField,
                 fromValue.stream().mapToInt(i -> i).toArray(),
                 fromRow.stream().mapToInt(i -> i == null ? -1 : i).toArray(),
                 twinTypes.toArray(new DataType[0]),
@@ -192,7 +213,7 @@ final class DecodingLayout {
 
     /**
      * The view's query over the decoded rows: the source's columns in their order (computed ones
-     * computed, format metadata cast), then the coordinates and the bytes.
+     * computed, format metadata cast), then the coordinates, the inexact numbers and the bytes.
      */
     String viewQuery(List<Column> columns, String from) {
         StringBuilder select = new StringBuilder("SELECT ");
@@ -215,6 +236,9 @@ final class DecodingLayout {
         }
         for (String c : coordinateColumns) {
             select.append(", ").append(SourceDecoding.quote(c));
+        }
+        if (inexact != null) {
+            select.append(", ").append(SourceDecoding.quote(inexact));
         }
         select.append(", ").append(SourceDecoding.quote(raw));
         return select.append(" FROM ").append(SourceDecoding.quote(from)).toString();

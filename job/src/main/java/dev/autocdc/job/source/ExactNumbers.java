@@ -122,17 +122,23 @@ final class ExactNumbers implements Serializable {
      * or null when all are exact.
      */
     String check(byte[] record) throws IOException {
+        List<Inexact> found = find(record, true);
+        return found.isEmpty() ? null : found.get(0).message();
+    }
+
+    /** An inexact number: its column, and a message naming the column, the value and the rule. */
+    record Inexact(String column, String message) {}
+
+    /**
+     * Every inexact number of a record the format has parsed, in the record's order (the first only
+     * when {@code firstOnly}); empty when all are exact.
+     */
+    List<Inexact> find(byte[] record, boolean firstOnly) throws IOException {
+        List<Inexact> found = new ArrayList<>();
         if (!mayBeInexact(record)) {
-            return null;
+            return found;
         }
-        if (mapper == null) {
-            // numbers as written: no double in between (1e1000000 would be Infinity, 0.1 rounded)
-            mapper =
-                    new ObjectMapper()
-                            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-                            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
-        }
-        JsonNode parsed = mapper.readTree(record);
+        JsonNode parsed = parse(record);
         // a JSON array holds several records (Flink's json format reads each)
         List<JsonNode> roots = new ArrayList<>();
         if (parsed != null && parsed.isArray()) {
@@ -147,42 +153,89 @@ final class ExactNumbers implements Serializable {
                     node = node == null ? null : node.get(step);
                 }
                 if (node instanceof ArrayNode rows) { // canal-json: one object per row
-                    for (JsonNode row : rows) {
-                        String problem = problemIn(row);
-                        if (problem != null) {
-                            return problem;
-                        }
-                    }
+                    rows.forEach(row -> problemsIn(row, found));
                 } else {
-                    String problem = problemIn(node);
-                    if (problem != null) {
-                        return problem;
-                    }
+                    problemsIn(node, found);
+                }
+                if (firstOnly && !found.isEmpty()) {
+                    return found.subList(0, 1);
                 }
             }
         }
-        return null;
+        return found;
     }
 
-    /** The first inexact number among the checked columns of a node that holds them, or null. */
-    private String problemIn(JsonNode node) {
+    /**
+     * The record with each inexact number of a checked column made null, written again as JSON: for
+     * a format that refuses such a number, so that it still reads the row's other columns.
+     */
+    byte[] withoutInexact(byte[] record) throws IOException {
+        JsonNode parsed = parse(record);
+        List<JsonNode> roots = new ArrayList<>();
+        if (parsed != null && parsed.isArray()) {
+            parsed.forEach(roots::add);
+        } else {
+            roots.add(parsed);
+        }
+        for (JsonNode root : roots) {
+            for (List<String> path : objects) {
+                JsonNode node = root;
+                for (String step : path) {
+                    node = node == null ? null : node.get(step);
+                }
+                if (node instanceof ArrayNode rows) {
+                    rows.forEach(this::nullInexact);
+                } else {
+                    nullInexact(node);
+                }
+            }
+        }
+        return mapper.writeValueAsBytes(parsed);
+    }
+
+    private void nullInexact(JsonNode node) {
+        if (node instanceof ObjectNode object) {
+            for (int i = 0; i < names.length; i++) {
+                if (ExactFit.problem(object.get(names[i]), types[i]) != null) {
+                    object.putNull(names[i]);
+                }
+            }
+        }
+    }
+
+    /** The record as a tree, its numbers as written. */
+    private JsonNode parse(byte[] record) throws IOException {
+        if (mapper == null) {
+            // numbers as written: no double in between (1e1000000 would be Infinity, 0.1 rounded)
+            mapper =
+                    new ObjectMapper()
+                            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+        }
+        return mapper.readTree(record);
+    }
+
+    /** Adds the inexact numbers among the checked columns of a node that holds them. */
+    private void problemsIn(JsonNode node, List<Inexact> found) {
         if (!(node instanceof ObjectNode object)) {
-            return null;
+            return;
         }
         for (int i = 0; i < names.length; i++) {
             String problem = ExactFit.problem(object.get(names[i]), types[i]);
             if (problem != null) {
-                return "column "
-                        + names[i]
-                        + " ("
-                        + types[i].asSummaryString()
-                        + ") cannot hold "
-                        + object.get(names[i])
-                        + " exactly: "
-                        + problem;
+                found.add(
+                        new Inexact(
+                                names[i],
+                                "column "
+                                        + names[i]
+                                        + " ("
+                                        + types[i].asSummaryString()
+                                        + ") cannot hold "
+                                        + object.get(names[i])
+                                        + " exactly: "
+                                        + problem));
             }
         }
-        return null;
     }
 
     /**

@@ -1,16 +1,19 @@
 package dev.autocdc.job.source;
 
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.RuntimeContextInitializationContextAdapters;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -20,7 +23,10 @@ import org.apache.flink.util.OutputTag;
  * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
  * letter with its bytes and reason (semantics §11) instead of a failed job. Reasons: {@value
  * DeadLetter#PARSE_ERROR} (the format threw), {@value DeadLetter#BLANK_RECORD} (a blank or
- * whitespace-only record), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}).
+ * whitespace-only record), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}). A row of a
+ * flow from snapshots whose inexact numbers are all in columns that place no row (not its key, not
+ * its snapshot) goes on instead, its numbers named in {@link ControlColumn#INEXACT}: the flow makes
+ * it that dead letter, and it holds its key at its snapshot, as any row refused there does.
  *
  * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
  * source's physical and metadata columns, as the source table declares them, with the kind the
@@ -35,6 +41,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
      */
     record Layout(
             int bytesField,
+            int inexactField,
             int[] fromValue,
             int[] fromRow,
             DataType[] rowFieldTypes,
@@ -52,6 +59,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private final boolean rowPerRecord;
 
     private final ExactNumbers numbers;
+    private final Set<String> placing;
     private final Layout layout;
     private final OutputTag<DeadLetter> letters;
     private transient RowData.FieldGetter[] getters;
@@ -65,6 +73,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             boolean text,
             boolean rowPerRecord,
             ExactNumbers numbers,
+            Set<String> placing,
             Layout layout,
             OutputTag<DeadLetter> letters) {
         this.flow = flow;
@@ -73,6 +82,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         this.text = text;
         this.rowPerRecord = rowPerRecord;
         this.numbers = numbers;
+        this.placing = placing;
         this.layout = layout;
         this.letters = letters;
     }
@@ -114,6 +124,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             return;
         }
         decoded.clear();
+        String held = null;
         try {
             format.deserialize(bytes, into);
         } catch (Exception e) {
@@ -121,19 +132,22 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                 throw e; // a schema registry that does not answer: fail and retry, lose nothing
             }
             // a number out of its type's range fails some formats: say so rather than "parse error"
-            String inexact = inexact(bytes);
-            if (inexact != null) {
-                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact);
+            List<ExactNumbers.Inexact> inexact = inexactNumbers(bytes);
+            held = heldRow(inexact);
+            if (held == null || !decodeWithoutInexact(bytes)) {
+                if (!inexact.isEmpty()) {
+                    letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
+                    return;
+                }
+                letter(
+                        ctx,
+                        in,
+                        bytes,
+                        DeadLetter.PARSE_ERROR,
+                        "the source's format could not parse the record: "
+                                + (e.getMessage() == null ? e.toString() : e.getMessage()));
                 return;
             }
-            letter(
-                    ctx,
-                    in,
-                    bytes,
-                    DeadLetter.PARSE_ERROR,
-                    "the source's format could not parse the record: "
-                            + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            return;
         }
         if (decoded.contains(null) || (decoded.isEmpty() && rowPerRecord)) {
             // a JSON array of records holding a null, or none: nothing to apply, never silently
@@ -147,19 +161,29 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                             + " from the record");
             return;
         }
-        if (!decoded.isEmpty()) {
-            String inexact = inexact(bytes);
-            if (inexact != null) {
-                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact);
-                return;
+        if (held == null && !decoded.isEmpty()) {
+            List<ExactNumbers.Inexact> inexact = inexactNumbers(bytes);
+            if (!inexact.isEmpty()) {
+                held = heldRow(inexact);
+                if (held == null) {
+                    letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
+                    return;
+                }
             }
         }
+        emit(in, bytes, held, out);
+    }
+
+    /** The decoded rows as the output's columns; {@code held} marks them (null: not). */
+    private void emit(RowData in, byte[] bytes, String held, Collector<RowData> out) {
         for (RowData value : decoded) {
             GenericRowData row = new GenericRowData(value.getRowKind(), layout.fromValue().length);
             for (int i = 0; i < row.getArity(); i++) {
                 int v = layout.fromValue()[i];
                 if (v >= 0) {
                     row.setField(i, ((GenericRowData) value).getField(v));
+                } else if (i == layout.inexactField()) {
+                    row.setField(i, held == null ? null : StringData.fromString(held));
                 } else {
                     int f = layout.fromRow()[i];
                     row.setField(
@@ -170,15 +194,48 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         }
     }
 
-    /** {@link ExactNumbers#check}, or null when there is nothing to check or it is no JSON. */
-    private String inexact(byte[] bytes) {
-        if (numbers == null) {
+    /**
+     * Decodes the record again with its inexact numbers made null, for a format that refuses such a
+     * number: whether that gave rows.
+     */
+    private boolean decodeWithoutInexact(byte[] bytes) {
+        decoded.clear();
+        try {
+            format.deserialize(numbers.withoutInexact(bytes), into);
+        } catch (Exception e) {
+            return false;
+        }
+        return !decoded.isEmpty() && !decoded.contains(null);
+    }
+
+    /**
+     * For a flow from snapshots, when no inexact number is in a column that places the row (its
+     * key, its snapshot): the row still holds its key, so it goes on marked with the numbers, and
+     * the flow makes it the dead letter. Else null: the row is a dead letter here.
+     */
+    private String heldRow(List<ExactNumbers.Inexact> inexact) {
+        if (layout.inexactField() < 0) {
             return null;
         }
+        StringBuilder held = new StringBuilder();
+        for (ExactNumbers.Inexact i : inexact) {
+            if (placing.contains(i.column())) {
+                return null;
+            }
+            held.append(held.length() == 0 ? "" : "; ").append(i.message());
+        }
+        return held.toString();
+    }
+
+    /** {@link ExactNumbers#find}, or none when there is nothing to check or it is no JSON. */
+    private List<ExactNumbers.Inexact> inexactNumbers(byte[] bytes) {
+        if (numbers == null) {
+            return List.of();
+        }
         try {
-            return numbers.check(bytes);
+            return numbers.find(bytes, layout.inexactField() < 0);
         } catch (IOException | RuntimeException e) {
-            return null;
+            return List.of();
         }
     }
 

@@ -5,6 +5,7 @@ import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -57,6 +58,8 @@ public final class SourceDecoding {
      * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
      *     and offset, named as the engine's control columns under {@link
      *     ControlColumn#prefixAvoiding} of the source's columns; else empty
+     * @param inexact for a flow from snapshots, the view's column naming a row's inexact numbers
+     *     ({@link ControlColumn#INEXACT} under that prefix); else null
      * @param raw the view's last column, each record's bytes, named as {@link #RAW} under that
      *     prefix
      * @param snapshotWatermark whether the table read as bytes declares the snapshots' watermark
@@ -65,6 +68,7 @@ public final class SourceDecoding {
             String view,
             DataStream<DeadLetter> letters,
             List<String> coordinates,
+            String inexact,
             String raw,
             boolean snapshotWatermark) {}
 
@@ -97,6 +101,9 @@ public final class SourceDecoding {
         List<String> taken = new ArrayList<>();
         columns.forEach(c -> taken.add(c.getName()));
         taken.addAll(layout.coordinateColumns);
+        if (layout.inexact != null) {
+            taken.add(layout.inexact);
+        }
         taken.add(layout.raw);
         String timeColumn = SnapshotWatermark.timeColumn(layout.prefix, taken);
         Schema.Builder twin = layout.twin;
@@ -147,24 +154,22 @@ public final class SourceDecoding {
 
     /**
      * Decodes the source in a step of ours, or returns null when it is read as declared (see the
-     * class comment).
+     * class comment). For a flow from snapshots, when the source never ends and its snapshots are
+     * timed, the table read as bytes gets the snapshots' watermark ({@link SnapshotWatermark}).
      *
      * @param flow the flow's name (the dead letters', the operators' uids)
      * @param source the source table's name as the flow names it
-     */
-    public static Decoded decode(StreamTableEnvironment tEnv, String flow, String source) {
-        return decode(tEnv, flow, source, null);
-    }
-
-    /**
-     * As {@link #decode(StreamTableEnvironment, String, String)}, for a flow from snapshots: when
-     * the source never ends and its snapshots are timed, the table read as bytes gets the
-     * snapshots' watermark ({@link SnapshotWatermark}).
-     *
-     * @param snapshots the flow's snapshot watermark; null for a change flow
+     * @param snapshots the flow's snapshot watermark; null for a change flow or an untimed one
+     * @param placing for a flow from snapshots, the source columns that place a row (its keys, its
+     *     sequences, those its end condition reads): a row with an inexact number in none of them
+     *     goes on to hold its key ({@link RecordDecoder}); null for a change flow
      */
     public static Decoded decode(
-            StreamTableEnvironment tEnv, String flow, String source, SnapshotWatermark snapshots) {
+            StreamTableEnvironment tEnv,
+            String flow,
+            String source,
+            SnapshotWatermark snapshots,
+            Set<String> placing) {
         SourceFormat.Readable readable = SourceFormat.readable(tEnv, source);
         if (readable == null) {
             return null;
@@ -183,7 +188,7 @@ public final class SourceDecoding {
                         options, readable.formatPrefix(), kafka, layout, formatOptions);
         SourceFormat.Format decoding =
                 SourceFormat.format(tEnv, source, readable, formatOptions, layout);
-        layout.output(columns, kafka, decoding.metadataTypes());
+        layout.output(columns, kafka, decoding.metadataTypes(), placing != null);
 
         String base = "__autocdc_" + flow;
         ExactNumbers numbers =
@@ -192,13 +197,7 @@ public final class SourceDecoding {
                         Boolean.parseBoolean(
                                 formatOptions.toMap().getOrDefault("schema-include", "false")),
                         (RowType) layout.valueType().getLogicalType());
-        boolean watermarked =
-                snapshots != null
-                        && SnapshotWatermark.unbounded(options)
-                        && table.getResolvedSchema()
-                                .getColumn(snapshots.column())
-                                .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
-                                .orElse(false);
+        boolean watermarked = watermarked(snapshots, table);
         if (watermarked) {
             watermark(tEnv, layout, columns, base, snapshots, decoding.decoder(), numbers);
         }
@@ -225,6 +224,7 @@ public final class SourceDecoding {
                                                 || format.equals("csv"),
                                         format.equals("json") || format.equals("csv"),
                                         numbers,
+                                        placing,
                                         layout.recordLayout(),
                                         tag))
                         .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
@@ -235,8 +235,19 @@ public final class SourceDecoding {
                 base,
                 decoded.getSideOutput(tag),
                 layout.coordinateColumns,
+                layout.inexact,
                 layout.raw,
                 watermarked);
+    }
+
+    /** Whether the source never ends and its snapshots are timed: it gets their watermark. */
+    private static boolean watermarked(SnapshotWatermark snapshots, ResolvedCatalogTable table) {
+        return snapshots != null
+                && SnapshotWatermark.unbounded(table.getOptions())
+                && table.getResolvedSchema()
+                        .getColumn(snapshots.column())
+                        .map(c -> SnapshotWatermark.timed(c.getDataType().getLogicalType()))
+                        .orElse(false);
     }
 
     /** The view the flow reads, {@code base}: the decoded rows as the source's columns. */

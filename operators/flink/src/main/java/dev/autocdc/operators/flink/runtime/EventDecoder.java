@@ -11,7 +11,6 @@ import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
@@ -22,10 +21,10 @@ import org.apache.flink.types.RowKind;
 /**
  * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
  * ChangeEvent}, or into a {@link DeadLetter} with its reason (semantics §11): a value that does not
- * convert, a CAST in a clause that fails, a null key or sequence, a bad COLUMNS TO UPDATE list, a
- * truncate where none may be (records a source's format cannot read are the job's to catch). Never
- * throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka
- * coordinates the row has, and is counted.
+ * convert, a CAST in a clause that fails, an inexact number the decoding step found, a null key or
+ * sequence, a bad COLUMNS TO UPDATE list, a truncate where none may be (records a source's format
+ * cannot read are the job's to catch). Never throws for bad input. Every letter carries the flow,
+ * the row as JSON text and the Kafka coordinates the row has, and is counted.
  */
 public final class EventDecoder {
     /** Where a decoder's letters go. */
@@ -40,11 +39,9 @@ public final class EventDecoder {
     private final LogicalType[] baseTypes;
     private final RowData.FieldGetter[] inputGetters;
     private final LogicalType[] inputTypes;
-    private final int topic;
-    private final int partition;
-    private final int offset;
-    private final int record;
+    private final RowLetters rowLetters;
     private final int castFailed;
+    private final int inexact;
 
     /** The flow's key columns (read once: {@link Flow#keyIndexes} returns a copy). */
     private final int[] keyIndexes;
@@ -66,11 +63,9 @@ public final class EventDecoder {
         for (int i = 0; i < inputTypes.length; i++) {
             inputGetters[i] = RowData.createFieldGetter(inputTypes[i], i);
         }
-        topic = spec.field(ControlColumn.TOPIC);
-        partition = spec.field(ControlColumn.PARTITION);
-        offset = spec.field(ControlColumn.OFFSET);
-        record = spec.field(ControlColumn.RECORD);
+        rowLetters = new RowLetters(spec, inputTypes, inputGetters);
         castFailed = spec.field(ControlColumn.CAST_FAILED);
+        inexact = spec.field(ControlColumn.INEXACT);
         keyIndexes = flow.keyIndexes();
     }
 
@@ -117,10 +112,10 @@ public final class EventDecoder {
                         ? flow.systemSequenceCodec().encode(system)
                         : null;
         boolean[] written = null;
-        Object list = columnsToUpdate(input);
+        List<String> list = columnsToUpdate(input);
         if (list != null) {
             written = new boolean[row.length];
-            for (String name : columnNames(list)) {
+            for (String name : list) {
                 if (!name.isEmpty()) {
                     written[flow.indexOf(name)] = true; // a value column: refusal() checked it
                 }
@@ -132,10 +127,10 @@ public final class EventDecoder {
 
     /**
      * The dead letter of a row that the row alone refuses, uncounted; null when it passes. The
-     * reasons, in this order: a CAST in a clause that failed, a truncate where none may be, a null
-     * key (but for a truncate), a null or incomplete sequence (and system sequence), a COLUMNS TO
-     * UPDATE list naming a column that is not a value column. A row it passes may still be refused
-     * by {@link #decode}: a value that does not convert.
+     * reasons, in this order: a CAST in a clause that failed, an inexact number, a truncate where
+     * none may be, a null key (but for a truncate), a null or incomplete sequence (and system
+     * sequence), a COLUMNS TO UPDATE list naming a column that is not a value column. A row it
+     * passes may still be refused by {@link #decode}: a value that does not convert.
      */
     DeadLetter refusal(RowData input, boolean truncateAllowed) {
         if (castFailed >= 0 && !input.isNullAt(castFailed)) {
@@ -145,6 +140,9 @@ public final class EventDecoder {
                     "a CAST in "
                             + input.getString(castFailed)
                             + " could not convert the record's value");
+        }
+        if (inexact >= 0 && !input.isNullAt(inexact)) {
+            return letter(input, DeadLetter.INEXACT_NUMBER, input.getString(inexact).toString());
         }
         boolean truncate = flag(input, spec.field(ControlColumn.TRUNCATE));
         if (truncate && !truncateAllowed) {
@@ -180,9 +178,9 @@ public final class EventDecoder {
         } catch (RuntimeException e) {
             return null; // a value that does not convert: decode() says so
         }
-        Object list = columnsToUpdate(input);
+        List<String> list = columnsToUpdate(input);
         if (list != null) {
-            for (String name : columnNames(list)) {
+            for (String name : list) {
                 if (!name.isEmpty() && !flow.isValueColumn(flow.indexOf(name))) {
                     return letter(
                             input,
@@ -220,11 +218,29 @@ public final class EventDecoder {
         return null;
     }
 
-    /** The row's COLUMNS TO UPDATE list as the input holds it; null when none. */
-    private Object columnsToUpdate(RowData input) {
-        return flow.hasColumnsToUpdate() && spec.field(ControlColumn.COLUMNS_TO_UPDATE) >= 0
-                ? inputGetters[spec.field(ControlColumn.COLUMNS_TO_UPDATE)].getFieldOrNull(input)
-                : null;
+    /** The row's COLUMNS TO UPDATE list, each name trimmed; null when none. */
+    private List<String> columnsToUpdate(RowData input) {
+        int pos = spec.field(ControlColumn.COLUMNS_TO_UPDATE);
+        Object list =
+                flow.hasColumnsToUpdate() && pos >= 0
+                        ? inputGetters[pos].getFieldOrNull(input)
+                        : null;
+        if (list == null) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        if (list instanceof ArrayData a) {
+            for (int i = 0; i < a.size(); i++) {
+                if (!a.isNullAt(i)) {
+                    names.add(a.getString(i).toString().trim());
+                }
+            }
+        } else {
+            for (String s : list.toString().split(",")) {
+                names.add(s.trim());
+            }
+        }
+        return names;
     }
 
     /**
@@ -241,15 +257,12 @@ public final class EventDecoder {
     }
 
     DeadLetter beforeRetainedHistory(RowData input) {
-        return located(
-                new DeadLetter(
-                        flow.name(),
-                        DeadLetter.BEFORE_RETAINED_HISTORY,
-                        "the event's sequence is at or before the oldest sequence the key still"
-                            + " holds; the history it would change left state (history retention,"
-                            + " or the key's tombstone expired)",
-                        describe(input)),
-                input);
+        return letter(
+                input,
+                DeadLetter.BEFORE_RETAINED_HISTORY,
+                "the event's sequence is at or before the oldest sequence the key still holds; the"
+                        + " history it would change left state (history retention, or the key's"
+                        + " tombstone expired)");
     }
 
     /**
@@ -293,7 +306,7 @@ public final class EventDecoder {
     }
 
     private DeadLetter letter(RowData input, String reason, String message) {
-        return located(new DeadLetter(flow.name(), reason, message, describe(input)), input);
+        return rowLetters.of(flow.name(), reason, message, input);
     }
 
     /**
@@ -312,87 +325,5 @@ public final class EventDecoder {
 
     private static boolean flag(RowData input, int pos) {
         return pos >= 0 && !input.isNullAt(pos) && input.getBoolean(pos);
-    }
-
-    private static List<String> columnNames(Object list) {
-        List<String> names = new ArrayList<>();
-        if (list instanceof ArrayData) {
-            ArrayData a = (ArrayData) list;
-            for (int i = 0; i < a.size(); i++) {
-                if (!a.isNullAt(i)) {
-                    names.add(a.getString(i).toString().trim());
-                }
-            }
-        } else {
-            for (String s : list.toString().split(",")) {
-                names.add(s.trim());
-            }
-        }
-        return names;
-    }
-
-    /**
-     * Adds the Kafka coordinates the input carries ({@code __topic}, {@code __partition}, {@code
-     * __offset}).
-     */
-    private DeadLetter located(DeadLetter d, RowData input) {
-        d.topic = topic >= 0 && !input.isNullAt(topic) ? input.getString(topic).toString() : null;
-        d.partition = partition >= 0 && !input.isNullAt(partition) ? input.getInt(partition) : null;
-        d.offset = offset >= 0 && !input.isNullAt(offset) ? input.getLong(offset) : null;
-        return d;
-    }
-
-    /**
-     * The source record as JSON text (see {@link JsonText}): the base columns, then the columns the
-     * target leaves out ({@link ControlColumn#RECORD}); without that column (a target that keeps
-     * every source column, or a DataStream input), every input field, the engine's own included. A
-     * field that cannot be read is rendered as null.
-     */
-    private String describe(RowData input) {
-        if (record < 0) {
-            return JsonText.object(
-                    spec.inputType().getFieldNames(),
-                    Arrays.asList(inputTypes),
-                    read(input, allFields()));
-        }
-        int[] base = spec.baseFields();
-        List<String> names = new ArrayList<>();
-        List<LogicalType> types = new ArrayList<>();
-        for (int b : base) {
-            names.add(spec.inputType().getFieldNames().get(b));
-            types.add(inputTypes[b]);
-        }
-        Object[] values = read(input, base);
-        RowType left = (RowType) inputTypes[record];
-        names.addAll(left.getFieldNames());
-        types.addAll(left.getChildren());
-        Object[] all = Arrays.copyOf(values, names.size());
-        Object rest = readOrNull(input, record);
-        if (rest instanceof Object[] r) {
-            System.arraycopy(r, 0, all, values.length, r.length);
-        }
-        return JsonText.object(names, types, all);
-    }
-
-    private int[] allFields() {
-        int[] all = new int[inputTypes.length];
-        Arrays.setAll(all, i -> i);
-        return all;
-    }
-
-    private Object[] read(RowData input, int[] fields) {
-        Object[] values = new Object[fields.length];
-        for (int i = 0; i < fields.length; i++) {
-            values[i] = readOrNull(input, fields[i]);
-        }
-        return values;
-    }
-
-    private Object readOrNull(RowData input, int pos) {
-        try {
-            return TypeMapping.toJava(inputTypes[pos], inputGetters[pos].getFieldOrNull(input));
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 }

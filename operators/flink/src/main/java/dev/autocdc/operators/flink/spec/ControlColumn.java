@@ -57,6 +57,15 @@ public enum ControlColumn {
      */
     CAST_FAILED("cast_failed", "CAST", Values.ANY, Flows.ALL),
 
+    /**
+     * Optional STRING: a number of the record that its column cannot hold exactly, as the step that
+     * decoded the record found it, named with the column and the value (the row is a dead letter,
+     * {@code INEXACT_NUMBER}); null when every number is exact. A planner sets it where the row
+     * still holds its key: a flow from snapshots, for a column that decides neither the key nor the
+     * snapshot.
+     */
+    INEXACT("inexact", "an inexact number", Values.ANY, Flows.ALL),
+
     /** Optional STRING: the Kafka topic a dead letter came from. */
     TOPIC("topic", "topic", Values.ANY, Flows.ALL),
 
