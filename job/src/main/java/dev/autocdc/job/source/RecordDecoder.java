@@ -23,10 +23,12 @@ import org.apache.flink.util.OutputTag;
  * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
  * letter with its bytes and reason (semantics §11) instead of a failed job. Reasons: {@value
  * DeadLetter#PARSE_ERROR} (the format threw), {@value DeadLetter#BLANK_RECORD} (a blank or
- * whitespace-only record), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}). A row of a
- * flow from snapshots whose inexact numbers are all in columns that place no row (not its key, not
- * its snapshot) goes on instead, its numbers named in {@link ControlColumn#INEXACT}: the flow makes
- * it that dead letter, and it holds its key at its snapshot, as any row refused there does.
+ * whitespace-only record), {@value DeadLetter#DUPLICATE_FIELD} (a JSON record with a field written
+ * twice in one object, {@link DuplicateFields}), {@value DeadLetter#INEXACT_NUMBER} ({@link
+ * ExactNumbers}). A row of a flow from snapshots whose inexact numbers are all in columns that
+ * place no row (not its key, not its snapshot) goes on instead, its numbers named in {@link
+ * ControlColumn#INEXACT}: the flow makes it that dead letter, and it holds its key at its snapshot,
+ * as any row refused there does.
  *
  * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
  * source's physical and metadata columns, as the source table declares them, with the kind the
@@ -59,6 +61,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private final boolean rowPerRecord;
 
     private final ExactNumbers numbers;
+    private final DuplicateFields duplicates;
     private final Set<String> placing;
     private final Layout layout;
     private final OutputTag<DeadLetter> letters;
@@ -73,6 +76,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             boolean text,
             boolean rowPerRecord,
             ExactNumbers numbers,
+            DuplicateFields duplicates,
             Set<String> placing,
             Layout layout,
             OutputTag<DeadLetter> letters) {
@@ -82,6 +86,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         this.text = text;
         this.rowPerRecord = rowPerRecord;
         this.numbers = numbers;
+        this.duplicates = duplicates;
         this.placing = placing;
         this.layout = layout;
         this.letters = letters;
@@ -121,6 +126,19 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         }
         if (text && isBlank(bytes)) { // a binary record may well be all "whitespace" bytes
             letter(ctx, in, bytes, DeadLetter.BLANK_RECORD, "the record is blank");
+            return;
+        }
+        String twice = duplicates == null ? null : duplicates.duplicate(bytes);
+        if (twice != null) {
+            letter(
+                    ctx,
+                    in,
+                    bytes,
+                    DeadLetter.DUPLICATE_FIELD,
+                    "field \""
+                            + twice
+                            + "\" is written twice in one object: readers differ on which value"
+                            + " counts; write it once");
             return;
         }
         decoded.clear();

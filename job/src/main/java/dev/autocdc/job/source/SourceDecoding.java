@@ -216,16 +216,8 @@ public final class SourceDecoding {
         DataType outType = layout.outType();
         SingleOutputStreamOperator<RowData> decoded =
                 rows.process(
-                                new RecordDecoder(
-                                        flow,
-                                        source,
-                                        decoding.decoder(),
-                                        SourceFormat.LINE_FORMATS.contains(format)
-                                                || format.equals("csv"),
-                                        format.equals("json") || format.equals("csv"),
-                                        numbers,
-                                        placing,
-                                        layout.recordLayout(),
+                                recordDecoder(
+                                        flow, source, format, decoding, numbers, placing, layout,
                                         tag))
                         .returns(InternalTypeInfo.of((RowType) outType.getLogicalType()))
                         .name("decode " + source + " for " + flow)
@@ -238,6 +230,30 @@ public final class SourceDecoding {
                 layout.inexact,
                 layout.raw,
                 watermarked);
+    }
+
+    /** The decoding step of a source read as bytes in {@code format}. */
+    private static RecordDecoder recordDecoder(
+            String flow,
+            String source,
+            String format,
+            SourceFormat.Format decoding,
+            ExactNumbers numbers,
+            Set<String> placing,
+            DecodingLayout layout,
+            OutputTag<DeadLetter> tag) {
+        boolean json = SourceFormat.LINE_FORMATS.contains(format);
+        return new RecordDecoder(
+                flow,
+                source,
+                decoding.decoder(),
+                json || format.equals("csv"),
+                format.equals("json") || format.equals("csv"),
+                numbers,
+                json ? new DuplicateFields() : null,
+                placing,
+                layout.recordLayout(),
+                tag);
     }
 
     /** Whether the source never ends and its snapshots are timed: it gets their watermark. */

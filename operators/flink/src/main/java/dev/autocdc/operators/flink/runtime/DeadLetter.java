@@ -29,6 +29,9 @@ public class DeadLetter {
     /** A number its column's type does not hold exactly (a fraction for an INT, ...). */
     public static final String INEXACT_NUMBER = "INEXACT_NUMBER";
 
+    /** A JSON record with a field written twice in one object: which value counts is ambiguous. */
+    public static final String DUPLICATE_FIELD = "DUPLICATE_FIELD";
+
     /** Late-events output: the event would change history dropped by the history retention. */
     public static final String BEFORE_RETAINED_HISTORY = "BEFORE_RETAINED_HISTORY";
 
