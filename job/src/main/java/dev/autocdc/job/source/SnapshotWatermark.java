@@ -12,15 +12,18 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 /**
  * The watermark of an unbounded source of a flow from snapshots (semantics §10): per split (Kafka
  * partition, file), just below the version of the last row read, or at it after an end row, so that
- * once every split's watermark passes a snapshot, the snapshot is complete. Flink's sources keep
- * watermarks per split and forward their least, and never advance a split by an idle timeout unless
- * {@code table.exec.source.idle-timeout} is set (it must not be).
+ * once every split's watermark passes a snapshot, the snapshot is complete. The Kafka source keeps
+ * watermarks per partition and forwards their least; the filesystem source has one per reading
+ * subtask, so a watched directory is read by one subtask ({@link WatchedDirectory}). Neither
+ * advances a split by an idle timeout unless {@code table.exec.source.idle-timeout} is set (it must
+ * not be).
  *
  * <p>The decoding step reads the source as bytes; so the watermark is declared on the table that
  * reads them ({@link SourceDecoding}): each value column as a computed column of the bytes decoded
  * ({@link SnapshotRecordFunction}), a time column ({@link #timeColumn}, {@link
  * SnapshotTimeFunction} of the version, bitemporal of the system sequence), and the watermark on
- * it, which Flink evaluates inside the source, per split.
+ * it, which Flink evaluates inside the Kafka source, per partition, and after the filesystem
+ * source's one reading subtask.
  *
  * @param column the source column that times snapshots: SEQUENCE BY, bitemporal SYSTEM SEQUENCE BY
  * @param endCondition APPLY AS SNAPSHOT END WHEN as Flink SQL over the source's columns (its CASTs

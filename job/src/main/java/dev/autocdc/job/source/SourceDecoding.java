@@ -212,6 +212,9 @@ public final class SourceDecoding {
                                 .getResolvedSchema()
                                 .toSourceRowDataType()
                                 .bridgedTo(RowData.class));
+        if (watermarked && WatchedDirectory.watched(options)) {
+            WatchedDirectory.readByOneSubtask(rows);
+        }
         OutputTag<DeadLetter> tag = new OutputTag<>("source dead letters of " + flow) {};
         DataType outType = layout.outType();
         SingleOutputStreamOperator<RowData> decoded =
