@@ -26,6 +26,9 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
  * </ol>
  */
 final class DecodingLayout {
+    /** The prefix of a Kafka table's format metadata keys. */
+    static final String VALUE = "value.";
+
     /** The twin's column of each record's bytes. */
     static final String BYTES = "__autocdc_bytes";
 
@@ -92,8 +95,9 @@ final class DecodingLayout {
                 l.valueNames.add(c.getName());
             } else if (c instanceof Column.MetadataColumn m) {
                 String key = m.getMetadataKey().orElse(c.getName());
-                if (kafka && key.startsWith("value.")) {
-                    l.formatMetadata.add(key.substring("value.".length()));
+                String formatKey = formatMetadataKey(key, kafka);
+                if (formatKey != null) {
+                    l.formatMetadata.add(formatKey);
                 } else {
                     l.twin.columnByMetadata(c.getName(), plain(c.getDataType()), key, true);
                     l.twinFields.put(c.getName(), l.twinTypes.size());
@@ -119,6 +123,18 @@ final class DecodingLayout {
             }
         }
         return l;
+    }
+
+    /**
+     * The format's own key of a metadata column's key, or null when the connector reads it. Kafka:
+     * {@code value.<key>}. The filesystem connector reads only its {@code file.*} keys, and no
+     * format metadata: here {@code value.<key>} (as on Kafka) or {@code <key>} reads the format's.
+     */
+    static String formatMetadataKey(String key, boolean kafka) {
+        if (key.startsWith(VALUE)) {
+            return key.substring(VALUE.length());
+        }
+        return kafka || key.startsWith("file.") ? null : key;
     }
 
     /** The value the format decodes: its physical columns. */
@@ -147,12 +163,13 @@ final class DecodingLayout {
             }
             DataType type = plain(c.getDataType());
             int v = valueNames.indexOf(c.getName());
-            if (c instanceof Column.MetadataColumn m
-                    && kafka
-                    && m.getMetadataKey().orElse(c.getName()).startsWith("value.")) {
+            String key =
+                    c instanceof Column.MetadataColumn m
+                            ? formatMetadataKey(m.getMetadataKey().orElse(c.getName()), kafka)
+                            : null;
+            if (key != null) {
                 v = valueNames.size() + formatMetadataSeen++;
                 // the format gives its own type; the view casts it to the declared one
-                String key = m.getMetadataKey().get().substring("value.".length());
                 type = formatMetadataTypes.get(key);
                 if (!type.getLogicalType().equals(plain(c.getDataType()).getLogicalType())) {
                     casts.put(c.getName(), plain(c.getDataType()));

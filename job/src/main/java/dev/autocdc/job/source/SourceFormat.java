@@ -1,6 +1,8 @@
 package dev.autocdc.job.source;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -130,6 +132,36 @@ final class SourceFormat {
         }
     }
 
+    /**
+     * Flink's filesystem connector's own metadata keys ({@code FileSystemTableSource}'s readable
+     * file infos, which it does not export).
+     */
+    private static final List<String> FILE_METADATA =
+            List.of("file.path", "file.name", "file.size", "file.modification-time");
+
+    /** Why a metadata key is unknown, with every key the source does have. */
+    private static String unknownMetadata(
+            String key,
+            String format,
+            DecodingFormat<DeserializationSchema<RowData>> decoding,
+            Map<String, String> options) {
+        boolean kafka = "kafka".equals(options.get("connector"));
+        List<String> keys = new ArrayList<>();
+        decoding.listReadableMetadata().keySet().stream()
+                .sorted()
+                .forEach(k -> keys.add(DecodingLayout.VALUE + k));
+        String formats =
+                keys.isEmpty()
+                        ? "format " + format + " has no metadata of its own"
+                        : "format " + format + " has " + String.join(", ", keys);
+        String connector =
+                kafka
+                        ? "the kafka connector has its own (topic, partition, offset, timestamp,"
+                                + " headers, ...)"
+                        : "the filesystem connector has " + String.join(", ", FILE_METADATA);
+        return "no metadata '" + DecodingLayout.VALUE + key + "': " + formats + "; " + connector;
+    }
+
     private static Format create(
             StreamTableEnvironment tEnv,
             ObjectIdentifier id,
@@ -165,12 +197,7 @@ final class SourceFormat {
             for (String key : layout.formatMetadata) {
                 if (!decoding.listReadableMetadata().containsKey(key)) {
                     throw new ValidationException(
-                            "format "
-                                    + format
-                                    + " has no metadata value."
-                                    + key
-                                    + "; it has "
-                                    + decoding.listReadableMetadata().keySet());
+                            unknownMetadata(key, format, decoding, table.getOptions()));
                 }
             }
             decoding.applyReadableMetadata(layout.formatMetadata);
