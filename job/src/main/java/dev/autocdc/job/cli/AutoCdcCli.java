@@ -308,7 +308,13 @@ public final class AutoCdcCli {
         }
         String jobName = "AUTO CDC " + FlowFile.name(options.flow);
         if (collected.isEmpty()) {
-            JobExecutionResult result = env.execute(jobName);
+            JobExecutionResult result =
+                    local
+                            ? StoppableRun.await(
+                                    env.executeAsync(jobName),
+                                    () -> stoppedSummary(ProgressReporter.idOf(conf), flows, job),
+                                    err)
+                            : env.execute(jobName);
             reportLetters(result, flows, job);
             return 0;
         }
@@ -339,12 +345,24 @@ public final class AutoCdcCli {
      */
     private void reportLetters(JobExecutionResult result, List<PlannedFlow> flows, FlowJob job) {
         if (result.isJobExecutionResult()) {
-            List<String> names = flows.stream().map(f -> f.flow().name()).toList();
-            for (String line :
-                    LetterCounts.report(
-                            result.getAllAccumulatorResults(), names, job.destinations())) {
-                err.println("autocdc: " + line);
-            }
+            reportLetters(result.getAllAccumulatorResults(), flows, job);
+        }
+    }
+
+    /** A stopped run's summary: its progress line then, and its letters, from its metrics. */
+    private void stoppedSummary(String progress, List<PlannedFlow> flows, FlowJob job) {
+        String line = ProgressReporter.lineNow(progress);
+        if (line != null) {
+            err.println(line);
+        }
+        reportLetters(ProgressReporter.counts(progress), flows, job);
+    }
+
+    private void reportLetters(
+            Map<String, Object> accumulators, List<PlannedFlow> flows, FlowJob job) {
+        List<String> names = flows.stream().map(f -> f.flow().name()).toList();
+        for (String line : LetterCounts.report(accumulators, names, job.destinations())) {
+            err.println("autocdc: " + line);
         }
     }
 

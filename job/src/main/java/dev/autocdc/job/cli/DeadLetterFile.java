@@ -17,9 +17,14 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * to one local file, a JSON object per line ({@link DeadLetter#toJson()}). For local runs, as
  * {@code --materialize} is: it must run with parallelism 1 in the CLI's machine, and it is not
  * transactional (a restarted job appends again what it had written since its last checkpoint).
+ * Letters are flushed at each checkpoint, at the end of the input, when the job is cancelled (a
+ * stopped run, {@link StoppableRun}), and, while they come, at most a second apart.
  */
 final class DeadLetterFile implements Sink<DeadLetter> {
     private static final long serialVersionUID = 1L;
+
+    /** A letter reaches the file within this long of the one before it (1 s). */
+    private static final long FLUSH_EVERY_NANOS = 1_000_000_000L;
 
     private final String path;
 
@@ -35,10 +40,16 @@ final class DeadLetterFile implements Sink<DeadLetter> {
                 Files.newBufferedWriter(
                         Path.of(path), StandardCharsets.UTF_8, StandardOpenOption.APPEND);
         return new SinkWriter<>() {
+            private long flushed = System.nanoTime();
+
             @Override
             public void write(DeadLetter letter, Context context) throws IOException {
                 out.write(letter.toJson());
                 out.newLine();
+                if (System.nanoTime() - flushed > FLUSH_EVERY_NANOS) {
+                    out.flush();
+                    flushed = System.nanoTime();
+                }
             }
 
             @Override

@@ -26,14 +26,15 @@ import org.apache.flink.metrics.reporter.Scheduled;
 
 /**
  * The progress line of a local run, every few seconds: {@code autocdc: progress: 1,200,000 events
- * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}, then {@code , 1 snapshot
- * held} when the safety valve of a flow from snapshots holds one, and {@code , state cache 87%
- * hits} when a flow sets {@code state-cache-keys}. A Flink metric reporter that the command line
- * adds to a local run's configuration ({@link #configure}); it sums the flows' counters (the
- * engine's {@code num_input_rows}, {@code num_upserted_rows}, {@code num_deleted_rows} and {@code
- * num_late_events}, the dead-letter counters by reason, {@code num_snapshots_held}, and the gauges
- * {@code num_state_cache_hits} and {@code num_state_cache_misses}) and writes the line to the
- * command line's error stream, found by an id in the reporter's settings.
+ * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}, then {@code , 3 keys
+ * erased} when a flow erased keys, {@code , 1 snapshot held} when the safety valve of a flow from
+ * snapshots holds one, and {@code , state cache 87% hits} when a flow sets {@code
+ * state-cache-keys}. A Flink metric reporter that the command line adds to a local run's
+ * configuration ({@link #configure}); it sums the flows' counters (the engine's {@code
+ * num_input_rows}, {@code num_upserted_rows}, {@code num_deleted_rows} and {@code num_late_events},
+ * the dead-letter counters by reason, {@code num_erased_keys}, {@code num_snapshots_held}, and the
+ * gauges {@code num_state_cache_hits} and {@code num_state_cache_misses}) and writes the line to
+ * the command line's error stream, found by an id in the reporter's settings.
  */
 public final class ProgressReporter implements MetricReporter, Scheduled {
     /** The reporter's name in {@code metrics.reporter.<name>.*}. */
@@ -48,12 +49,20 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
 
     private static final Map<String, PrintStream> STREAMS = new ConcurrentHashMap<>();
 
+    /** The reporter of each run, by the id {@link #configure} gave it. */
+    private static final Map<String, ProgressReporter> REPORTERS = new ConcurrentHashMap<>();
+
     private final PrintStream out;
     private final List<Counter> in = new CopyOnWriteArrayList<>();
     private final List<Counter> written = new CopyOnWriteArrayList<>();
     private final List<Counter> deadLetters = new CopyOnWriteArrayList<>();
     private final List<Counter> late = new CopyOnWriteArrayList<>();
     private final List<Counter> held = new CopyOnWriteArrayList<>();
+    private final List<Counter> erased = new CopyOnWriteArrayList<>();
+
+    /** The letter and held-snapshot counters, by the accumulator name that counts the same. */
+    private final Map<String, List<Counter>> byAccumulator = new ConcurrentHashMap<>();
+
     private final List<Gauge<?>> cacheHits = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheMisses = new CopyOnWriteArrayList<>();
     // the cache gauges' last values once their task ended: a gauge reads its cache, so it is
@@ -85,6 +94,32 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
 
     static void release(String id) {
         STREAMS.remove(id);
+        REPORTERS.remove(id);
+    }
+
+    /** The id of the run whose configuration {@link #configure} set up; null if none. */
+    static String idOf(Configuration conf) {
+        return MetricOptions.forReporter(conf, NAME).get(STREAM_ID);
+    }
+
+    /**
+     * The run's letters by flow, kind and reason and its snapshots held, named as the job's
+     * accumulators are ({@link LetterCounts#report}): what a stopped run has instead of its result.
+     * Empty when no reporter was created.
+     */
+    static Map<String, Object> counts(String id) {
+        ProgressReporter r = id == null ? null : REPORTERS.get(id);
+        Map<String, Object> counts = new java.util.HashMap<>();
+        if (r != null) {
+            r.byAccumulator.forEach((name, counters) -> counts.put(name, sum(counters)));
+        }
+        return counts;
+    }
+
+    /** The run's progress line now, or null when no flow has started. */
+    static String lineNow(String id) {
+        ProgressReporter r = id == null ? null : REPORTERS.get(id);
+        return r == null || r.in.isEmpty() ? null : r.line();
     }
 
     @Override
@@ -109,19 +144,33 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         if (!(metric instanceof Counter c)) {
             return;
         }
-        boolean byReason = group.getAllVariables().containsKey("<reason>");
+        Map<String, String> variables = group.getAllVariables();
+        String flow = variables.get("<flow>");
+        String reason = variables.get("<reason>");
         switch (name) {
             case "num_input_rows" -> in.add(c);
             case "num_upserted_rows", "num_deleted_rows" -> written.add(c);
+            case "num_erased_keys" -> erased.add(c);
             case LetterCounts.LetterCounter.DEAD_COUNTER -> {
-                if (byReason) { // every dead letter of the flow, the engine's included
+                if (reason != null) { // every dead letter of the flow, the engine's included
                     deadLetters.add(c);
+                    count(LetterCounts.accumulator(flow, LetterCounts.DEAD, reason), c);
                 }
             }
-            case LetterCounts.LetterCounter.LATE_COUNTER -> late.add(c);
-            case SnapshotCompletion.HELD_METRIC -> held.add(c);
+            case LetterCounts.LetterCounter.LATE_COUNTER -> {
+                late.add(c);
+                count(LetterCounts.accumulator(flow, LetterCounts.LATE, reason), c);
+            }
+            case SnapshotCompletion.HELD_METRIC -> {
+                held.add(c);
+                count(SnapshotCompletion.heldAccumulator(flow), c);
+            }
             default -> {}
         }
+    }
+
+    private void count(String accumulator, Counter c) {
+        byAccumulator.computeIfAbsent(accumulator, a -> new CopyOnWriteArrayList<>()).add(c);
     }
 
     @Override
@@ -141,12 +190,16 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         if (in.isEmpty()) {
             return; // no flow has started yet
         }
-        out.println(
-                line(sum(in), sum(written), sum(deadLetters), sum(late))
-                        + held(sum(held))
-                        + cacheShare(
-                                endedCacheHits.get() + read(cacheHits),
-                                endedCacheMisses.get() + read(cacheMisses)));
+        out.println(line());
+    }
+
+    private String line() {
+        return line(sum(in), sum(written), sum(deadLetters), sum(late))
+                + erased(sum(erased))
+                + held(sum(held))
+                + cacheShare(
+                        endedCacheHits.get() + read(cacheHits),
+                        endedCacheMisses.get() + read(cacheMisses));
     }
 
     static String line(long in, long written, long deadLetters, long late) {
@@ -160,6 +213,11 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 deadLetters == 1 ? "" : "s",
                 late,
                 late == 1 ? "" : "s");
+    }
+
+    /** {@code ", 3 keys erased"} when a flow erased any; else empty. */
+    static String erased(long keys) {
+        return keys == 0 ? "" : ", " + LetterCounts.count(keys, "key") + " erased";
     }
 
     /** {@code ", 1 snapshot held"} when the safety valve holds any; else empty. */
@@ -202,8 +260,13 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     public static final class Factory implements MetricReporterFactory {
         @Override
         public MetricReporter createMetricReporter(java.util.Properties properties) {
-            PrintStream out = STREAMS.get(properties.getProperty(STREAM_ID.key(), ""));
-            return new ProgressReporter(out == null ? System.err : out);
+            String id = properties.getProperty(STREAM_ID.key(), "");
+            PrintStream out = STREAMS.get(id);
+            ProgressReporter reporter = new ProgressReporter(out == null ? System.err : out);
+            if (out != null) {
+                REPORTERS.put(id, reporter);
+            }
+            return reporter;
         }
     }
 }

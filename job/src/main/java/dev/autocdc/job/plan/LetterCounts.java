@@ -35,7 +35,8 @@ public final class LetterCounts {
 
     private LetterCounts() {}
 
-    static String accumulator(String flow, String kind, String reason) {
+    /** The name of the accumulator that counts a flow's letters of one kind and reason. */
+    public static String accumulator(String flow, String kind, String reason) {
         return String.join(SEPARATOR, "autocdc", flow, kind, reason);
     }
 
