@@ -315,10 +315,12 @@ public final class AutoCdcCli {
                                     () -> stoppedSummary(ProgressReporter.idOf(conf), flows, job),
                                     err)
                             : env.execute(jobName);
+            lastProgress(conf);
             reportLetters(result, flows, job);
             return 0;
         }
         Materializer.Result materialized = Materializer.run(env, jobName, collected);
+        lastProgress(conf);
         reportLetters(materialized.job(), flows, job);
         for (Map.Entry<PlannedFlow, TargetTable> e : materialized.tables().entrySet()) {
             TargetTable table = e.getValue();
@@ -351,11 +353,22 @@ public final class AutoCdcCli {
 
     /** A stopped run's summary: its progress line then, and its letters, from its metrics. */
     private void stoppedSummary(String progress, List<PlannedFlow> flows, FlowJob job) {
+        printProgress(progress);
+        reportLetters(ProgressReporter.counts(progress), flows, job);
+    }
+
+    /** A local run's last progress line, with its totals (events in, target rows written). */
+    private void lastProgress(Configuration conf) {
+        if (local) {
+            printProgress(ProgressReporter.idOf(conf));
+        }
+    }
+
+    private void printProgress(String progress) {
         String line = ProgressReporter.lineNow(progress);
         if (line != null) {
             err.println(line);
         }
-        reportLetters(ProgressReporter.counts(progress), flows, job);
     }
 
     private void reportLetters(

@@ -234,7 +234,9 @@ public final class FlowJob {
         String name = flow.flow().name();
         DataStream<DeadLetter> letters =
                 uncounted
-                        .map(new LetterCounts.LetterCounter(kind))
+                        .map(
+                                new LetterCounts.LetterCounter(
+                                        kind, flow.flow().source(), flow.erasuresTable()))
                         .name(kind + "s of " + name)
                         .uid("auto-cdc-" + setting + "-" + name);
         Map<String, String> where = destinations.computeIfAbsent(name, n -> new LinkedHashMap<>());

@@ -105,10 +105,12 @@ public final class LetterCounts {
     }
 
     /**
-     * Passes letters on, counting them by reason: in accumulators, and in metrics for monitoring. A
-     * flow's metrics are in the group {@code flow/<name>}: per reason (group {@code
-     * reason/<REASON>}) the counter {@value #DEAD_COUNTER} or {@value #LATE_COUNTER}, and per flow
-     * the rate {@value #DEAD_RATE} or {@value #LATE_RATE} (events per second over the last minute).
+     * Passes letters on, counting them by reason: in accumulators, and in metrics for monitoring; a
+     * letter the engine wrote, which knows no table, gets the flow's source (its erasures table for
+     * {@value DeadLetter#ERASED_BEYOND_STATE}). A flow's metrics are in the group {@code
+     * flow/<name>}: per reason (group {@code reason/<REASON>}) the counter {@value #DEAD_COUNTER}
+     * or {@value #LATE_COUNTER}, and per flow the rate {@value #DEAD_RATE} or {@value #LATE_RATE}
+     * (events per second over the last minute).
      */
     public static final class LetterCounter extends RichMapFunction<DeadLetter, DeadLetter> {
         public static final String DEAD_COUNTER = "num_dead_letters";
@@ -117,11 +119,19 @@ public final class LetterCounts {
         public static final String LATE_RATE = "late_events_per_second";
 
         private final String kind;
+        private final String source;
+        private final String erasures;
         private transient Map<String, Counter> byReason;
         private transient Map<String, Meter> rates;
 
-        LetterCounter(String kind) {
+        /**
+         * @param source the flow's source table, as the flow names it
+         * @param erasures the flow's erasures table; null when none
+         */
+        LetterCounter(String kind, String source, String erasures) {
             this.kind = kind;
+            this.source = source;
+            this.erasures = erasures;
         }
 
         @Override
@@ -132,6 +142,12 @@ public final class LetterCounts {
 
         @Override
         public DeadLetter map(DeadLetter d) {
+            if (d.source == null) {
+                d.source =
+                        DeadLetter.ERASED_BEYOND_STATE.equals(d.reason) && erasures != null
+                                ? erasures
+                                : source;
+            }
             getRuntimeContext().getLongCounter(accumulator(d.flow, kind, d.reason)).add(1L);
             byReason.computeIfAbsent(d.flow + SEPARATOR + d.reason, k -> counter(d)).inc();
             rates.computeIfAbsent(d.flow, this::rate).markEvent();

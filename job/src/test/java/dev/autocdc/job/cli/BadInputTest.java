@@ -122,7 +122,7 @@ class BadInputTest {
                                 + letters
                                 + ", 0 late events");
         List<String> written = Files.readAllLines(letters);
-        assertThat(written).hasSize(3);
+        assertThat(written).hasSize(3).allMatch(l -> l.contains("\"source\": \"feed\""));
         // the payload is the whole record, with the columns the target leaves out; the engine's
         // refusals keep the record's bytes too
         String raw =
