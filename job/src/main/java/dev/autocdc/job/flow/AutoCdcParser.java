@@ -6,8 +6,10 @@ import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Parses one CREATE FLOW ... AS AUTO CDC INTO statement. */
@@ -17,6 +19,8 @@ final class AutoCdcParser {
     private final int line;
     private int pos;
     private final Set<String> seen = new HashSet<>();
+    private final Map<String, Integer> conditionLines = new HashMap<>();
+    private String statement = "CREATE FLOW";
 
     AutoCdcParser(List<Token> tokens, String text, int line) {
         this.tokens = tokens;
@@ -37,9 +41,11 @@ final class AutoCdcParser {
             pos += 3;
             target = name("APPLY CHANGES INTO");
             name = target.substring(target.lastIndexOf('.') + 1);
+            statement = "APPLY CHANGES INTO " + target;
         } else {
             expect("CREATE FLOW", "CREATE", "FLOW");
             name = name("CREATE FLOW");
+            statement = "CREATE FLOW " + name;
             if (at("AS", "APPLY", "CHANGES", "INTO")) {
                 pos += 4;
             } else {
@@ -68,6 +74,14 @@ final class AutoCdcParser {
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(line, e.clause(), e.detail());
         }
+    }
+
+    /**
+     * The script line each condition of the flow parsed last starts on, by its clause ({@code APPLY
+     * AS DELETE WHEN}, ...), for the planner's messages.
+     */
+    Map<String, Integer> conditionLines() {
+        return Map.copyOf(conditionLines);
     }
 
     /**
@@ -138,7 +152,13 @@ final class AutoCdcParser {
             clause("TRACK HISTORY");
             pos += 3;
             trackHistory(b);
+        } else if (StatementEnd.startsStatement(tokens, pos)) {
+            throw StatementEnd.missing(tokens, pos, statement);
         } else {
+            FlowSyntaxException misspelt = ClauseSpelling.atClause(tokens, pos);
+            if (misspelt != null) {
+                throw misspelt;
+            }
             throw error(
                     t,
                     "AUTO CDC",
@@ -310,6 +330,8 @@ final class AutoCdcParser {
                 depth--;
             } else if (depth == 0 && startsClause()) {
                 break;
+            } else if (depth == 0) {
+                refuseRunOn(start);
             }
             pos++;
         }
@@ -319,7 +341,24 @@ final class AutoCdcParser {
                     clause,
                     "needs a boolean expression, for example operation = 'DELETE'");
         }
+        conditionLines.put(clause, tokens.get(start).line());
         return Tokens.flinkExpression(tokens.subList(start, pos), text);
+    }
+
+    /**
+     * Refuses what a condition cannot hold at parenthesis depth 0: the start of the next statement
+     * on a line of its own (a missing {@code ;}) or a misspelt clause.
+     */
+    private void refuseRunOn(int start) {
+        if (pos > start
+                && tokens.get(pos).line() > tokens.get(pos - 1).line()
+                && StatementEnd.startsStatement(tokens, pos)) {
+            throw StatementEnd.missing(tokens, pos, statement);
+        }
+        FlowSyntaxException misspelt = ClauseSpelling.inCondition(tokens, pos);
+        if (misspelt != null) {
+            throw misspelt;
+        }
     }
 
     private boolean startsClause() {

@@ -5,6 +5,7 @@ import dev.autocdc.job.flow.Tokens.Token;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A flow file: a Flink SQL script with the AUTO CDC statements of the references. Each statement
@@ -45,8 +46,15 @@ public final class FlowScript {
         }
     }
 
-    /** An AUTO CDC flow. */
-    public record FlowItem(AutoCdcFlow flow) implements Item {
+    /**
+     * An AUTO CDC flow, and the script line each of its conditions starts on, by clause ({@code
+     * APPLY AS DELETE WHEN}, ...).
+     */
+    public record FlowItem(AutoCdcFlow flow, Map<String, Integer> conditionLines) implements Item {
+        public FlowItem(AutoCdcFlow flow) {
+            this(flow, Map.of());
+        }
+
         @Override
         public int line() {
             return flow.line();
@@ -94,7 +102,8 @@ public final class FlowScript {
                 items.add(targetTable(tokens, text, s.line()));
             } else if (startsWith(tokens, "CREATE", "FLOW") && isAutoCdc(tokens)
                     || startsWith(tokens, "APPLY", "CHANGES", "INTO")) {
-                items.add(new FlowItem(new AutoCdcParser(tokens, text, s.line()).parse()));
+                AutoCdcParser parser = new AutoCdcParser(tokens, text, s.line());
+                items.add(new FlowItem(parser.parse(), parser.conditionLines()));
             } else if (startsWith(tokens, "CREATE", "FLOW")) {
                 throw new FlowSyntaxException(
                         s.line(),
@@ -194,6 +203,9 @@ public final class FlowScript {
                             t.line(), "PARTITIONED BY", "name one or more columns");
                 }
                 i = close + 1;
+            } else if (StatementEnd.startsStatement(tokens, i)) {
+                throw StatementEnd.missing(
+                        tokens, i, "CREATE OR REFRESH STREAMING TABLE " + nameToken.name());
             } else {
                 throw new FlowSyntaxException(
                         t.line(),

@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.flow.ScriptSplitter;
+import dev.autocdc.job.flow.StatementEnd;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import java.util.ArrayList;
@@ -15,6 +16,10 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.operations.Operation;
+import org.apache.flink.table.operations.ddl.CreateTableOperation;
 
 /**
  * Turns a {@link FlowScript} into {@link PlannedFlow}s: runs the script's Flink SQL (sources,
@@ -39,6 +44,9 @@ public final class FlowPlanner {
     /** The script line of each key set with SET, for messages. */
     private final Map<String, Integer> setLines = new HashMap<>();
 
+    /** The script line of each table the script creates, for messages. */
+    private final Map<ObjectIdentifier, Integer> tableLines = new HashMap<>();
+
     private final OneFlowPlanner oneFlow;
 
     /** The script's INSERT statements, to run in the flows' job. */
@@ -60,7 +68,7 @@ public final class FlowPlanner {
      */
     public FlowPlanner(StreamTableEnvironment tEnv, boolean createsTargets) {
         this.tEnv = tEnv;
-        this.oneFlow = new OneFlowPlanner(tEnv, createsTargets, setLines);
+        this.oneFlow = new OneFlowPlanner(tEnv, createsTargets, setLines, tableLines);
     }
 
     /** Runs the script's SQL statements and plans every flow, in script order. */
@@ -85,7 +93,8 @@ public final class FlowPlanner {
                         oneFlow.plan(
                                 flow,
                                 targetOf(flow, targets, targetsWithFlow),
-                                FlowOptions.read(tEnv.getConfig(), flowNames, setLines)));
+                                FlowOptions.read(tEnv.getConfig(), flowNames, setLines),
+                                flowItem.conditionLines()));
             }
         }
         wholeScriptSettings(planned, flowNames);
@@ -141,17 +150,42 @@ public final class FlowPlanner {
         }
         if (text.regionMatches(true, 0, "SET", 0, 3)
                 && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
-            throw new FlowSyntaxException(sql.line(), "SET", "write SET 'key' = 'value'");
+            FlowSyntaxException runsOn = StatementEnd.runsOn(text, sql.line());
+            throw runsOn != null
+                    ? runsOn
+                    : new FlowSyntaxException(sql.line(), "SET", "write SET 'key' = 'value'");
         }
         if (text.regionMatches(true, 0, "INSERT", 0, 6)) {
             inserts.add(text); // runs in the same job as the flows
             return;
         }
         try {
-            tEnv.executeSql(text);
+            execute(text, sql.line());
         } catch (RuntimeException e) {
-            throw new FlowSyntaxException(
-                    sql.line(), "SQL", "Flink could not run the statement: " + rootMessage(e));
+            FlowSyntaxException runsOn = StatementEnd.inFlinkError(text, sql.line(), e);
+            throw runsOn != null
+                    ? runsOn
+                    : new FlowSyntaxException(
+                            sql.line(),
+                            "SQL",
+                            "Flink could not run the statement: " + rootMessage(e));
+        }
+    }
+
+    /**
+     * Runs one statement as {@link StreamTableEnvironment#executeSql} does, noting the line of a
+     * table it creates.
+     */
+    private void execute(String text, int line) {
+        TableEnvironmentInternal internal = (TableEnvironmentInternal) tEnv;
+        List<Operation> operations = internal.getParser().parse(text);
+        if (operations.size() != 1) {
+            tEnv.executeSql(text); // Flink's own refusal
+            return;
+        }
+        internal.executeInternal(operations.get(0));
+        if (operations.get(0) instanceof CreateTableOperation create) {
+            tableLines.putIfAbsent(create.getTableIdentifier(), line);
         }
     }
 
@@ -232,7 +266,10 @@ public final class FlowPlanner {
      */
     public PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target) {
         return oneFlow.plan(
-                flow, target, FlowOptions.readOne(tEnv.getConfig(), flow.name(), setLines));
+                flow,
+                target,
+                FlowOptions.readOne(tEnv.getConfig(), flow.name(), setLines),
+                Map.of());
     }
 
     static String quote(String identifier) {

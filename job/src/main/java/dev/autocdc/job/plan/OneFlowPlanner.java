@@ -20,6 +20,7 @@ import java.util.Map;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -28,7 +29,10 @@ import org.apache.flink.table.types.logical.RowType;
  * source's schema, decodes the source when its bad records are dead letters ({@link
  * SourceDecoding}), builds the engine's input projection ({@link InputProjection}) and {@link
  * EngineSpec}, and resolves the declared target ({@link DeclaredTarget}). A mistake fails with a
- * {@link FlowSyntaxException} on the flow's line, naming the clause.
+ * {@link FlowSyntaxException} on the flow's line, naming the clause; one in a table the flow reads
+ * ({@link SourceFormats}, {@link SourcePaths}) on the table's line, one in a condition's value
+ * ({@link ConditionLiterals}) on the value's. The paths are checked last, once the flow itself is
+ * known to be right.
  */
 final class OneFlowPlanner {
     private final StreamTableEnvironment tEnv;
@@ -37,22 +41,40 @@ final class OneFlowPlanner {
     /** The script line of each key set with SET, for messages; filled as the script is read. */
     private final Map<String, Integer> setLines;
 
+    /** The script line of each table the script creates, for messages; filled likewise. */
+    private final Map<ObjectIdentifier, Integer> tableLines;
+
     /**
      * @param createsTargets as for {@link FlowPlanner#FlowPlanner(StreamTableEnvironment, boolean)}
      */
     OneFlowPlanner(
-            StreamTableEnvironment tEnv, boolean createsTargets, Map<String, Integer> setLines) {
+            StreamTableEnvironment tEnv,
+            boolean createsTargets,
+            Map<String, Integer> setLines,
+            Map<ObjectIdentifier, Integer> tableLines) {
         this.tEnv = tEnv;
         this.createsTargets = createsTargets;
         this.setLines = setLines;
+        this.tableLines = tableLines;
     }
 
-    PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target, FlowOptions options) {
+    /**
+     * @param conditionLines the script line each of the flow's conditions starts on, by clause
+     *     ({@link FlowScript.FlowItem#conditionLines}); empty for a flow of the Java builder
+     */
+    PlannedFlow plan(
+            AutoCdcFlow flow,
+            FlowScript.TargetTable target,
+            FlowOptions options,
+            Map<String, Integer> conditionLines) {
         ResolvedSchema source = sourceSchema(flow);
+        List<ReadTables.ReadTable> read = ReadTables.of(tEnv, flow, tableLines);
+        SourceFormats.check(read, flow.name());
         List<String> sourceColumns = new ArrayList<>();
         for (Column c : source.getColumns()) {
             sourceColumns.add(c.getName());
         }
+        ConditionLiterals.check(tEnv, flow, sourceColumns, conditionLines);
         // Control columns are named under a prefix no source column uses, so every source column
         // stays data whatever its name (semantics §11).
         String prefix = ControlColumn.prefixAvoiding(sourceColumns);
@@ -98,6 +120,7 @@ final class OneFlowPlanner {
         if (mode != spec.outputMode()) {
             spec = spec(flow, mapping, input, prefix, options, mode);
         }
+        SourcePaths.check(read, flow.name());
         return new PlannedFlow(
                 flow,
                 target,

@@ -530,4 +530,35 @@ class CliTest {
         assertThat(cli("--version")).isZero();
         assertThat(out.toString().strip()).matches("autocdc \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
     }
+
+    /**
+     * A source file that does not exist fails validate and run before a job starts, in one line
+     * naming the table, its line, the path and the fix, not in Flink's stack trace once the job
+     * runs.
+     */
+    @Test
+    void aMissingSourceFileFailsValidateAndRunInOneLine() throws Exception {
+        Path missing = dir.resolve("gone.json");
+        Path flow = usersFlow("SCD TYPE 2");
+        Files.writeString(
+                flow, Files.readString(flow).replace(usersFeed().toString(), missing.toString()));
+        String expected =
+                "autocdc: flow "
+                        + flow
+                        + ", line 1, CREATE TABLE users_cdf: 'path' = '"
+                        + missing
+                        + "' does not exist; flow apply_cdc reads this table. Correct 'path'";
+        assertThat(cli("validate", "--flow", flow.toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith(expected);
+        err.reset();
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                dir.resolve("out.jsonl").toString()))
+                .isEqualTo(1);
+        assertThat(err.toString()).startsWith(expected).hasLineCount(1);
+    }
 }

@@ -120,8 +120,8 @@ class FlowPlannerTest {
     @Test
     void aFlowFromSnapshotsRefusesSourcesThatCouldNeverOrWronglyCompleteASnapshot() {
         String files =
-                "CREATE TEMPORARY TABLE exports (id INT, name STRING, exportDay INT) WITH"
-                        + " ('connector' = 'filesystem', 'path' = '/tmp/none', 'format' = 'csv',"
+                "CREATE TEMPORARY TABLE exports (id INT, name STRING, exportDay STRING) WITH"
+                        + " ('connector' = 'filesystem', 'path' = '/tmp/none', 'format' = 'json',"
                         + " 'source.monitor-interval' = '1 min');\n"
                         + "CREATE OR REFRESH STREAMING TABLE t;\n";
         String flow =
