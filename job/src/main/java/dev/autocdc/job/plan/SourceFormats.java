@@ -1,6 +1,7 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.Spelling;
+import dev.autocdc.job.source.GuardedKeyFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.ServiceConfigurationError;
@@ -91,7 +92,7 @@ final class SourceFormats {
             } catch (ServiceConfigurationError | NoClassDefFoundError unloadable) {
                 continue; // a factory whose dependencies are missing, as Flink skips it
             }
-            if (kind.isInstance(f)) {
+            if (kind.isInstance(f) && !(f instanceof GuardedKeyFormat)) { // the job's own
                 out.add(f.factoryIdentifier());
             }
         }

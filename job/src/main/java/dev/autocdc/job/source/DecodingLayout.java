@@ -17,8 +17,9 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
  *
  * <ol>
  *   <li>{@link #twin}: the twin table of the same connector with the raw format: the Kafka key
- *       fields, the record's bytes, the connector's metadata columns and Kafka's coordinates; and
- *       what the format must decode: the value's physical columns and the format's metadata;
+ *       fields (read by the key format, guarded: {@link GuardedKeyFormat}), the record's bytes, the
+ *       connector's metadata columns and Kafka's coordinates; and what the format must decode: the
+ *       value's physical columns and the format's metadata;
  *   <li>{@link #output}: the decoded rows, where each non-computed source column comes from (the
  *       decoded value or the twin's row), then Kafka's coordinates, for a flow from snapshots the
  *       inexact numbers, and the record's bytes under the engine's control-column names, and the
@@ -28,6 +29,9 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
 final class DecodingLayout {
     /** The prefix of a Kafka table's format metadata keys. */
     static final String VALUE = "value.";
+
+    /** The name of the twin's column of key errors, after the connector's key-fields prefix. */
+    static final String KEY_ERROR = "__autocdc_key_error";
 
     /** The twin's column of each record's bytes. */
     static final String BYTES = "__autocdc_bytes";
@@ -40,6 +44,11 @@ final class DecodingLayout {
     final List<String> formatMetadata = new ArrayList<>();
     final List<String> valueNames = new ArrayList<>();
     int bytesField;
+
+    /** The twin's column saying why a record's key could not be read; null without key fields. */
+    String keyError;
+
+    int keyErrorField = -1;
 
     /** Topic, partition, offset: the twin's field of each for Kafka, else -1. */
     final int[] coordinates = {-1, -1, -1};
@@ -84,6 +93,13 @@ final class DecodingLayout {
             l.twin.column(k, t);
             l.twinFields.put(k, l.twinTypes.size());
             l.twinTypes.add(t);
+        }
+        if (!l.keyFields.isEmpty() && options.containsKey("key.format")) {
+            // the key format guarded: a key it cannot read says why here (GuardedKeyFormat)
+            l.keyError = options.getOrDefault("key.fields-prefix", "") + KEY_ERROR;
+            l.keyErrorField = l.twinTypes.size();
+            l.twin.column(l.keyError, DataTypes.STRING());
+            l.twinTypes.add(DataTypes.STRING());
         }
         l.bytesField = l.twinTypes.size();
         l.twin.column(BYTES, DataTypes.BYTES());
@@ -219,6 +235,7 @@ final class DecodingLayout {
     RecordDecoder.Layout recordLayout() {
         return new RecordDecoder.Layout(
                 bytesField,
+                keyErrorField,
                 inexactField,
                 fromValue.stream().mapToInt(i -> i).toArray(),
                 fromRow.stream().mapToInt(i -> i == null ? -1 : i).toArray(),

@@ -22,13 +22,13 @@ import org.apache.flink.util.OutputTag;
  * Decodes a source's records with the source's own format, in a step of ours after a connector that
  * read them as bytes ({@link SourceDecoding}), so that a record the format cannot read is a dead
  * letter with its bytes and reason (semantics §11) instead of a failed job. Reasons: {@value
- * DeadLetter#PARSE_ERROR} (the format threw), {@value DeadLetter#BLANK_RECORD} (a blank or
- * whitespace-only record), {@value DeadLetter#DUPLICATE_FIELD} (a JSON record with a field written
- * twice in one object, {@link DuplicateFields}), {@value DeadLetter#INEXACT_NUMBER} ({@link
- * ExactNumbers}). A row of a flow from snapshots whose inexact numbers are all in columns that
- * place no row (not its key, not its snapshot) goes on instead, its numbers named in {@link
- * ControlColumn#INEXACT}: the flow makes it that dead letter, and it holds its key at its snapshot,
- * as any row refused there does.
+ * DeadLetter#PARSE_ERROR} (the format threw, or the key format could not read a Kafka record's key:
+ * {@link GuardedKeyFormat}), {@value DeadLetter#BLANK_RECORD} (a blank or whitespace-only record),
+ * {@value DeadLetter#DUPLICATE_FIELD} (a JSON record with a field written twice in one object,
+ * {@link DuplicateFields}), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}). A row of a
+ * flow from snapshots whose inexact numbers are all in columns that place no row (not its key, not
+ * its snapshot) goes on instead, its numbers named in {@link ControlColumn#INEXACT}: the flow makes
+ * it that dead letter, and it holds its key at its snapshot, as any row refused there does.
  *
  * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
  * source's physical and metadata columns, as the source table declares them, with the kind the
@@ -43,6 +43,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
      */
     record Layout(
             int bytesField,
+            int keyErrorField,
             int inexactField,
             int[] fromValue,
             int[] fromRow,
@@ -123,6 +124,11 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         byte[] bytes = in.isNullAt(layout.bytesField()) ? null : in.getBinary(layout.bytesField());
         if (bytes == null) {
             return; // a Kafka tombstone: no record, as the formats read it
+        }
+        if (layout.keyErrorField() >= 0 && !in.isNullAt(layout.keyErrorField())) {
+            String why = in.getString(layout.keyErrorField()).toString();
+            letter(ctx, in, bytes, DeadLetter.PARSE_ERROR, why);
+            return;
         }
         if (text && isBlank(bytes)) { // a binary record may well be all "whitespace" bytes
             letter(ctx, in, bytes, DeadLetter.BLANK_RECORD, "the record is blank");

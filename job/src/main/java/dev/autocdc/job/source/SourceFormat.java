@@ -86,15 +86,27 @@ final class SourceFormat {
             DecodingLayout layout,
             Configuration formatOptions) {
         TableDescriptor.Builder descriptor = TableDescriptor.forConnector(options.get("connector"));
+        String keyPrefix =
+                layout.keyError == null ? null : "key." + options.get("key.format") + ".";
+        Map<String, String> keyOptions = new HashMap<>();
         for (Map.Entry<String, String> o : options.entrySet()) {
             String k = o.getKey();
             if (k.startsWith(formatPrefix)) {
                 formatOptions.setString(k.substring(formatPrefix.length()), o.getValue());
+            } else if (keyPrefix != null && k.startsWith(keyPrefix)) {
+                keyOptions.put(k.substring(keyPrefix.length()), o.getValue());
             } else if (!k.equals("connector") && !k.equals("format") && !k.equals("value.format")) {
                 descriptor.option(k, o.getValue());
             }
         }
         descriptor.option(kafka ? "value.format" : "format", "raw");
+        if (keyPrefix != null) {
+            descriptor.option("key.format", GuardedKeyFormat.IDENTIFIER);
+            descriptor.option(
+                    "key." + GuardedKeyFormat.IDENTIFIER + "." + GuardedKeyFormat.FORMAT.key(),
+                    GuardedKeyFormat.describe(options.get("key.format"), keyOptions));
+            descriptor.option("key.fields", options.get("key.fields") + ";" + layout.keyError);
+        }
         if (!layout.keyFields.isEmpty()) {
             descriptor.option("value.fields-include", "EXCEPT_KEY");
         }
