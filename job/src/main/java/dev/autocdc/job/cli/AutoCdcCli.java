@@ -56,6 +56,8 @@ public final class AutoCdcCli {
                     "                   [--metrics-port PORT] [--log-level"
                             + " error|warn|info|debug|trace]",
                     "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+                    "       autocdc sql --flow FILE.sql [-Dkey=value ...]   (Flink SQL: SELECT"
+                            + " prints a table)",
                     "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
                     "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
                             + " DIR [--as-of SQL] [--max-parallelism N]",
@@ -99,10 +101,15 @@ public final class AutoCdcCli {
      * here on the output shows the references, not their values.
      */
     private FlowScript load(CliOptions options) throws IOException {
+        return FlowScript.parse(loadText(options));
+    }
+
+    /** The script's text, its {@code ${env:NAME}} references resolved and redacted on output. */
+    private String loadText(CliOptions options) throws IOException {
         EnvReferences resolved = EnvReferences.resolve(FlowFile.read(options.flow), environment);
         out.redactWith(resolved::redact);
         err.redactWith(resolved::redact);
-        return FlowScript.parse(resolved.text());
+        return resolved.text();
     }
 
     /**
@@ -175,6 +182,9 @@ public final class AutoCdcCli {
                     return validate(options);
                 case "run":
                     return runFlows(options);
+                case "sql":
+                    return new SqlCommand(out, err)
+                            .run(options.flow, loadText(options), options.configuration(local));
                 case "demo":
                     return demo(options);
                 case "bootstrap":
@@ -190,10 +200,7 @@ public final class AutoCdcCli {
             return 1;
         } catch (Exception e) {
             err.println(
-                    "autocdc: "
-                            + (e.getMessage() == null
-                                    ? e.toString()
-                                    : FlowPlannerMessages.root(e)));
+                    "autocdc: " + (e.getMessage() == null ? e.toString() : ErrorMessages.root(e)));
             return 1;
         }
     }
@@ -376,25 +383,6 @@ public final class AutoCdcCli {
         List<String> names = flows.stream().map(f -> f.flow().name()).toList();
         for (String line : LetterCounts.report(accumulators, names, job.destinations())) {
             err.println("autocdc: " + line);
-        }
-    }
-
-    /** Messages of nested exceptions, for stderr. */
-    static final class FlowPlannerMessages {
-        static String root(Throwable e) {
-            Throwable t = e;
-            while (t.getCause() != null && t.getCause() != t) {
-                t = t.getCause();
-            }
-            String hint =
-                    t instanceof OutOfMemoryError
-                            ? "; give the JVM more heap: AUTOCDC_JAVA_OPTS=-Xmx4g deploy/autocdc"
-                                    + " ..."
-                            : "";
-            return (t == e
-                            ? String.valueOf(e.getMessage())
-                            : e.getMessage() + " (cause: " + t.getMessage() + ")")
-                    + hint;
         }
     }
 }

@@ -85,7 +85,8 @@ final class CliOptions {
         }
         CliOptions o = new CliOptions();
         o.command = args[0];
-        if (!List.of("run", "validate", "demo", "bootstrap", "rebuild").contains(o.command)) {
+        if (!List.of("run", "validate", "sql", "demo", "bootstrap", "rebuild")
+                .contains(o.command)) {
             throw new IllegalArgumentException("unknown command " + o.command);
         }
         for (int i = 1; i < args.length; i++) {
@@ -189,6 +190,11 @@ final class CliOptions {
         }
         if ((suffix != null || out != null) && !command.equals("rebuild")) {
             throw new IllegalArgumentException("--suffix and --out are for rebuild");
+        }
+        if (command.equals("sql")
+                && (materialize != null || deadLetters != null || checkpointDir != null)) {
+            throw new IllegalArgumentException(
+                    "sql takes --flow FILE.sql, --parallelism, --log-level and -Dkey=value");
         }
         if (fromSavepoint != null && !command.equals("run")) {
             throw new IllegalArgumentException("--from-savepoint is for run");

@@ -69,7 +69,7 @@ final class StoppableRun {
         } catch (Exception e) {
             err.println(
                     "autocdc: interrupted: the job did not cancel cleanly ("
-                            + AutoCdcCli.FlowPlannerMessages.root(e)
+                            + ErrorMessages.root(e)
                             + "); what it wrote since its last flush may be lost");
         }
         err.flush();

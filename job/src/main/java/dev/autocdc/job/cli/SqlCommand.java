@@ -1,0 +1,120 @@
+package dev.autocdc.job.cli;
+
+import dev.autocdc.job.flow.ScriptSplitter;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ResultKind;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.internal.TableResultInternal;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.utils.print.PrintStyle;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * {@code autocdc sql --flow FILE.sql}: runs a Flink SQL script as the SQL client would, to ask a
+ * target's history (docs/targets.md): catalogs, tables, SET, SELECT and INSERT, in order, in batch
+ * mode unless the script or a {@code -D} sets {@code execution.runtime-mode}. Each SELECT (and
+ * SHOW, DESCRIBE, EXPLAIN) prints its whole result as a table on the standard output, with its row
+ * count (use LIMIT for a large one); an INSERT waits for its job. A statement Flink cannot run
+ * stops the script, naming its line; the flow language's own statements are refused, naming {@code
+ * run}.
+ */
+final class SqlCommand {
+    /** The flow language's statements, which {@code run} and {@code validate} take. */
+    private static final Pattern FLOW_STATEMENT =
+            Pattern.compile(
+                    "^\\s*CREATE\\s+(OR\\s+REFRESH\\s+STREAMING\\s+TABLE|FLOW)\\b",
+                    Pattern.CASE_INSENSITIVE);
+
+    private static final Pattern INSERT =
+            Pattern.compile("^\\s*(INSERT|EXECUTE)\\b", Pattern.CASE_INSENSITIVE);
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    SqlCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs {@code script}, read from {@code file} (for messages), under {@code conf}.
+     *
+     * @return the exit code: 0, or 1 when a statement failed
+     */
+    int run(String file, String script, Configuration conf) {
+        if (!conf.contains(ExecutionOptions.RUNTIME_MODE)) {
+            conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        }
+        TableEnvironment tEnv =
+                TableEnvironment.create(
+                        EnvironmentSettings.newInstance().withConfiguration(conf).build());
+        List<ScriptSplitter.Statement> statements = ScriptSplitter.split(script);
+        if (statements.isEmpty()) {
+            err.println("autocdc: " + file + " has no statement");
+            return 1;
+        }
+        for (ScriptSplitter.Statement s : statements) {
+            if (FLOW_STATEMENT.matcher(ScriptSplitter.stripComments(s.text())).find()) {
+                err.println(
+                        "autocdc: "
+                                + file
+                                + ", line "
+                                + s.line()
+                                + ": an AUTO CDC statement; sql runs Flink SQL only: run flows"
+                                + " with autocdc run --flow FILE.sql");
+                return 1;
+            }
+            try {
+                show(s.text(), tEnv.executeSql(s.text()));
+            } catch (Exception e) {
+                err.println(
+                        "autocdc: "
+                                + file
+                                + ", line "
+                                + s.line()
+                                + ": Flink could not run the statement: "
+                                + ErrorMessages.root(e));
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    /** An INSERT's job, awaited; a result with rows, as a table. */
+    private void show(String statement, TableResult result) throws Exception {
+        if (INSERT.matcher(ScriptSplitter.stripComments(statement)).find()) {
+            result.await();
+            out.println("inserted");
+            return;
+        }
+        if (result.getResultKind() != ResultKind.SUCCESS_WITH_CONTENT) {
+            return;
+        }
+        TableResultInternal rows = (TableResultInternal) result;
+        List<RowData> all = new ArrayList<>();
+        try (CloseableIterator<RowData> it = rows.collectInternal()) {
+            it.forEachRemaining(all::add);
+        }
+        PrintWriter writer = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
+        PrintStyle.tableauWithDataInferredColumnWidths(
+                        result.getResolvedSchema(),
+                        rows.getRowDataToStringConverter(),
+                        PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
+                        false,
+                        false)
+                .print(all.iterator(), writer);
+        writer.println(all.size() + (all.size() == 1 ? " row in set" : " rows in set"));
+        writer.flush();
+    }
+}

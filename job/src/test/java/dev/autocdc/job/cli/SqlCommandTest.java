@@ -1,0 +1,105 @@
+package dev.autocdc.job.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code autocdc sql}: a lake target's history asked in batch SQL from the command line, as
+ * docs/targets.md shows, the result printed as a table; and its refusals, each naming the line.
+ */
+class SqlCommandTest {
+    @TempDir Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int cli(String... args) {
+        return new AutoCdcCli(
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(args);
+    }
+
+    private String catalog() {
+        return "CREATE CATALOG lake WITH ('type' = 'paimon', 'warehouse' = '"
+                + dir.resolve("warehouse").toUri()
+                + "');\n";
+    }
+
+    @Test
+    void aLakeTargetsHistoryIsAskedInBatchSqlAndPrintedAsATable() throws Exception {
+        Path events = dir.resolve("users.json");
+        Files.write(
+                events,
+                List.of(
+                        "{\"id\": 1, \"city\": \"Oaxaca\", \"seq\": 1}",
+                        "{\"id\": 1, \"city\": \"Tijuana\", \"seq\": 2}",
+                        "{\"id\": 2, \"city\": \"Lima\", \"seq\": 1}"));
+        Path flow = dir.resolve("flow.sql");
+        Files.writeString(
+                flow,
+                catalog()
+                        + """
+                        CREATE DATABASE IF NOT EXISTS lake.hr;
+                        CREATE TABLE users (id INT, city STRING, seq INT)
+                        WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+                        CREATE OR REFRESH STREAMING TABLE lake.hr.users_history;
+                        CREATE FLOW f AS AUTO CDC INTO lake.hr.users_history FROM STREAM(users)
+                        KEYS (id) SEQUENCE BY seq STORED AS SCD TYPE 2;
+                        """
+                                .formatted(events));
+        assertThat(cli("run", "--flow", flow.toString())).as(err.toString()).isZero();
+
+        Path ask = dir.resolve("ask.sql");
+        Files.writeString(
+                ask,
+                catalog()
+                        + "-- what each user's city was, in order\n"
+                        + "SELECT id, city, __START_AT, __END_AT FROM lake.hr.users_history\n"
+                        + "ORDER BY id, __START_AT;\n"
+                        + "SELECT COUNT(*) AS open_versions FROM lake.hr.users_history"
+                        + " WHERE __END_AT IS NULL;\n");
+        out.reset();
+        assertThat(cli("sql", "--flow", ask.toString())).as(err.toString()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8).lines().map(String::strip).toList())
+                .containsSubsequence(
+                        "+----+---------+------------+----------+",
+                        "| id |    city | __START_AT | __END_AT |",
+                        "+----+---------+------------+----------+",
+                        "|  1 |  Oaxaca |          1 |        2 |",
+                        "|  1 | Tijuana |          2 |   <NULL> |",
+                        "|  2 |    Lima |          1 |   <NULL> |",
+                        "+----+---------+------------+----------+",
+                        "3 rows in set",
+                        "| open_versions |",
+                        "|             2 |",
+                        "1 row in set");
+    }
+
+    @Test
+    void aFlowStatementOrAStatementFlinkCannotRunStopsTheScriptNamingItsLine() throws Exception {
+        Path flow = dir.resolve("flow.sql");
+        Files.writeString(
+                flow,
+                "SELECT 1;\n\nCREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id)"
+                        + " SEQUENCE BY seq;\n");
+        assertThat(cli("sql", "--flow", flow.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(flow + ", line 3: an AUTO CDC statement")
+                .contains("autocdc run --flow FILE.sql");
+        err.reset();
+        Files.writeString(flow, "SELECT 1;\nSELECT * FROM no_such_table;\n");
+        assertThat(cli("sql", "--flow", flow.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(flow + ", line 2: Flink could not run the statement:")
+                .contains("no_such_table");
+    }
+}
