@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -142,6 +143,16 @@ public final class FlowPlanner {
         String text = ScriptSplitter.stripComments(sql.sql()).strip();
         Matcher set = SET.matcher(text);
         if (set.matches()) {
+            if (unquote(set.group(1)).equals(ExecutionOptions.RUNTIME_MODE.key())) {
+                throw new FlowSyntaxException(
+                        sql.line(),
+                        "SET",
+                        "a flow file runs as one streaming job, so "
+                                + ExecutionOptions.RUNTIME_MODE.key()
+                                + " cannot be set in it; remove this line (a bounded source ends"
+                                + " the run by itself). To ask a table in batch SQL, put the"
+                                + " queries in a file of their own: autocdc sql --flow FILE.sql");
+            }
             tEnv.getConfig()
                     .getConfiguration()
                     .setString(unquote(set.group(1)), unquote(set.group(2)));

@@ -153,4 +153,17 @@ class SourceMessagesTest {
                 "line 1, SET: the statement runs on into CREATE on line 2; end the statement on"
                         + " line 1 with ;");
     }
+
+    @Test
+    void aBatchRuntimeModeIsRefusedOnItsLineNamingTheSqlCommand() throws Exception {
+        String path = file();
+        assertThat(
+                        message(
+                                "SET 'execution.runtime-mode' = 'batch';\n"
+                                        + script(
+                                                "'path' = '" + path + "', 'format' = 'json'",
+                                                "operation = 'D'")))
+                .startsWith("line 1, SET: a flow file runs as one streaming job")
+                .contains("autocdc sql --flow FILE.sql");
+    }
 }
