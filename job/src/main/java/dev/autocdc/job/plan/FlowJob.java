@@ -4,6 +4,7 @@ import dev.autocdc.operators.flink.AutoCdc;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.InputCheck;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
+import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
@@ -210,11 +212,10 @@ public final class FlowJob {
                         new EngineInput(
                                 inputType,
                                 flow.carriesBytes(),
-                                // a snapshot flow's refused row whose key can be read holds its
-                                // key at its snapshot: the keyed step refuses it (semantics §10)
-                                flow.carriesBytes() && !spec.snapshot()
-                                        ? new InputCheck(spec)
-                                        : null,
+                                flow.carriesBytes() ? new InputCheck(spec) : null,
+                                // a snapshot flow's refused row goes on, marked, to hold its key
+                                // at its snapshot (semantics §10)
+                                spec.snapshot() ? spec.field(ControlColumn.REFUSED) : -1,
                                 refused))
                 .returns(InternalTypeInfo.of(spec.inputType()))
                 .name("engine input of " + flow.flow().name())
@@ -313,27 +314,33 @@ public final class FlowJob {
      * Row (from the SQL source) to RowData (for the engine), keeping the row kind. When the input's
      * last column holds the record's bytes, it drops the column, so that the bytes never cross the
      * keyed exchange, and (given a check) refuses here what the engine would refuse by the row
-     * alone ({@link InputCheck}), so that the dead letter carries the bytes.
+     * alone ({@link InputCheck}), so that the dead letter carries the bytes. A refused row stops
+     * here, but in a flow from snapshots, where it goes on marked ({@code ControlColumn.REFUSED})
+     * to hold its key.
      */
     static final class EngineInput extends ProcessFunction<Row, RowData> {
         private final DataType type;
         private final boolean carriesBytes;
         private final InputCheck check;
+        private final int refusedField;
         private final OutputTag<DeadLetter> refused;
         private transient DataStructureConverter<Object, Object> converter;
 
         /**
          * @param carriesBytes whether the last column holds the record's bytes
          * @param check null: the engine refuses bad rows itself (no bytes in their letters)
+         * @param refusedField where a refused row that goes on is marked; -1: it stops here
          */
         EngineInput(
                 DataType type,
                 boolean carriesBytes,
                 InputCheck check,
+                int refusedField,
                 OutputTag<DeadLetter> refused) {
             this.type = type;
             this.carriesBytes = carriesBytes;
             this.check = check;
+            this.refusedField = refusedField;
             this.refused = refused;
         }
 
@@ -357,12 +364,15 @@ public final class FlowJob {
                 engine.setField(i, data.getField(i));
             }
             DeadLetter letter = check == null ? null : check.check(engine);
-            if (letter == null) {
-                out.collect(engine);
-            } else {
+            if (letter != null) {
                 letter.raw = (byte[]) data.getField(n);
                 ctx.output(refused, letter);
+                if (refusedField < 0) {
+                    return;
+                }
+                engine.setField(refusedField, StringData.fromString(letter.reason));
             }
+            out.collect(engine);
         }
     }
 

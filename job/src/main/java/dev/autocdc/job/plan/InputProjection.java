@@ -30,8 +30,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  *   <li>the control columns, named under the flow's control prefix ({@link
  *       ControlColumn#columnName(String)}): the sequence (a ROW for a struct sequence), the system
  *       sequence, the delete and truncate conditions, the clause whose CAST failed, the COLUMNS TO
- *       UPDATE list, the record's Kafka coordinates, a snapshot row's inexact numbers (set by the
- *       decoding step), and the source columns the target leaves out as one ROW (so that a dead
+ *       UPDATE list, the record's Kafka coordinates, the mark of a snapshot row refused before the
+ *       keyed exchange, and the source columns the target leaves out as one ROW (so that a dead
  *       letter's payload is the whole record);
  *   <li>for a source decoded by the flow ({@link SourceDecoding}), last, the record's bytes, which
  *       {@code FlowJob} checks and drops before the engine.
@@ -82,8 +82,8 @@ final class InputProjection {
             as(select, "CAST(NULL AS BOOLEAN)", prefix, ControlColumn.ERASE.columnName());
         }
         coordinates(select, source, prefix, decoded);
-        if (decoded != null && decoded.inexact() != null) {
-            as(select, quote(decoded.inexact()), prefix, ControlColumn.INEXACT.columnName());
+        if (decoded != null && decoded.refused() != null) {
+            as(select, quote(decoded.refused()), prefix, ControlColumn.REFUSED.columnName());
         }
         String record = recordExpression(mapping, source);
         if (record != null) {

@@ -22,8 +22,8 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
  *       value's physical columns and the format's metadata;
  *   <li>{@link #output}: the decoded rows, where each non-computed source column comes from (the
  *       decoded value or the twin's row), then Kafka's coordinates, for a flow from snapshots the
- *       inexact numbers, and the record's bytes under the engine's control-column names, and the
- *       casts the view applies.
+ *       refusal mark, and the record's bytes under the engine's control-column names, and the casts
+ *       the view applies.
  * </ol>
  */
 final class DecodingLayout {
@@ -61,10 +61,10 @@ final class DecodingLayout {
     final List<Integer> fromRow = new ArrayList<>();
     final List<String> coordinateColumns = new ArrayList<>();
 
-    /** The column of a row's inexact numbers, which the decoding step sets; null when none. */
-    String inexact;
+    /** The column of a refused row that goes on (a flow from snapshots); null when none. */
+    String refused;
 
-    int inexactField = -1;
+    int refusedField = -1;
 
     /** Format metadata declared of another type than the format's, cast by the view. */
     final Map<String, DataType> casts = new HashMap<>();
@@ -160,12 +160,12 @@ final class DecodingLayout {
 
     /**
      * Phase 2: where each non-computed source column comes from, then Kafka's coordinates, the
-     * inexact numbers ({@code snapshot} only) and the record's bytes under the engine's
-     * control-column names (a prefix no source column uses).
+     * refusal mark ({@code snapshot} only) and the record's bytes under the engine's control-column
+     * names (a prefix no source column uses).
      *
      * @param formatMetadataTypes the format's own type of each metadata key it reads
      * @param snapshot whether the flow reads snapshots, whose rows with an inexact number in a
-     *     column that places no row are passed on marked ({@link ControlColumn#INEXACT})
+     *     column that places no row are passed on marked ({@link ControlColumn#REFUSED})
      */
     void output(
             List<Column> columns,
@@ -214,9 +214,9 @@ final class DecodingLayout {
             }
         }
         if (snapshot) {
-            inexact = ControlColumn.INEXACT.columnName(prefix);
-            inexactField = outFields.size();
-            outFields.add(DataTypes.FIELD(inexact, DataTypes.STRING()));
+            refused = ControlColumn.REFUSED.columnName(prefix);
+            refusedField = outFields.size();
+            outFields.add(DataTypes.FIELD(refused, DataTypes.STRING()));
             fromValue.add(-1);
             fromRow.add(-1);
         }
@@ -236,7 +236,7 @@ final class DecodingLayout {
         return new RecordDecoder.Layout(
                 bytesField,
                 keyErrorField,
-                inexactField,
+                refusedField,
                 fromValue.stream().mapToInt(i -> i).toArray(),
                 fromRow.stream().mapToInt(i -> i == null ? -1 : i).toArray(),
                 twinTypes.toArray(new DataType[0]),
@@ -247,7 +247,7 @@ final class DecodingLayout {
 
     /**
      * The view's query over the decoded rows: the source's columns in their order (computed ones
-     * computed, format metadata cast), then the coordinates, the inexact numbers and the bytes.
+     * computed, format metadata cast), then the coordinates, the refusal mark and the bytes.
      */
     String viewQuery(List<Column> columns, String from) {
         StringBuilder select = new StringBuilder("SELECT ");
@@ -271,8 +271,8 @@ final class DecodingLayout {
         for (String c : coordinateColumns) {
             select.append(", ").append(SourceDecoding.quote(c));
         }
-        if (inexact != null) {
-            select.append(", ").append(SourceDecoding.quote(inexact));
+        if (refused != null) {
+            select.append(", ").append(SourceDecoding.quote(refused));
         }
         select.append(", ").append(SourceDecoding.quote(raw));
         return select.append(" FROM ").append(SourceDecoding.quote(from)).toString();

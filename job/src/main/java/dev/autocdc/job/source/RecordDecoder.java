@@ -27,8 +27,8 @@ import org.apache.flink.util.OutputTag;
  * {@value DeadLetter#DUPLICATE_FIELD} (a JSON record with a field written twice in one object,
  * {@link DuplicateFields}), {@value DeadLetter#INEXACT_NUMBER} ({@link ExactNumbers}). A row of a
  * flow from snapshots whose inexact numbers are all in columns that place no row (not its key, not
- * its snapshot) goes on instead, its numbers named in {@link ControlColumn#INEXACT}: the flow makes
- * it that dead letter, and it holds its key at its snapshot, as any row refused there does.
+ * its snapshot) is that letter too, and goes on marked refused ({@link ControlColumn#REFUSED}), to
+ * hold its key at its snapshot, as any row refused there does.
  *
  * <p>In: a row of the byte-reading table, in Flink's internal form (see {@link Layout}). Out: the
  * source's physical and metadata columns, as the source table declares them, with the kind the
@@ -44,7 +44,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     record Layout(
             int bytesField,
             int keyErrorField,
-            int inexactField,
+            int refusedField,
             int[] fromValue,
             int[] fromRow,
             DataType[] rowFieldTypes,
@@ -158,9 +158,11 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             // a number out of its type's range fails some formats: say so rather than "parse error"
             List<ExactNumbers.Inexact> inexact = inexactNumbers(bytes);
             held = heldRow(inexact);
+            if (!inexact.isEmpty()) {
+                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
+            }
             if (held == null || !decodeWithoutInexact(bytes)) {
                 if (!inexact.isEmpty()) {
-                    letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
                     return;
                 }
                 letter(
@@ -189,8 +191,8 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             List<ExactNumbers.Inexact> inexact = inexactNumbers(bytes);
             if (!inexact.isEmpty()) {
                 held = heldRow(inexact);
+                letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
                 if (held == null) {
-                    letter(ctx, in, bytes, DeadLetter.INEXACT_NUMBER, inexact.get(0).message());
                     return;
                 }
             }
@@ -206,7 +208,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                 int v = layout.fromValue()[i];
                 if (v >= 0) {
                     row.setField(i, ((GenericRowData) value).getField(v));
-                } else if (i == layout.inexactField()) {
+                } else if (i == layout.refusedField()) {
                     row.setField(i, held == null ? null : StringData.fromString(held));
                 } else {
                     int f = layout.fromRow()[i];
@@ -234,11 +236,11 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
 
     /**
      * For a flow from snapshots, when no inexact number is in a column that places the row (its
-     * key, its snapshot): the row still holds its key, so it goes on marked with the numbers, and
-     * the flow makes it the dead letter. Else null: the row is a dead letter here.
+     * key, its snapshot): why it is refused; it still holds its key, so it goes on marked with
+     * that. Else null: the row stops here.
      */
     private String heldRow(List<ExactNumbers.Inexact> inexact) {
-        if (layout.inexactField() < 0) {
+        if (layout.refusedField() < 0) {
             return null;
         }
         StringBuilder held = new StringBuilder();
@@ -257,7 +259,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             return List.of();
         }
         try {
-            return numbers.find(bytes, layout.inexactField() < 0);
+            return numbers.find(bytes, layout.refusedField() < 0);
         } catch (IOException | RuntimeException e) {
             return List.of();
         }

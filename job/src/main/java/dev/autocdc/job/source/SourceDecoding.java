@@ -58,8 +58,8 @@ public final class SourceDecoding {
      * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
      *     and offset, named as the engine's control columns under {@link
      *     ControlColumn#prefixAvoiding} of the source's columns; else empty
-     * @param inexact for a flow from snapshots, the view's column naming a row's inexact numbers
-     *     ({@link ControlColumn#INEXACT} under that prefix); else null
+     * @param refused for a flow from snapshots, the view's column marking a row refused here that
+     *     goes on to hold its key ({@link ControlColumn#REFUSED} under that prefix); else null
      * @param raw the view's last column, each record's bytes, named as {@link #RAW} under that
      *     prefix
      * @param snapshotWatermark whether the table read as bytes declares the snapshots' watermark
@@ -68,7 +68,7 @@ public final class SourceDecoding {
             String view,
             DataStream<DeadLetter> letters,
             List<String> coordinates,
-            String inexact,
+            String refused,
             String raw,
             boolean snapshotWatermark) {}
 
@@ -101,8 +101,8 @@ public final class SourceDecoding {
         List<String> taken = new ArrayList<>();
         columns.forEach(c -> taken.add(c.getName()));
         taken.addAll(layout.coordinateColumns);
-        if (layout.inexact != null) {
-            taken.add(layout.inexact);
+        if (layout.refused != null) {
+            taken.add(layout.refused);
         }
         taken.add(layout.raw);
         String timeColumn = SnapshotWatermark.timeColumn(layout.prefix, taken);
@@ -230,7 +230,7 @@ public final class SourceDecoding {
                 base,
                 decoded.getSideOutput(tag),
                 layout.coordinateColumns,
-                layout.inexact,
+                layout.refused,
                 layout.raw,
                 watermarked);
     }

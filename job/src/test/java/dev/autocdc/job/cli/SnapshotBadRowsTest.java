@@ -69,7 +69,11 @@ class SnapshotBadRowsTest {
                         letters,
                         List.of(row(1, 10, 1), row(2, 20, 1), row(3, 30, 1)),
                         // out of INT's range (the format refuses it) and a fraction (it coerces)
-                        List.of(row(1, 3000000000L, 2), row(2, 21, 2), row(3, 22.7, 2)),
+                        List.of(
+                                row(1, 3000000000L, 2),
+                                row(2, 21, 2),
+                                row(3, 22.7, 2),
+                                row(null, 40, 2)),
                         List.of(row(1, 10, 3), row(2, 21, 3), row(3, 30, 3)));
         // keys 1 and 3 stay as they were at snapshot 2: no close, no reopening
         assertThat(table)
@@ -79,12 +83,30 @@ class SnapshotBadRowsTest {
                         "{\"id\": 2, \"qty\": 21, \"__START_AT\": 2, \"__END_AT\": null}",
                         "{\"id\": 3, \"qty\": 30, \"__START_AT\": 1, \"__END_AT\": null}");
         List<String> written = Files.readAllLines(letters);
-        assertThat(written).hasSize(2);
+        assertThat(written).hasSize(3);
+        // each with the record's bytes: checked before the keyed exchange, where they are at hand
         assertThat(written)
-                .allSatisfy(l -> assertThat(l).contains("\"reason\": \"INEXACT_NUMBER\""))
+                .allSatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"source\": \"exports\"")
+                                        .doesNotContain("\"raw\": null"))
                 .anySatisfy(l -> assertThat(l).contains("cannot hold 3000000000 exactly"))
-                .anySatisfy(l -> assertThat(l).contains("cannot hold 22.7 exactly"));
-        assertThat(err.toString()).contains("flow f: 2 dead letters (INEXACT_NUMBER 2)");
+                .anySatisfy(l -> assertThat(l).contains("cannot hold 22.7 exactly"))
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"reason\": \"NULL_KEY\"")
+                                        .contains(
+                                                "\"raw\": \""
+                                                        + java.util.Base64.getEncoder()
+                                                                .encodeToString(
+                                                                        row(null, 40, 2)
+                                                                                .getBytes(
+                                                                                        StandardCharsets
+                                                                                                .UTF_8))));
+        assertThat(err.toString())
+                .contains("flow f: 3 dead letters (INEXACT_NUMBER 2, NULL_KEY 1)");
     }
 
     @Test

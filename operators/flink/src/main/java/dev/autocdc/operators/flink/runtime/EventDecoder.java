@@ -21,10 +21,10 @@ import org.apache.flink.types.RowKind;
 /**
  * Turns an input row (laid out as {@link EngineSpec} describes) into the engine's {@link
  * ChangeEvent}, or into a {@link DeadLetter} with its reason (semantics §11): a value that does not
- * convert, a CAST in a clause that fails, an inexact number the decoding step found, a null key or
- * sequence, a bad COLUMNS TO UPDATE list, a truncate where none may be (records a source's format
- * cannot read are the job's to catch). Never throws for bad input. Every letter carries the flow,
- * the row as JSON text and the Kafka coordinates the row has, and is counted.
+ * convert, a CAST in a clause that fails, a null key or sequence, a bad COLUMNS TO UPDATE list, a
+ * truncate where none may be (records a source's format cannot read are the job's to catch). Never
+ * throws for bad input. Every letter carries the flow, the row as JSON text and the Kafka
+ * coordinates the row has, and is counted.
  */
 public final class EventDecoder {
     /** Where a decoder's letters go. */
@@ -41,7 +41,7 @@ public final class EventDecoder {
     private final LogicalType[] inputTypes;
     private final RowLetters rowLetters;
     private final int castFailed;
-    private final int inexact;
+    private final int refused;
 
     /** The flow's key columns (read once: {@link Flow#keyIndexes} returns a copy). */
     private final int[] keyIndexes;
@@ -65,7 +65,7 @@ public final class EventDecoder {
         }
         rowLetters = new RowLetters(spec, inputTypes, inputGetters);
         castFailed = spec.field(ControlColumn.CAST_FAILED);
-        inexact = spec.field(ControlColumn.INEXACT);
+        refused = spec.field(ControlColumn.REFUSED);
         keyIndexes = flow.keyIndexes();
     }
 
@@ -127,10 +127,10 @@ public final class EventDecoder {
 
     /**
      * The dead letter of a row that the row alone refuses, uncounted; null when it passes. The
-     * reasons, in this order: a CAST in a clause that failed, an inexact number, a truncate where
-     * none may be, a null key (but for a truncate), a null or incomplete sequence (and system
-     * sequence), a COLUMNS TO UPDATE list naming a column that is not a value column. A row it
-     * passes may still be refused by {@link #decode}: a value that does not convert.
+     * reasons, in this order: a CAST in a clause that failed, a truncate where none may be, a null
+     * key (but for a truncate), a null or incomplete sequence (and system sequence), a COLUMNS TO
+     * UPDATE list naming a column that is not a value column. A row it passes may still be refused
+     * by {@link #decode}: a value that does not convert.
      */
     DeadLetter refusal(RowData input, boolean truncateAllowed) {
         if (castFailed >= 0 && !input.isNullAt(castFailed)) {
@@ -140,9 +140,6 @@ public final class EventDecoder {
                     "a CAST in "
                             + input.getString(castFailed)
                             + " could not convert the record's value");
-        }
-        if (inexact >= 0 && !input.isNullAt(inexact)) {
-            return letter(input, DeadLetter.INEXACT_NUMBER, input.getString(inexact).toString());
         }
         boolean truncate = flag(input, spec.field(ControlColumn.TRUNCATE));
         if (truncate && !truncateAllowed) {
@@ -193,6 +190,21 @@ public final class EventDecoder {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a row of a flow from snapshots is an end row (APPLY AS SNAPSHOT END WHEN): no data.
+     */
+    public static boolean isSnapshotEnd(EngineSpec spec, RowData row) {
+        return flag(row, spec.field(ControlColumn.SNAPSHOT_END));
+    }
+
+    /**
+     * Whether the row was refused before the keyed exchange ({@link ControlColumn#REFUSED}): its
+     * letter is out, and it only holds its key.
+     */
+    public boolean refusedBefore(RowData input) {
+        return refused >= 0 && !input.isNullAt(refused);
     }
 
     /** The key columns of a row, as Java values. */

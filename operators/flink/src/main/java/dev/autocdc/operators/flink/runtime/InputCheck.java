@@ -24,8 +24,14 @@ public final class InputCheck implements Serializable {
         this.spec = spec;
     }
 
-    /** The row's dead letter, as the engine would write it; null when the row passes. */
+    /**
+     * The row's dead letter, as the engine would write it; null when the row passes. An end row of
+     * a flow from snapshots passes: it is no data, and needs no key.
+     */
     public DeadLetter check(RowData row) {
+        if (EventDecoder.isSnapshotEnd(spec, row)) {
+            return null;
+        }
         if (decoder == null) {
             decoder = new EventDecoder(spec, null); // refusal() counts nothing
         }

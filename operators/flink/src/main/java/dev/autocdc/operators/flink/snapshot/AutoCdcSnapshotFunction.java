@@ -180,10 +180,13 @@ public class AutoCdcSnapshotFunction
         }
         byte[] id;
         boolean refusedRow = false;
-        DeadLetter refused = runtime.refusal(row);
-        if (refused != null) {
-            metrics.deadLettered.inc();
-            fx.output(SideOutputs.DEAD_LETTERS, refused);
+        boolean before = decoder.refusedBefore(row); // its letter is out, with its bytes
+        DeadLetter refused = before ? null : runtime.refusal(row);
+        if (before || refused != null) {
+            if (refused != null) {
+                metrics.deadLettered.inc();
+                fx.output(SideOutputs.DEAD_LETTERS, refused);
+            }
             id = keyRows.hasKey(row) ? decoder.snapshotId(row) : null;
             if (id == null) {
                 return; // no key or no snapshot to hold

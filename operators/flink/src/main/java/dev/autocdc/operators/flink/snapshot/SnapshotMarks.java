@@ -134,8 +134,7 @@ public final class SnapshotMarks extends AbstractStreamOperator<RowData>
     }
 
     static boolean isEnd(EngineSpec spec, RowData row) {
-        int f = spec.field(ControlColumn.SNAPSHOT_END);
-        return f >= 0 && !row.isNullAt(f) && row.getBoolean(f);
+        return EventDecoder.isSnapshotEnd(spec, row);
     }
 
     @Override

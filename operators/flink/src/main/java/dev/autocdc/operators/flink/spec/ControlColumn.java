@@ -58,13 +58,12 @@ public enum ControlColumn {
     CAST_FAILED("cast_failed", "CAST", Values.ANY, Flows.ALL),
 
     /**
-     * Optional STRING: a number of the record that its column cannot hold exactly, as the step that
-     * decoded the record found it, named with the column and the value (the row is a dead letter,
-     * {@code INEXACT_NUMBER}); null when every number is exact. A planner sets it where the row
-     * still holds its key: a flow from snapshots, for a column that decides neither the key nor the
-     * snapshot.
+     * Optional STRING: the row was refused before the keyed exchange, where its dead letter went
+     * out with the record's bytes (the column says why, for reading only). A planner lets such a
+     * row on only in a flow from snapshots, where it holds its key at its snapshot (semantics §10).
+     * Null for a row that passed.
      */
-    INEXACT("inexact", "an inexact number", Values.ANY, Flows.ALL),
+    REFUSED("refused", "a refused record", Values.ANY, Flows.ALL),
 
     /** Optional STRING: the Kafka topic a dead letter came from. */
     TOPIC("topic", "topic", Values.ANY, Flows.ALL),
