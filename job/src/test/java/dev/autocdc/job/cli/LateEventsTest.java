@@ -23,10 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the run's summary counts it there.
  *
  * <p>A retention counts processing time, so the feed must take time: a {@code datagen} source
- * emitting two rows a second. Key 1 is inserted at sequence 1 and deleted at 5 in the first second;
- * its tombstone lives 10 ms, so the SCD type 2 key keeps only its floor (5). A second later an
- * upsert at 3 comes, before that floor: a late event ({@code BEFORE_RETAINED_HISTORY}), while an
- * upsert at 7 starts a new history.
+ * emitting a row a second. Key 1 is inserted at sequence 1 and deleted at 5 a second later; its
+ * tombstone lives 10 ms, so the SCD type 2 key keeps only its floor (5). A second later an upsert
+ * at 3 comes, before that floor: a late event ({@code BEFORE_RETAINED_HISTORY}), while an upsert at
+ * 7 starts a new history.
  */
 class LateEventsTest {
     @TempDir Path dir;
@@ -44,7 +44,7 @@ class LateEventsTest {
               name AS CASE n WHEN 1 THEN 'Ana' WHEN 3 THEN 'late' WHEN 4 THEN 'back' END,
               op AS CASE n WHEN 2 THEN 'D' ELSE 'U' END,
               ts AS CASE n WHEN 1 THEN 1 WHEN 2 THEN 5 WHEN 3 THEN 3 ELSE 7 END)
-            WITH ('connector' = 'datagen', 'rows-per-second' = '2', 'fields.n.kind' = 'sequence',
+            WITH ('connector' = 'datagen', 'rows-per-second' = '1', 'fields.n.kind' = 'sequence',
                   'fields.n.start' = '1', 'fields.n.end' = '4', 'number-of-rows' = '4');
             CREATE TABLE late_events (flow STRING, source STRING, reason STRING, message STRING,
               payload STRING, topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)
