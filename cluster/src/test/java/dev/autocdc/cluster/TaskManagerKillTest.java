@@ -2,6 +2,7 @@ package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.autocdc.cluster.LakeTables.Lake;
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -28,12 +30,18 @@ import org.junit.jupiter.api.io.TempDir;
  * Nothing lost, nothing twice, when the TaskManager dies: SCD type 2 and bitemporal flows read a
  * Kafka topic while it is being written, on a cluster of processes with RocksDB and incremental
  * checkpoints every 2 s, and the test kills the TaskManager with SIGKILL at random moments and
- * starts a new one. The flows write upsert-kafka topics and {@code kafka} changelog topics ({@code
- * debezium-json}), with exactly-once delivery (transactions), read with {@code read_committed}.
- * Every target equals the reference model, and the transactional changelogs are well formed: no
- * {@code -U}/{@code -D} of a row that is not there, no {@code +I}/{@code +U} of a key that is. The
- * exactly-once changelog flows and the SCD1 flow keep a write-back cache of hot state (100 and 500
- * of the 2,000 keys, so keys are evicted all the time), which must be in every checkpoint.
+ * starts a new one, each kill 0.5 to 3 s after a checkpoint completed since the last recovery, so
+ * that the job restores from a checkpoint with rows written after it. The flows write upsert-kafka
+ * topics and {@code kafka} changelog topics ({@code debezium-json}), with exactly-once delivery
+ * (transactions), read with {@code read_committed}. Every target equals the reference model, and
+ * the transactional changelogs are well formed: no {@code -U}/{@code -D} of a row that is not
+ * there, no {@code +I}/{@code +U} of a key that is. The exactly-once changelog flows and the SCD1
+ * flow keep a write-back cache of hot state (100 and 500 of the 2,000 keys, so keys are evicted all
+ * the time), which must be in every checkpoint. Two more SCD type 2 flows write lake tables in
+ * local warehouses, an Apache Paimon table and an Apache Iceberg table (upsert, parallelism 2, so
+ * that many keys are inserted and closed between two checkpoints), which commit at checkpoints;
+ * each, read back in batch with the format's own API, holds every row of the reference model once
+ * and nothing else.
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 2,000), {@code -Dautocdc.kill.events-per-key}
  * (20), {@code -Dautocdc.kill.kills} (5); {@code -Dautocdc.kill.converge-minutes} (5) bounds the
@@ -70,7 +78,7 @@ class TaskManagerKillTest {
                 kafka.createTopic(t, 2);
             }
             Path flow = dir.resolve("kill.sql");
-            Files.writeString(flow, flow(kafka.bootstrapServers()));
+            Files.writeString(flow, flow(kafka.bootstrapServers()) + lakeFlows());
             LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
             List<String> figures = new ArrayList<>();
             Path progress = Path.of("target", "kill-progress.txt");
@@ -114,11 +122,17 @@ class TaskManagerKillTest {
                         0,
                         15,
                         TimeUnit.SECONDS);
-                // the events arrive while the TaskManager is killed, in 40 batches
+                // the events arrive while the TaskManager is killed, in 40 batches over 80 s
                 CompletableFuture<Void> producing =
                         CompletableFuture.runAsync(() -> produce(kafka, w.lines, 40));
+                long checkpoints = 0;
                 for (int k = 1; k <= kills; k++) {
-                    Thread.sleep(2_000 + random.nextInt(4_000));
+                    // after a checkpoint completed since the last recovery, so that the job
+                    // restores from it, and the lakes have commits, rows written since and a
+                    // checkpoint perhaps under way
+                    checkpoints = awaitCheckpoint(cluster, job, checkpoints);
+                    Thread.sleep(500 + random.nextInt(2_500));
+                    String lakes = lakeCommits();
                     long pid =
                             Long.parseLong(
                                     Files.readString(cluster.home.resolve("taskmanager-1.pid"))
@@ -134,8 +148,12 @@ class TaskManagerKillTest {
                     // until the JobManager notices the loss, the job still looks running there
                     awaitRunning(cluster, job, killed, Duration.ofMinutes(3));
                     figures.add(
-                            "kill %d: running again after %.1f s"
-                                    .formatted(k, (System.nanoTime() - killedAt) / 1e9));
+                            "kill %d (after checkpoint %d; %s): running again after %.1f s"
+                                    .formatted(
+                                            k,
+                                            checkpoints,
+                                            lakes,
+                                            (System.nanoTime() - killedAt) / 1e9));
                 }
                 producing.get(5, TimeUnit.MINUTES);
                 long produced = System.nanoTime();
@@ -178,22 +196,23 @@ class TaskManagerKillTest {
                         HistoryWorkload.BITEMPORAL_COLUMNS,
                         bitemporal,
                         converge);
+                for (Lake lake : Lake.values()) {
+                    LakeTables.await(lake, warehouse(lake), "scd2", scd2, converge);
+                }
                 assertThat(cluster.get("/jobs/" + job + "/exceptions"))
                         .contains("exceptionHistory");
+                figures.add("at the end: " + lakeCommits());
                 figures.add(
                         "every target equal to the reference %.0f s after the last event was written;"
                                         .formatted((System.nanoTime() - produced) / 1e9)
                                 + " then "
                                 + cluster.progress(job));
                 figures.add(
-                        "%d events over %d keys, %d kills; SCD2 %d rows, bitemporal %d rows; 0 lost,"
-                                        .formatted(
-                                                w.lines.size(),
-                                                keys,
-                                                kills,
-                                                scd2.size(),
-                                                bitemporal.size())
-                                + " 0 malformed changelog rows");
+                        "%d events over %d keys, %d kills; SCD2 %d rows (in 2 topics, a Paimon and an"
+                                        .formatted(w.lines.size(), keys, kills, scd2.size())
+                                + " Iceberg table), bitemporal %d rows (in 2 topics); 0 lost,"
+                                        .formatted(bitemporal.size())
+                                + " 0 twice, 0 malformed changelog rows");
             } finally {
                 monitor.shutdownNow();
                 cluster.stop();
@@ -265,7 +284,53 @@ class TaskManagerKillTest {
         return sql.toString();
     }
 
-    /** Writes the lines to the source topic in {@code batches} batches, 0.5 s apart. */
+    /** Each lake table's commits so far ({@link LakeTables#commits}). */
+    private String lakeCommits() throws Exception {
+        List<String> commits = new ArrayList<>();
+        for (Lake lake : Lake.values()) {
+            commits.add(lake + " " + LakeTables.commits(lake, warehouse(lake), "scd2"));
+        }
+        return String.join(", ", commits);
+    }
+
+    /** Waits until the job has completed more than {@code after} checkpoints; the number it has. */
+    private static long awaitCheckpoint(LocalCluster cluster, String job, long after)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            long completed =
+                    JSON.readTree(cluster.get("/jobs/" + job + "/checkpoints"))
+                            .path("counts")
+                            .path("completed")
+                            .asLong();
+            if (completed > after) {
+                return completed;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no checkpoint after " + after + " in 3 minutes");
+    }
+
+    private Path warehouse(Lake lake) {
+        return dir.resolve(lake.name().toLowerCase(Locale.ROOT) + "-warehouse");
+    }
+
+    /**
+     * An SCD type 2 flow over the same source into a table of each lake ({@code
+     * lake_paimon.db.scd2}, {@code lake_iceberg.db.scd2}), which the first run creates.
+     */
+    private String lakeFlows() {
+        StringBuilder sql = new StringBuilder();
+        for (Lake lake : Lake.values()) {
+            sql.append(LakeTables.scd2Flow(lake, warehouse(lake), "scd2"));
+        }
+        return sql.toString();
+    }
+
+    /**
+     * Writes the lines to the source topic in {@code batches} batches, 2 s apart: through the first
+     * kills.
+     */
     private static void produce(EmbeddedKafka kafka, List<String> lines, int batches) {
         int size = (lines.size() + batches - 1) / batches;
         try {
@@ -275,7 +340,7 @@ class TaskManagerKillTest {
                         "events",
                         lines.subList(from, Math.min(lines.size(), from + size)),
                         4);
-                Thread.sleep(500);
+                Thread.sleep(2_000);
             }
         } catch (Exception e) {
             throw new IllegalStateException(e);
