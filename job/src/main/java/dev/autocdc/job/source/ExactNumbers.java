@@ -138,28 +138,10 @@ final class ExactNumbers implements Serializable {
         if (!mayBeInexact(record)) {
             return found;
         }
-        JsonNode parsed = parse(record);
-        // a JSON array holds several records (Flink's json format reads each)
-        List<JsonNode> roots = new ArrayList<>();
-        if (parsed != null && parsed.isArray()) {
-            parsed.forEach(roots::add);
-        } else {
-            roots.add(parsed);
-        }
-        for (JsonNode root : roots) {
-            for (List<String> path : objects) {
-                JsonNode node = root;
-                for (String step : path) {
-                    node = node == null ? null : node.get(step);
-                }
-                if (node instanceof ArrayNode rows) { // canal-json: one object per row
-                    rows.forEach(row -> problemsIn(row, found));
-                } else {
-                    problemsIn(node, found);
-                }
-                if (firstOnly && !found.isEmpty()) {
-                    return found.subList(0, 1);
-                }
+        for (ObjectNode row : rows(parse(record))) {
+            problemsIn(row, found);
+            if (firstOnly && !found.isEmpty()) {
+                return found.subList(0, 1);
             }
         }
         return found;
@@ -171,35 +153,48 @@ final class ExactNumbers implements Serializable {
      */
     byte[] withoutInexact(byte[] record) throws IOException {
         JsonNode parsed = parse(record);
-        List<JsonNode> roots = new ArrayList<>();
-        if (parsed != null && parsed.isArray()) {
-            parsed.forEach(roots::add);
-        } else {
-            roots.add(parsed);
-        }
-        for (JsonNode root : roots) {
-            for (List<String> path : objects) {
-                JsonNode node = root;
-                for (String step : path) {
-                    node = node == null ? null : node.get(step);
-                }
-                if (node instanceof ArrayNode rows) {
-                    rows.forEach(this::nullInexact);
-                } else {
-                    nullInexact(node);
+        for (ObjectNode row : rows(parsed)) {
+            for (int i = 0; i < names.length; i++) {
+                if (ExactFit.problem(row.get(names[i]), types[i]) != null) {
+                    row.putNull(names[i]);
                 }
             }
         }
         return mapper.writeValueAsBytes(parsed);
     }
 
-    private void nullInexact(JsonNode node) {
-        if (node instanceof ObjectNode object) {
-            for (int i = 0; i < names.length; i++) {
-                if (ExactFit.problem(object.get(names[i]), types[i]) != null) {
-                    object.putNull(names[i]);
+    /**
+     * The objects of a parsed record that hold the checked columns, in the record's order: of each
+     * record (a JSON array holds several, and Flink's json format reads each), at each of the
+     * format's paths; each object of an array there (canal-json: one per row).
+     */
+    private List<ObjectNode> rows(JsonNode parsed) {
+        List<JsonNode> roots = new ArrayList<>();
+        if (parsed != null && parsed.isArray()) {
+            parsed.forEach(roots::add);
+        } else {
+            roots.add(parsed);
+        }
+        List<ObjectNode> rows = new ArrayList<>();
+        for (JsonNode root : roots) {
+            for (List<String> path : objects) {
+                JsonNode node = root;
+                for (String step : path) {
+                    node = node == null ? null : node.get(step);
+                }
+                if (node instanceof ArrayNode array) {
+                    array.forEach(row -> addObject(row, rows));
+                } else {
+                    addObject(node, rows);
                 }
             }
+        }
+        return rows;
+    }
+
+    private static void addObject(JsonNode node, List<ObjectNode> rows) {
+        if (node instanceof ObjectNode object) {
+            rows.add(object);
         }
     }
 
@@ -215,11 +210,8 @@ final class ExactNumbers implements Serializable {
         return mapper.readTree(record);
     }
 
-    /** Adds the inexact numbers among the checked columns of a node that holds them. */
-    private void problemsIn(JsonNode node, List<Inexact> found) {
-        if (!(node instanceof ObjectNode object)) {
-            return;
-        }
+    /** Adds the inexact numbers among the checked columns of an object that holds them. */
+    private void problemsIn(ObjectNode object, List<Inexact> found) {
         for (int i = 0; i < names.length; i++) {
             String problem = ExactFit.problem(object.get(names[i]), types[i]);
             if (problem != null) {
