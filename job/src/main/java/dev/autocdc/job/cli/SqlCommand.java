@@ -114,7 +114,6 @@ final class SqlCommand {
                         false,
                         false)
                 .print(all.iterator(), writer);
-        writer.println(all.size() + (all.size() == 1 ? " row in set" : " rows in set"));
-        writer.flush();
+        writer.flush(); // the style's last line is the row count
     }
 }

@@ -82,6 +82,9 @@ class SqlCommandTest {
                         "| open_versions |",
                         "|             2 |",
                         "1 row in set");
+        assertThat(out.toString(StandardCharsets.UTF_8).lines())
+                .filteredOn(l -> l.endsWith(" in set"))
+                .containsExactly("3 rows in set", "1 row in set");
     }
 
     @Test
