@@ -47,7 +47,8 @@ public final class FlowOptions {
                     .noDefaultValue()
                     .withDescription(
                             "a declared table (columns `flow, source, reason, message, payload"
-                                + " STRING, topic STRING, partition INT, offset BIGINT, raw BYTES`,"
+                                + " STRING, topic STRING, partition INT, offset BIGINT, raw_record"
+                                + " BYTES` (`partition` and `offset` in backticks: reserved words),"
                                 + " by position; checked when the flow is planned) that receives"
                                 + " the dead letters");
     public static final ConfigOption<String> LATE_EVENTS_TABLE =
