@@ -4,6 +4,7 @@ import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -109,7 +110,7 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
      */
     static Map<String, Object> counts(String id) {
         ProgressReporter r = id == null ? null : REPORTERS.get(id);
-        Map<String, Object> counts = new java.util.HashMap<>();
+        Map<String, Object> counts = new HashMap<>();
         if (r != null) {
             r.byAccumulator.forEach((name, counters) -> counts.put(name, sum(counters)));
         }

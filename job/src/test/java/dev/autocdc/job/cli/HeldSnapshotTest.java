@@ -77,6 +77,10 @@ class HeldSnapshotTest {
                         "{\"id\": 4, \"name\": \"n4\", \"__START_AT\": 1, \"__END_AT\": null}",
                         "{\"id\": 5, \"name\": \"n5\", \"__START_AT\": 1, \"__END_AT\": null}");
         assertThat(err.toString())
+                // the run's last progress line: its totals
+                .contains(
+                        "autocdc: progress: 11 events in, 5 target rows written, 0 dead letters,"
+                                + " 1 late event, 1 snapshot held")
                 .contains(
                         "autocdc: flow users: 0 dead letters, 1 late event (snapshot_held 1)"
                                 + " written to "

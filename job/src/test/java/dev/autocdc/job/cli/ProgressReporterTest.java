@@ -109,4 +109,11 @@ class ProgressReporterTest {
         assertThat(ProgressReporter.held(1)).isEqualTo(", 1 snapshot held");
         assertThat(ProgressReporter.held(1200)).isEqualTo(", 1,200 snapshots held");
     }
+
+    @Test
+    void erasedKeysAreSaidOnlyWhenThereAreAny() {
+        assertThat(ProgressReporter.erased(0)).isEmpty();
+        assertThat(ProgressReporter.erased(1)).isEqualTo(", 1 key erased");
+        assertThat(ProgressReporter.erased(3)).isEqualTo(", 3 keys erased");
+    }
 }

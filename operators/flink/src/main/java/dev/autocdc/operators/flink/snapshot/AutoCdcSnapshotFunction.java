@@ -209,7 +209,9 @@ public class AutoCdcSnapshotFunction
             return;
         }
         pending.add(id, row, refusedRow, time, ctx.timerService());
-        completeSnapshots(ctx.getBroadcastState(completeState));
+        if (complete == null) { // read once per instance; not a broadcast-state lookup per row
+            completeSnapshots(ctx.getBroadcastState(completeState));
+        }
         RowData held = complete.held(id);
         if (held != null && !refusedRow) {
             // the held notice came first (it travels on the broadcast channel): the copy now
