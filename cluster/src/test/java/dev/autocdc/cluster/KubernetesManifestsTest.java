@@ -1,33 +1,33 @@
 package dev.autocdc.cluster;
 
+import static dev.autocdc.cluster.K8sManifests.K8S;
+import static dev.autocdc.cluster.K8sManifests.ROOT;
+import static dev.autocdc.cluster.K8sManifests.configMapData;
+import static dev.autocdc.cluster.K8sManifests.crd;
+import static dev.autocdc.cluster.K8sManifests.environment;
+import static dev.autocdc.cluster.K8sManifests.mainContainer;
+import static dev.autocdc.cluster.K8sManifests.manifests;
+import static dev.autocdc.cluster.K8sManifests.read;
+import static dev.autocdc.cluster.K8sManifests.strings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.networknt.schema.Error;
-import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SpecificationVersion;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The manifests in {@code k8s/}, checked offline (no Docker, no Kubernetes here): each Flink
@@ -38,9 +38,6 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * against the built jar and the pom's Flink version.
  */
 class KubernetesManifestsTest {
-    static final Path K8S = Path.of("..", "k8s");
-    static final YAMLMapper YAML = new YAMLMapper();
-
     @TempDir Path dir;
 
     @Test
@@ -113,7 +110,7 @@ class KubernetesManifestsTest {
 
     @Test
     void theS3PluginIsTheImagesFlinkVersion() throws Exception {
-        String pom = Files.readString(Path.of("..", "pom.xml"));
+        String pom = Files.readString(ROOT.resolve("pom.xml"));
         Matcher version = Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(pom);
         assertThat(version.find()).isTrue();
         int plugins = 0;
@@ -133,22 +130,18 @@ class KubernetesManifestsTest {
     void theDeploymentsArgumentsValidateTheConfigMapsFlow() throws Exception {
         JsonNode deployment = read(K8S.resolve("autocdc-deployment.yaml"));
         JsonNode container = mainContainer(deployment);
-        // the flow's path is inside the ConfigMap's mount
-        String mountPath = null;
-        for (JsonNode m : container.path("volumeMounts")) {
-            mountPath = m.path("mountPath").asString();
-        }
         List<String> args = strings(deployment.path("spec").path("job").path("args"));
         int flowAt = args.indexOf("--flow") + 1;
-        assertThat(args.get(flowAt)).startsWith(mountPath + "/");
-        String key = args.get(flowAt).substring(mountPath.length() + 1);
+        // the flow's path is inside the mount of a ConfigMap, which has the file as a key
+        Map.Entry<String, String> mount =
+                K8sManifests.mounts(deployment).entrySet().stream()
+                        .filter(m -> args.get(flowAt).startsWith(m.getKey() + "/"))
+                        .findFirst()
+                        .orElseThrow(
+                                () -> new AssertionError("no mount holds " + args.get(flowAt)));
+        String key = args.get(flowAt).substring(mount.getKey().length() + 1);
         String configMapName =
-                deployment
-                        .path("spec")
-                        .path("podTemplate")
-                        .path("spec")
-                        .path("volumes")
-                        .get(0)
+                K8sManifests.volume(deployment, mount.getValue())
                         .path("configMap")
                         .path("name")
                         .asString();
@@ -194,41 +187,33 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void theDockerfileCopiesTheBuiltJarWhereTheDeploymentLooksAndMatchesFlink() throws Exception {
+    void theImageHasTheBuiltJarWhereJarUriPointsAndTheOperatorMountsNothing() throws Exception {
         String dockerfile = Files.readString(K8S.resolve("Dockerfile"));
         Matcher from = Pattern.compile("(?m)^FROM flink:([0-9.]+)-java17$").matcher(dockerfile);
         assertThat(from.find()).as(dockerfile).isTrue();
-        String pom = Files.readString(Path.of("..", "pom.xml"));
+        String pom = Files.readString(ROOT.resolve("pom.xml"));
         assertThat(pom).contains("<flink.version>" + from.group(1) + "</flink.version>");
-        String flinkVersion =
-                read(K8S.resolve("autocdc-deployment.yaml"))
-                        .path("spec")
-                        .path("flinkVersion")
-                        .asString();
+        JsonNode deployment = read(K8S.resolve("autocdc-deployment.yaml"));
+        String flinkVersion = deployment.path("spec").path("flinkVersion").asString();
         assertThat(from.group(1)).startsWith(flinkVersion.substring(1).replace('_', '.') + ".");
-        Matcher copy =
-                Pattern.compile("(?m)^COPY (?:--chown=\\S+ )?(\\S+) (\\S+)$").matcher(dockerfile);
-        assertThat(copy.find()).as(dockerfile).isTrue();
-        String glob = copy.group(1);
-        Path built = LocalCluster.clusterJar();
-        assertThat(
-                        built.getFileSystem()
-                                .getPathMatcher("glob:" + glob)
-                                .matches(
-                                        Path.of("..")
-                                                .toAbsolutePath()
-                                                .normalize()
-                                                .relativize(built.normalize())))
-                .as(glob + " matches " + built)
-                .isTrue();
-        String jarUri =
-                read(K8S.resolve("autocdc-deployment.yaml"))
-                        .path("spec")
-                        .path("job")
-                        .path("jarURI")
-                        .asString();
-        assertThat(jarUri).isEqualTo("local://" + copy.group(2));
-        assertThat(copy.group(2)).startsWith("/opt/flink/usrlib/");
+        OperatorStandalone operator = new OperatorStandalone(deployment, dockerfile);
+        Map<String, String> files = operator.imageFiles();
+        assertThat(files).as(dockerfile).hasSize(1);
+        Map.Entry<String, String> copy = files.entrySet().iterator().next();
+        // one file by its exact name, the one the build makes: a glob fails the build once
+        // job/target holds the jars of two versions
+        assertThat(copy.getValue())
+                .isEqualTo(ROOT.relativize(LocalCluster.clusterJar().normalize()).toString());
+        JsonNode job = deployment.path("spec").path("job");
+        assertThat(job.path("jarURI").asString()).isEqualTo("local://" + copy.getKey());
+        // in mode: standalone the operator mounts an empty directory over /opt/flink/usrlib: a jar
+        // there would be hidden (KubernetesApplicationTest starts this layout)
+        assertThat(operator.mountsEmptyUsrlib()).isTrue();
+        assertThat(operator.hiddenByMount(copy.getKey())).as(copy.getKey()).isFalse();
+        try (JarFile jar = new JarFile(LocalCluster.clusterJar().toFile())) {
+            assertThat(job.path("entryClass").asString())
+                    .isEqualTo(jar.getManifest().getMainAttributes().getValue("Main-Class"));
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -266,126 +251,5 @@ class KubernetesManifestsTest {
             }
         }
         return problems;
-    }
-
-    /** The container's variables: literal values, and for Secret references a stand-in value. */
-    private static Map<String, String> environment(JsonNode container) {
-        Map<String, String> env = new HashMap<>();
-        for (JsonNode e : container.path("env")) {
-            String name = e.path("name").asString();
-            env.put(name, e.has("value") ? e.path("value").asString() : "from-secret-" + name);
-        }
-        return env;
-    }
-
-    private static JsonNode mainContainer(JsonNode deployment) {
-        for (JsonNode c :
-                deployment.path("spec").path("podTemplate").path("spec").path("containers")) {
-            if (c.path("name").asString().equals("flink-main-container")) {
-                return c;
-            }
-        }
-        throw new AssertionError("no flink-main-container in the pod template");
-    }
-
-    private static String configMapData(String name, String key) throws IOException {
-        for (Path file : manifests()) {
-            JsonNode doc = read(file);
-            if (doc.path("kind").asString().equals("ConfigMap")
-                    && doc.path("metadata").path("name").asString().equals(name)) {
-                assertThat(doc.path("data").has(key)).as(file + " has key " + key).isTrue();
-                return doc.path("data").path(key).asString();
-            }
-        }
-        throw new AssertionError("no ConfigMap " + name + " in k8s/");
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> out = new ArrayList<>();
-        for (JsonNode n : array) {
-            out.add(n.asString());
-        }
-        return out;
-    }
-
-    static List<Path> manifests() throws IOException {
-        try (Stream<Path> files = Files.walk(K8S)) {
-            return files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
-        }
-    }
-
-    static JsonNode read(Path file) {
-        try {
-            return YAML.readTree(Files.readString(file));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The kind's CRD schema (v1beta1), made strict: no field that the schema does not name. */
-    static Schema crd(String kind) throws IOException {
-        String file =
-                kind.equals("FlinkDeployment")
-                        ? "flinkdeployments.flink.apache.org-v1.yml"
-                        : "flinksessionjobs.flink.apache.org-v1.yml";
-        JsonNode definition;
-        try (InputStream in =
-                KubernetesManifestsTest.class.getResourceAsStream("/k8s-crds/" + file)) {
-            definition = YAML.readTree(in);
-        }
-        JsonNode version = null;
-        for (JsonNode v : definition.path("spec").path("versions")) {
-            if (v.path("name").asString().equals("v1beta1")) {
-                version = v;
-            }
-        }
-        assertThat(version).as(file + " has version v1beta1").isNotNull();
-        ObjectNode schema = (ObjectNode) version.path("schema").path("openAPIV3Schema");
-        // the fields every Kubernetes object has, which a CRD's schema leaves to the API server
-        ObjectNode properties = (ObjectNode) schema.path("properties");
-        properties.putObject("apiVersion").put("type", "string");
-        properties.putObject("kind").put("type", "string").putArray("enum").add(kind);
-        ObjectNode metadata = properties.putObject("metadata");
-        metadata.put("type", "object");
-        ObjectNode meta = metadata.putObject("properties");
-        meta.putObject("name").put("type", "string");
-        meta.putObject("namespace").put("type", "string");
-        for (String map : List.of("labels", "annotations")) {
-            ObjectNode m = meta.putObject(map);
-            m.put("type", "object");
-            m.putObject("additionalProperties").put("type", "string");
-        }
-        metadata.putArray("required").add("name");
-        strict(schema);
-        return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(schema);
-    }
-
-    /**
-     * Closes every object schema that lists its properties and does not preserve unknown fields, as
-     * a Kubernetes API server in strict field validation does.
-     */
-    private static void strict(JsonNode node) {
-        if (!(node instanceof ObjectNode schema)) {
-            return;
-        }
-        JsonNode properties = schema.get("properties");
-        if (properties != null) {
-            for (JsonNode p : properties) {
-                strict(p);
-            }
-            if (!schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false)
-                    && !schema.has("additionalProperties")) {
-                schema.put("additionalProperties", false);
-            }
-        }
-        strict(schema.get("items"));
-        strict(schema.get("additionalProperties"));
-        for (String combinator : List.of("anyOf", "allOf", "oneOf")) {
-            if (schema.get(combinator) instanceof ArrayNode alternatives) {
-                for (JsonNode a : alternatives) {
-                    strict(a);
-                }
-            }
-        }
     }
 }

@@ -121,7 +121,7 @@ public final class AutoCdcCli {
     public static void main(String[] args) {
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         PrintStream err = new PrintStream(new TeeOutputStream(System.err, said), true);
-        int code = new AutoCdcCli(System.out, err, false).run(args);
+        int code = new AutoCdcCli(System.out, err, false).run(CliOptions.withoutOperatorHost(args));
         if (code != 0) {
             throw new CommandFailedException(code, said.toString(StandardCharsets.UTF_8).strip());
         }

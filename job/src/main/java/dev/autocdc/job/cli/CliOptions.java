@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +79,18 @@ final class CliOptions {
                     .intType()
                     .noDefaultValue()
                     .withDescription("The port of the Prometheus reporter's HTTP endpoint.");
+
+    /**
+     * The arguments without a leading {@code --host ADDRESS}. The Flink Kubernetes Operator (up to
+     * release 1.15) starts a standalone application's JobManager with {@code --host <pod IP>} when
+     * high availability is on; Flink 2's entry point no longer knows that option and hands it to
+     * the program, before the command. Only the cluster's entry point ({@code main}) drops it.
+     */
+    static String[] withoutOperatorHost(String[] args) {
+        return args.length >= 2 && args[0].equals("--host")
+                ? Arrays.copyOfRange(args, 2, args.length)
+                : args;
+    }
 
     static CliOptions parse(String[] args) {
         if (args.length == 0) {
