@@ -47,6 +47,37 @@ final class K8sManifests {
                 && (name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json"));
     }
 
+    /**
+     * The Secrets {@code k8s/} describes, by name: those kubectl would apply and the examples
+     * ({@code k8s/examples/*.example}), which it does not.
+     */
+    static Map<String, JsonNode> secrets() throws IOException {
+        List<Path> files = new ArrayList<>(manifests());
+        try (Stream<Path> examples = Files.list(K8S.resolve("examples"))) {
+            examples.filter(f -> f.toString().endsWith(".example")).forEach(files::add);
+        }
+        Map<String, JsonNode> secrets = new HashMap<>();
+        for (Path file : files) {
+            JsonNode doc = read(file);
+            if (doc.path("kind").asString().equals("Secret")) {
+                secrets.put(doc.path("metadata").path("name").asString(), doc);
+            }
+        }
+        return secrets;
+    }
+
+    /** The FlinkDeployments of {@code k8s/} (the application's and the session cluster). */
+    static List<JsonNode> flinkDeployments() throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        for (Path file : manifests()) {
+            JsonNode doc = read(file);
+            if (doc.path("kind").asString().equals("FlinkDeployment")) {
+                out.add(doc);
+            }
+        }
+        return out;
+    }
+
     static JsonNode read(Path file) {
         try {
             return YAML.readTree(Files.readString(file));

@@ -1,0 +1,105 @@
+package dev.autocdc.cluster;
+
+import static dev.autocdc.cluster.K8sManifests.configMapData;
+import static dev.autocdc.cluster.K8sManifests.flinkDeployments;
+import static dev.autocdc.cluster.K8sManifests.mainContainer;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * What the manifests in {@code k8s/} set for a deployment beyond starting it, checked offline:
+ * object storage without credentials in the Flink configuration, Kafka over TLS with a CA every pod
+ * has.
+ */
+class KubernetesSettingsTest {
+    private static final Pattern OPTION = Pattern.compile("'([\\w.-]+)'\\s*=\\s*'((?:[^']|'')*)'");
+
+    @Test
+    void everyKafkaTableOverTlsTrustsACaThatEveryPodMounts() throws Exception {
+        List<Map<String, String>> tables =
+                kafkaTables(configMapData("autocdc-flows", "employees.sql"));
+        assertThat(tables).hasSize(3);
+        for (Map<String, String> t : tables) {
+            assertThat(t.get("properties.security.protocol")).isEqualTo("SASL_SSL");
+            // a PEM file: no truststore password to hand over
+            assertThat(t.get("properties.ssl.truststore.type")).isEqualTo("PEM");
+            String location = t.get("properties.ssl.truststore.location");
+            assertThat(location).as(t.get("topic")).isNotNull();
+            // the application's pods and the session cluster's (whose jobs read the same flow)
+            for (JsonNode deployment : flinkDeployments()) {
+                String name = deployment.path("metadata").path("name").asString();
+                Map.Entry<String, String> mount =
+                        K8sManifests.mounts(deployment).entrySet().stream()
+                                .filter(m -> location.startsWith(m.getKey() + "/"))
+                                .findFirst()
+                                .orElseThrow(
+                                        () -> new AssertionError(name + " mounts no " + location));
+                JsonNode secret = K8sManifests.volume(deployment, mount.getValue()).path("secret");
+                List<String> paths = new ArrayList<>();
+                for (JsonNode item : secret.path("items")) {
+                    paths.add(item.path("path").asString());
+                }
+                assertThat(paths)
+                        .as(name + ": the Secret's files")
+                        .contains(location.substring(mount.getKey().length() + 1));
+            }
+        }
+    }
+
+    @Test
+    void storageCredentialsAreOptionalSecretReferencesNeverConfiguration() throws Exception {
+        Map<String, JsonNode> secrets = K8sManifests.secrets();
+        for (JsonNode deployment : flinkDeployments()) {
+            String name = deployment.path("metadata").path("name").asString();
+            JsonNode conf = deployment.path("spec").path("flinkConfiguration");
+            List<String> paths = new ArrayList<>();
+            for (String key : conf.propertyNames()) {
+                // the custom resource, and the ConfigMap the operator writes from it, are readable
+                // by whoever may read the deployment
+                assertThat(key)
+                        .as(name)
+                        .doesNotContainIgnoringCase("secret")
+                        .doesNotContainIgnoringCase("access-key")
+                        .doesNotContainIgnoringCase("password");
+                if (conf.path(key).asString().startsWith("s3://")) {
+                    paths.add(key);
+                }
+            }
+            assertThat(paths).as(name + ": checkpoints, savepoints, HA data on S3").hasSize(3);
+            Map<String, JsonNode> refs = new HashMap<>();
+            for (JsonNode env : mainContainer(deployment).path("env")) {
+                refs.put(env.path("name").asString(), env.path("valueFrom").path("secretKeyRef"));
+            }
+            for (String variable : List.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")) {
+                JsonNode ref = refs.get(variable);
+                assertThat(ref).as(name + ": " + variable).isNotNull();
+                // optional: with IRSA or Workload Identity there is no such Secret
+                assertThat(ref.path("optional").asBoolean(false)).as(variable).isTrue();
+                assertThat(secrets).containsKey(ref.path("name").asString());
+            }
+        }
+    }
+
+    /** The options of each Kafka table the flow declares. */
+    static List<Map<String, String>> kafkaTables(String flow) {
+        List<Map<String, String>> tables = new ArrayList<>();
+        for (String statement : flow.split("(?m)^(?=CREATE )")) {
+            Map<String, String> options = new HashMap<>();
+            for (Matcher m = OPTION.matcher(statement); m.find(); ) {
+                options.put(m.group(1), m.group(2).replace("''", "'"));
+            }
+            if (String.valueOf(options.get("connector")).contains("kafka")) {
+                tables.add(options);
+            }
+        }
+        return tables;
+    }
+}
