@@ -19,7 +19,8 @@ SET 'autocdc.apply_cdc.tombstone-retention' = '7 d';
 -- At least once, so that a local run without checkpoints shows its rows at once. On a cluster, where a
 -- failover replays events, write it exactly once or it can keep rows of a failed attempt
 -- (docs/reliability.md): add 'sink.delivery-guarantee' = 'exactly-once',
--- 'sink.transactional-id-prefix' = 'autocdc-employees', 'properties.transaction.timeout.ms' = '600000'.
+-- 'sink.transactional-id-prefix' = 'autocdc-employees', 'properties.transaction.timeout.ms' = '900000'
+-- (at most the broker's transaction.max.timeout.ms; a recovery longer than it loses rows: docs/deploy.md).
 CREATE OR REFRESH STREAMING TABLE employees_bitemporal
 WITH ('connector' = 'upsert-kafka', 'topic' = 'employees_bitemporal',
       'properties.bootstrap.servers' = 'localhost:9092', 'key.format' = 'json', 'value.format' = 'json');

@@ -114,6 +114,11 @@ class KubernetesApplicationTest {
                 }
                 assertThat(cluster.log("jobmanager"))
                         .contains("Starting StandaloneApplicationClusterEntryPoint");
+                // RocksDB's files and the temporary files went to the pod's local volume
+                for (String key : List.of("state.backend.rocksdb.localdir", "io.tmp.dirs")) {
+                    String path = operator.configuration().get(key);
+                    assertThat(OperatorStandalone.inPod(home, path)).as(key).isDirectory();
+                }
             } finally {
                 cluster.keepLogs(Path.of("target", "k8s-application-logs"));
                 cluster.stop();

@@ -5,19 +5,22 @@ import static dev.autocdc.cluster.K8sManifests.flinkDeployments;
 import static dev.autocdc.cluster.K8sManifests.mainContainer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.util.TimeUtils;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
  * What the manifests in {@code k8s/} set for a deployment beyond starting it, checked offline:
  * object storage without credentials in the Flink configuration, Kafka over TLS with a CA every pod
- * has.
+ * has, recovery settings that fit the exactly-once sinks' transaction timeout, RocksDB on a local
+ * volume.
  */
 class KubernetesSettingsTest {
     private static final Pattern OPTION = Pattern.compile("'([\\w.-]+)'\\s*=\\s*'((?:[^']|'')*)'");
@@ -86,6 +89,84 @@ class KubernetesSettingsTest {
                 assertThat(secrets).containsKey(ref.path("name").asString());
             }
         }
+    }
+
+    /**
+     * Kafka's default {@code transaction.max.timeout.ms}: a broker refuses a producer whose {@code
+     * transaction.timeout.ms} is larger, unless it is raised (docs/deploy.md).
+     */
+    static final Duration BROKER_DEFAULT_MAX = Duration.ofMinutes(15);
+
+    /** What a recovery needs besides noticing the failure and waiting: a new pod, the state. */
+    static final Duration NEW_POD_AND_RESTORE = Duration.ofMinutes(5);
+
+    @Test
+    void aRecoveryEndsBeforeTheBrokersAbortTheLastCheckpointsTransactions() throws Exception {
+        List<Duration> timeouts = new ArrayList<>();
+        for (Map<String, String> t : kafkaTables(configMapData("autocdc-flows", "employees.sql"))) {
+            if ("exactly-once".equals(t.get("sink.delivery-guarantee"))) {
+                timeouts.add(
+                        Duration.ofMillis(
+                                Long.parseLong(t.get("properties.transaction.timeout.ms"))));
+            }
+        }
+        assertThat(timeouts).as("exactly-once sinks").isNotEmpty();
+        for (Duration timeout : timeouts) {
+            assertThat(timeout).isLessThanOrEqualTo(BROKER_DEFAULT_MAX);
+            for (JsonNode deployment : flinkDeployments()) {
+                JsonNode conf = deployment.path("spec").path("flinkConfiguration");
+                assertThat(conf.path("restart-strategy.type").asString())
+                        .isEqualTo("exponential-delay");
+                // the transaction a recovery commits began up to an interval and a checkpoint
+                // before the failure; then the failure is noticed and the restart delayed
+                Duration left =
+                        timeout.minus(duration(conf, "execution.checkpointing.interval"))
+                                .minus(duration(conf, "execution.checkpointing.timeout"))
+                                .minus(duration(conf, "heartbeat.timeout"))
+                                .minus(
+                                        duration(
+                                                conf,
+                                                "restart-strategy.exponential-delay.max-backoff"));
+                assertThat(left)
+                        .as(deployment.path("metadata").path("name").asString())
+                        .isGreaterThanOrEqualTo(NEW_POD_AND_RESTORE);
+            }
+        }
+    }
+
+    @Test
+    void rocksDbAndTemporaryFilesAreOnALocalVolumeTheTaskManagerRequests() throws Exception {
+        for (JsonNode deployment : flinkDeployments()) {
+            String name = deployment.path("metadata").path("name").asString();
+            JsonNode conf = deployment.path("spec").path("flinkConfiguration");
+            Map<String, String> mounts = K8sManifests.mounts(deployment);
+            for (String key : List.of("state.backend.rocksdb.localdir", "io.tmp.dirs")) {
+                String path = conf.path(key).asString();
+                String volume =
+                        mounts.entrySet().stream()
+                                .filter(m -> path.startsWith(m.getKey() + "/"))
+                                .map(Map.Entry::getValue)
+                                .findFirst()
+                                .orElseThrow(() -> new AssertionError(name + ": " + key));
+                assertThat(K8sManifests.volume(deployment, volume).has("emptyDir"))
+                        .as(name + ": " + key + " on an emptyDir")
+                        .isTrue();
+            }
+            assertThat(
+                            deployment
+                                    .path("spec")
+                                    .path("taskManager")
+                                    .path("resource")
+                                    .path("ephemeralStorage")
+                                    .asString())
+                    .as(name)
+                    .matches("\\d+Gi");
+        }
+    }
+
+    private static Duration duration(JsonNode conf, String key) {
+        assertThat(conf.has(key)).as(key).isTrue();
+        return TimeUtils.parseDuration(conf.path(key).asString());
     }
 
     /** The options of each Kafka table the flow declares. */
