@@ -15,13 +15,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cluster jar in application mode, started as the Kubernetes operator starts it in {@code mode:
- * standalone}: {@code StandaloneApplicationClusterEntryPoint} with the jar in {@code usrlib/} and
- * the CLI's arguments, ZooKeeper high availability, and the JobManager kept up when the job ends
- * ({@code execution.shutdown-on-application-finish: false}, as the operator sets it). A good flow
- * writes the reference model's table and is cancelled; a bad flow is a FAILED job whose exception
- * is the flow's message, and the JobManager lives on (a {@code System.exit} in the job's main would
- * have killed it: the operator would see a crash loop).
+ * The cluster jar in application mode, started as Flink's {@code standalone-job.sh} starts it:
+ * {@code StandaloneApplicationClusterEntryPoint} with the jar in {@code usrlib/} and the CLI's
+ * arguments (the Kubernetes operator's {@code mode: standalone} hides {@code usrlib/} and passes
+ * the jar as {@code pipeline.classpaths}: {@link KubernetesApplicationTest}), ZooKeeper high
+ * availability, and the JobManager kept up when the job ends ({@code
+ * execution.shutdown-on-application-finish: false}, as the operator sets it). A good flow writes
+ * the reference model's table and is cancelled; a bad flow is a FAILED job whose exception is the
+ * flow's message, and the JobManager lives on (a {@code System.exit} in the job's main would have
+ * killed it: the operator would see a crash loop).
  */
 class ApplicationModeTest {
     private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
@@ -88,7 +90,7 @@ class ApplicationModeTest {
                     assertThat(Files.readString(log)).as(log.toString()).doesNotContain(SECRET);
                 }
             }
-            // the jar ran from usrlib/, where the operator's image has it
+            // the jar ran from usrlib/, where standalone-job.sh has it
             Path jar = LocalCluster.clusterJar();
             assertThat(
                             Files.mismatch(
