@@ -8,6 +8,10 @@ WITH ('connector' = 'kafka', 'topic' = 'employees_cdf', 'properties.bootstrap.se
       'properties.group.id' = 'autocdc-employees', 'scan.startup.mode' = 'earliest-offset',
       'format' = 'json');
 
+-- At least once, like the target below; on a cluster write it exactly once too, or a failover writes the
+-- letters of the replayed input again (docs/bad-input.md#how-often-a-letter-is-written): add
+-- 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'autocdc-employees-dead-letters'
+-- (a prefix of its own), 'properties.transaction.timeout.ms' = '900000'.
 CREATE TABLE employees_dead_letters (flow STRING, source STRING, reason STRING, message STRING, payload STRING,
   topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)
 WITH ('connector' = 'kafka', 'topic' = 'employees_dead_letters',
