@@ -20,6 +20,7 @@ final class AutoCdcParser {
     private int pos;
     private final Set<String> seen = new HashSet<>();
     private final Map<String, Integer> conditionLines = new HashMap<>();
+    private final Map<String, Integer> clauseStarts = new HashMap<>();
     private String statement = "CREATE FLOW";
 
     AutoCdcParser(List<Token> tokens, String text, int line) {
@@ -72,16 +73,20 @@ final class AutoCdcParser {
         try {
             return b.build();
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(line, e.clause(), e.detail());
+            throw new FlowSyntaxException(
+                    ClauseLines.lineOf(conditionLines(), e, line), e.clause(), e.detail());
         }
     }
 
     /**
      * The script line each condition of the flow parsed last starts on, by its clause ({@code APPLY
-     * AS DELETE WHEN}, ...), for the planner's messages.
+     * AS DELETE WHEN}, ...), and the lines of its other clauses and their names ({@link
+     * ClauseLines}), for the planner's messages.
      */
     Map<String, Integer> conditionLines() {
-        return Map.copyOf(conditionLines);
+        Map<String, Integer> lines = ClauseLines.of(tokens, clauseStarts);
+        lines.putAll(conditionLines);
+        return Map.copyOf(lines);
     }
 
     /**
@@ -253,6 +258,7 @@ final class AutoCdcParser {
         if (!seen.add(clause)) {
             throw error(current(), clause, "the clause is given twice; keep one");
         }
+        clauseStarts.put(clause, pos);
     }
 
     private boolean at(String... words) {

@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import static dev.autocdc.job.plan.FlowPlanner.quoteName;
 import static dev.autocdc.job.plan.FlowPlanner.rootMessage;
 
+import dev.autocdc.job.flow.ClauseLines;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.source.SnapshotWatermark;
@@ -80,13 +81,14 @@ final class OneFlowPlanner {
         String prefix = ControlColumn.prefixAvoiding(sourceColumns);
         SourceDecoding.Decoded decoded =
                 options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER
-                        ? decode(flow, sourceColumns)
+                        ? decode(flow, sourceColumns, conditionLines)
                         : null;
         FlowMapping mapping;
         try {
             mapping = FlowMapping.of(flow, sourceColumns);
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+            throw new FlowSyntaxException(
+                    ClauseLines.lineOf(conditionLines, e, flow.line()), e.clause(), e.detail());
         }
 
         if (flow.fromSnapshot()) {
@@ -105,7 +107,8 @@ final class OneFlowPlanner {
                         : new RowType(
                                 projected.getFields().subList(0, projected.getFieldCount() - 1));
 
-        EngineSpec spec = spec(flow, mapping, input, prefix, options, OutputMode.RETRACT);
+        EngineSpec spec =
+                spec(flow, mapping, input, prefix, options, OutputMode.RETRACT, conditionLines);
         List<String> key = new ArrayList<>();
         for (int i : spec.targetPrimaryKey()) {
             key.add(spec.targetType().getFieldNames().get(i));
@@ -118,7 +121,7 @@ final class OneFlowPlanner {
         }
         OutputMode mode = declared.outputMode(options.changelogMode(flow.name()));
         if (mode != spec.outputMode()) {
-            spec = spec(flow, mapping, input, prefix, options, mode);
+            spec = spec(flow, mapping, input, prefix, options, mode, conditionLines);
         }
         SourcePaths.check(read, flow.name());
         return new PlannedFlow(
@@ -153,13 +156,14 @@ final class OneFlowPlanner {
      * The flow's Kafka or filesystem source read as bytes and decoded by a step of ours, so that a
      * record its format cannot read is a dead letter ({@link SourceDecoding}).
      */
-    private SourceDecoding.Decoded decode(AutoCdcFlow flow, List<String> sourceColumns) {
+    private SourceDecoding.Decoded decode(
+            AutoCdcFlow flow, List<String> sourceColumns, Map<String, Integer> conditionLines) {
         try {
             return SourceDecoding.decode(
                     tEnv,
                     flow.name(),
                     flow.source(),
-                    snapshotWatermark(flow, sourceColumns),
+                    snapshotWatermark(flow, sourceColumns, conditionLines),
                     PlacingColumns.of(flow, sourceColumns));
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
@@ -192,7 +196,8 @@ final class OneFlowPlanner {
      * system sequence; null for a change flow or a STRUCT version (complete at the end of a bounded
      * input only).
      */
-    private static SnapshotWatermark snapshotWatermark(AutoCdcFlow flow, List<String> columns) {
+    private static SnapshotWatermark snapshotWatermark(
+            AutoCdcFlow flow, List<String> columns, Map<String, Integer> lines) {
         if (!flow.fromSnapshot() || flow.sequenceIsStruct()) {
             return null;
         }
@@ -208,7 +213,8 @@ final class OneFlowPlanner {
                             : CastGuard.guard(flow.applyAsSnapshotEnd()).condition();
             return new SnapshotWatermark(column, end);
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+            throw new FlowSyntaxException(
+                    ClauseLines.lineOf(lines, e, flow.line()), e.clause(), e.detail());
         }
     }
 
@@ -218,12 +224,14 @@ final class OneFlowPlanner {
             RowType input,
             String prefix,
             FlowOptions options,
-            OutputMode mode) {
+            OutputMode mode,
+            Map<String, Integer> lines) {
         try {
             return mapping.engineSpec(
                     flow, input, prefix, options.engineSettings(flow.name()), mode);
         } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(flow.line(), e.clause(), e.detail());
+            throw new FlowSyntaxException(
+                    ClauseLines.lineOf(lines, e, flow.line()), e.clause(), e.detail());
         } catch (IllegalArgumentException e) {
             throw new FlowSyntaxException(flow.line(), "COLUMNS", e.getMessage());
         }

@@ -253,7 +253,8 @@ class FlowScriptTest {
             String name = clause.replaceAll(" (WHEN|cols).*", " $1").replace(" cols", "").trim();
             assertThatThrownBy(() -> FlowScript.parse(head + clause + ";"))
                     .isInstanceOf(FlowSyntaxException.class)
-                    .hasMessageContaining("line 2")
+                    // the clause's line, not the statement's
+                    .hasMessageContaining("line 3")
                     .hasMessageContaining(name)
                     .hasMessageContaining(
                             "remove the clause, or read a change feed with FROM" + " STREAM(s)");

@@ -209,7 +209,7 @@ class FlowPlannerTest {
     void rejectsUnknownColumnsNamingTheClause() {
         rejects(
                 "KEYS (nope) SEQUENCE BY seq",
-                "line 3, KEYS: unknown column nope; the source's columns are [id, name");
+                "line 4, KEYS: unknown column nope; the source's columns are [id, name");
         rejects("KEYS (id) SEQUENCE BY nope", "SEQUENCE BY: unknown column nope");
         rejects("KEYS (id) SEQUENCE BY seq COLUMNS (id, nope)", "COLUMNS: unknown column nope");
         rejects(
@@ -227,6 +227,25 @@ class FlowPlannerTest {
         rejects(
                 "KEYS (id) SEQUENCE BY seq SYSTEM SEQUENCE BY nope STORED AS BITEMPORAL",
                 "SYSTEM SEQUENCE BY: unknown column nope");
+    }
+
+    /**
+     * The line of an unknown column is the line it is written on, not the line the statement starts
+     * on (issue 40: "line 27" for a column on line 29).
+     */
+    @Test
+    void anUnknownColumnIsReportedOnItsOwnLine() {
+        // the statement starts on line 3, its clauses on the lines after
+        rejects(
+                "KEYS (id)\nSEQUENCE BY seq\nCOLUMNS (id,\n  nope)",
+                "line 7, COLUMNS: unknown column nope");
+        rejects(
+                "KEYS (id)\nSEQUENCE BY seq\nCOLUMNS * EXCEPT (\n  nope)",
+                "line 7, COLUMNS * EXCEPT: unknown column nope");
+        rejects(
+                "KEYS (id)\nSEQUENCE BY seq\nSTORED AS SCD TYPE 2\nTRACK HISTORY ON (name,\n nope)",
+                "line 8, TRACK HISTORY ON: unknown column nope");
+        rejects("KEYS (id)\n\nSEQUENCE BY\n  nope", "line 7, SEQUENCE BY: unknown column nope");
     }
 
     @Test
