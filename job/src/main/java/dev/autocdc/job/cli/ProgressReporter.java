@@ -1,7 +1,9 @@
 package dev.autocdc.job.cli;
 
 import dev.autocdc.job.plan.LetterCounts;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
+import dev.autocdc.operators.flink.state.CachingStateAccess;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HashMap;
@@ -136,8 +138,8 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         }
         if (metric instanceof Gauge<?> g) {
             switch (name) {
-                case "num_state_cache_hits" -> cacheHits.add(g);
-                case "num_state_cache_misses" -> cacheMisses.add(g);
+                case CachingStateAccess.HITS -> cacheHits.add(g);
+                case CachingStateAccess.MISSES -> cacheMisses.add(g);
                 default -> {}
             }
             return;
@@ -149,9 +151,9 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
         String flow = variables.get("<flow>");
         String reason = variables.get("<reason>");
         switch (name) {
-            case "num_input_rows" -> in.add(c);
-            case "num_upserted_rows", "num_deleted_rows" -> written.add(c);
-            case "num_erased_keys" -> erased.add(c);
+            case EngineMetrics.INPUT_ROWS -> in.add(c);
+            case EngineMetrics.UPSERTED_ROWS, EngineMetrics.DELETED_ROWS -> written.add(c);
+            case EngineMetrics.ERASED_KEYS -> erased.add(c);
             case LetterCounts.LetterCounter.DEAD_COUNTER -> {
                 if (reason != null) { // every dead letter of the flow, the engine's included
                     deadLetters.add(c);

@@ -12,11 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
@@ -24,18 +22,13 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.data.conversion.DataStructureConverter;
-import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -210,6 +203,7 @@ public final class FlowJob {
         return tEnv.toChangelogStream(flow.input())
                 .process(
                         new EngineInput(
+                                flow.flow().name(),
                                 inputType,
                                 flow.carriesBytes(),
                                 flow.carriesBytes() ? new InputCheck(spec) : null,
@@ -308,72 +302,6 @@ public final class FlowJob {
             return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.upsert(false));
         }
         return tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
-    }
-
-    /**
-     * Row (from the SQL source) to RowData (for the engine), keeping the row kind. When the input's
-     * last column holds the record's bytes, it drops the column, so that the bytes never cross the
-     * keyed exchange, and (given a check) refuses here what the engine would refuse by the row
-     * alone ({@link InputCheck}), so that the dead letter carries the bytes. A refused row stops
-     * here, but in a flow from snapshots, where it goes on marked ({@code ControlColumn.REFUSED})
-     * to hold its key.
-     */
-    static final class EngineInput extends ProcessFunction<Row, RowData> {
-        private final DataType type;
-        private final boolean carriesBytes;
-        private final InputCheck check;
-        private final int refusedField;
-        private final OutputTag<DeadLetter> refused;
-        private transient DataStructureConverter<Object, Object> converter;
-
-        /**
-         * @param carriesBytes whether the last column holds the record's bytes
-         * @param check null: the engine refuses bad rows itself (no bytes in their letters)
-         * @param refusedField where a refused row that goes on is marked; -1: it stops here
-         */
-        EngineInput(
-                DataType type,
-                boolean carriesBytes,
-                InputCheck check,
-                int refusedField,
-                OutputTag<DeadLetter> refused) {
-            this.type = type;
-            this.carriesBytes = carriesBytes;
-            this.check = check;
-            this.refusedField = refusedField;
-            this.refused = refused;
-        }
-
-        @Override
-        public void open(OpenContext context) {
-            converter = DataStructureConverters.getConverter(type);
-            converter.open(getClass().getClassLoader());
-        }
-
-        @Override
-        public void processElement(Row row, Context ctx, Collector<RowData> out) {
-            GenericRowData data = (GenericRowData) converter.toInternal(row);
-            data.setRowKind(row.getKind());
-            if (!carriesBytes) {
-                out.collect(data);
-                return;
-            }
-            int n = data.getArity() - 1;
-            GenericRowData engine = new GenericRowData(row.getKind(), n);
-            for (int i = 0; i < n; i++) {
-                engine.setField(i, data.getField(i));
-            }
-            DeadLetter letter = check == null ? null : check.check(engine);
-            if (letter != null) {
-                letter.raw = (byte[]) data.getField(n);
-                ctx.output(refused, letter);
-                if (refusedField < 0) {
-                    return;
-                }
-                engine.setField(refusedField, StringData.fromString(letter.reason));
-            }
-            out.collect(engine);
-        }
     }
 
     /** Logs a dead letter or late event that has no table to go to. */

@@ -1,6 +1,7 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.snapshot.SnapshotCompletion;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -113,7 +114,7 @@ public final class LetterCounts {
      * (events per second over the last minute).
      */
     public static final class LetterCounter extends RichMapFunction<DeadLetter, DeadLetter> {
-        public static final String DEAD_COUNTER = "num_dead_letters";
+        public static final String DEAD_COUNTER = EngineMetrics.DEAD_LETTERS;
         public static final String LATE_COUNTER = "num_late_events_sent";
         public static final String DEAD_RATE = "dead_letters_per_second";
         public static final String LATE_RATE = "late_events_per_second";

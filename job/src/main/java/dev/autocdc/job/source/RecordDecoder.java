@@ -1,6 +1,7 @@
 package dev.autocdc.job.source;
 
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.RuntimeContextInitializationContextAdapters;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -69,6 +71,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
     private transient RowData.FieldGetter[] getters;
     private transient List<RowData> decoded;
     private transient Collector<RowData> into;
+    private transient Counter deadLetters;
 
     RecordDecoder(
             String flow,
@@ -107,6 +110,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             }
         }
         decoded = new ArrayList<>(2);
+        deadLetters = EngineMetrics.deadLetterCounter(getRuntimeContext().getMetricGroup(), flow);
         into =
                 new Collector<>() {
                     @Override
@@ -300,6 +304,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             d.partition = partition instanceof Number n ? n.intValue() : null;
             d.offset = offset instanceof Number n ? n.longValue() : null;
         }
-        ctx.output(letters, d); // counted, by reason, where the letters meet (LetterCounts)
+        deadLetters.inc(); // and by reason where the letters meet (LetterCounts)
+        ctx.output(letters, d);
     }
 }

@@ -90,7 +90,14 @@ class MetricsTest {
             newest = Math.max(newest, (Long) ((Gauge<?>) g).getValue());
         }
         assertThat(newest).isEqualTo(6L);
-        assertThat(REPORTER.findMetrics(result.getJobID(), "applied_sequence_lag_ms")).isEmpty();
+        assertThat(REPORTER.findMetrics(result.getJobID(), EngineMetrics.LAG)).isEmpty();
+        // whatever the sequence: the time since a subtask last applied an event, -1 before
+        long since = -1;
+        for (Metric g :
+                REPORTER.findMetrics(result.getJobID(), EngineMetrics.SINCE_APPLIED).values()) {
+            since = Math.max(since, (Long) ((Gauge<?>) g).getValue());
+        }
+        assertThat(since).isBetween(0L, 60_000L);
     }
 
     /**

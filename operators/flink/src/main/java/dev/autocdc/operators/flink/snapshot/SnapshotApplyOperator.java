@@ -39,8 +39,8 @@ public final class SnapshotApplyOperator
         extends CoBroadcastWithKeyedOperator<Object, RowData, RowData, RowData> {
     private static final long serialVersionUID = 1L;
 
-    static final String SCANS = "num_snapshot_scans";
-    static final String SCANNED_KEYS = "num_snapshot_scanned_keys";
+    public static final String SCANS = "num_snapshot_scans";
+    public static final String SCANNED_KEYS = "num_snapshot_scanned_keys";
 
     private final EngineSpec spec;
 

@@ -18,10 +18,10 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  */
 public final class CachingStateAccess implements KeyedStateAccess {
     /** Reads of a key's hot state that the cache answered. */
-    static final String HITS = "num_state_cache_hits";
+    public static final String HITS = "num_state_cache_hits";
 
     /** Reads of a key's hot state that went to the state backend. */
-    static final String MISSES = "num_state_cache_misses";
+    public static final String MISSES = "num_state_cache_misses";
 
     private final KeyedStateAccess states;
     private final KeyContext keys;
