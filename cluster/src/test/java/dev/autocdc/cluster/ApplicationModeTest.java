@@ -1,6 +1,7 @@
 package dev.autocdc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.net.http.HttpRequest;
@@ -29,6 +30,9 @@ class ApplicationModeTest {
     private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
     private static final String SECRET = "s3cr3t-from-a-kubernetes-secret";
     private static final String SECRET_COLUMN = "s3cr3t_column";
+
+    /** Where {@link Scd2Workload#flow}'s KEYS clause is: line 9 (its statement starts on 8). */
+    private static final String BAD_LINE = "line 9, ";
 
     private static EmbeddedKafka kafka;
 
@@ -115,15 +119,22 @@ class ApplicationModeTest {
                 new LocalCluster(
                         dir.resolve("cluster"), OPERATOR_LIKE, Map.of("KEY_COLUMN", SECRET_COLUMN));
         try {
-            cluster.start(
-                    "--ha",
-                    "--zookeeper-port",
-                    "" + LocalCluster.freePort(),
-                    "--application",
-                    LocalCluster.clusterJar().toString(),
-                    "run",
-                    "--flow",
-                    flow.toString());
+            // start waits for the job and fails with the flow's message, the line of KEYS's column
+            assertThatThrownBy(
+                            () ->
+                                    cluster.start(
+                                            "--ha",
+                                            "--zookeeper-port",
+                                            "" + LocalCluster.freePort(),
+                                            "--application",
+                                            LocalCluster.clusterJar().toString(),
+                                            "run",
+                                            "--flow",
+                                            flow.toString()))
+                    .hasMessageContaining("local-cluster start failed (1)")
+                    .hasMessageContaining("the application's job is FAILED")
+                    .hasMessageContaining(BAD_LINE + "KEYS: unknown column ${env:KEY_COLUMN}")
+                    .hasMessageNotContaining(SECRET_COLUMN);
             String job = cluster.onlyJobId(Duration.ofMinutes(2));
             cluster.awaitJobState(job, "FAILED", Duration.ofMinutes(1));
             assertThat(cluster.get("/jobs/" + job + "/exceptions"))
@@ -146,6 +157,38 @@ class ApplicationModeTest {
             }
         } finally {
             stopAndSeeNoProcess(cluster);
+        }
+    }
+
+    /**
+     * A bad flow in a cluster as {@code start --application} makes it by default, without HA: the
+     * JobManager ends with a fatal error before a job exists, so {@code start} reads the flow's
+     * message from the JobManager's output and exits 1 (it said "started" and 0 before).
+     */
+    @Test
+    void startReportsABadFlowWhoseJobManagerEnds() throws Exception {
+        Path flow = dir.resolve("bad.sql");
+        Files.writeString(
+                flow,
+                Scd2Workload.flow(kafka.bootstrapServers(), "cdc_bad", "hist_bad", true)
+                        .replace("KEYS (id)", "KEYS (nope)"));
+        LocalCluster cluster = new LocalCluster(dir.resolve("cluster"));
+        try {
+            assertThatThrownBy(
+                            () ->
+                                    cluster.start(
+                                            "--application",
+                                            LocalCluster.clusterJar().toString(),
+                                            "run",
+                                            "--flow",
+                                            flow.toString()))
+                    .hasMessageContaining("local-cluster start failed (1)")
+                    .hasMessageContaining(BAD_LINE + "KEYS: unknown column nope")
+                    .hasMessageNotContaining("the application's job is RUNNING");
+        } finally {
+            List<Long> pids = cluster.pids();
+            cluster.stop();
+            assertThat(pids).noneMatch(LocalCluster::alive);
         }
     }
 

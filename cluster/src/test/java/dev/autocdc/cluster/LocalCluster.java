@@ -80,7 +80,7 @@ final class LocalCluster {
         List<String> args = new ArrayList<>(List.of("start", "--rest-port", "" + restPort));
         args.addAll(List.of("--rpc-port", "" + rpcPort));
         args.addAll(List.of(extra));
-        Result r = script(args, Duration.ofMinutes(2));
+        Result r = script(args, Duration.ofMinutes(4)); // application mode: until the job runs
         if (r.code != 0) {
             throw new AssertionError("local-cluster start failed (" + r.code + "):\n" + r.output);
         }
