@@ -44,10 +44,15 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.bootstrap = bootstrap;
     }
 
-    /** Formats storage and starts the broker (about 2 s). */
+    /** Formats storage and starts the broker on a free port (about 2 s). */
     public static EmbeddedKafka start() throws Exception {
+        return start(0);
+    }
+
+    /** Formats storage and starts the broker on {@code port}, or on a free port when it is 0. */
+    public static EmbeddedKafka start(int port) throws Exception {
         Path dir = Files.createTempDirectory("autocdc-kafka-");
-        int brokerPort = freePort();
+        int brokerPort = port == 0 ? freePort() : port;
         int controllerPort = freePort();
         String logDir = dir.resolve("data").toString();
         Properties p = new Properties();
