@@ -30,6 +30,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Bad input at volume, on the cluster: 100,000 {@code debezium-json} records on Kafka, 10% of them
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * record's dead letter is over Kafka's default 1 MB limits: the dead-letter topic and its producer
  * are set for 8 MB (docs/bad-input.md).
  */
+@ResourceLock(SharedCluster.FIRST)
 class BadInputAtVolumeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -90,7 +92,7 @@ class BadInputAtVolumeTest {
             Map<String, Written> byOffset = produce(kafka, records);
             Path flow = dir.resolve("bad.sql");
             Files.writeString(flow, flow(kafka.bootstrapServers()));
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(BadInputAtVolumeTest.class);
             try {
                 String job = cluster.submit(dir.resolve("run.log"), flow, 2, null);
                 Topics.awaitTable(
@@ -109,7 +111,7 @@ class BadInputAtVolumeTest {
                         "BadInputAtVolumeTest: %d records, %d applied, %d dead letters %s, 0 restarts"
                                 .formatted(RECORDS, RECORDS - broken, broken, reasons));
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(BadInputAtVolumeTest.class);
             }
         }
     }

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * execution.checkpointing.externalized-checkpoint-retention: RETAIN_ON_CANCELLATION}; Flink's
  * default deletes it), as docs/deploy.md says: after a cancel, {@code checkpoints/<job>/chk-<n>/}
  * holds its {@code _metadata}, and a new job starts from it as {@code flink run -s} would start it.
- * On the shared cluster (the lock's name is {@code SharedCluster.LOCK}'s).
+ * On a shared cluster ({@link SharedCluster}).
  */
-@ResourceLock("autocdc-shared-cluster")
+@ResourceLock(SharedCluster.SECOND)
 class CheckpointRetentionTest {
     private static final Pattern COMPLETED = Pattern.compile("\"completed\":(\\d+)");
 
@@ -37,7 +37,7 @@ class CheckpointRetentionTest {
                     flow,
                     Scd2Workload.flow(
                             kafka.bootstrapServers(), "cdc_retained", "hist_retained", false));
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(CheckpointRetentionTest.class);
             try {
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 1, null);
                 awaitCompletedCheckpoint(cluster, job);
@@ -56,7 +56,7 @@ class CheckpointRetentionTest {
                                 dir.resolve("run-2.log"), flow, 1, kept.get(0).toUri().toString());
                 assertThat(cluster.jobState(again)).isEqualTo("RUNNING");
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(CheckpointRetentionTest.class);
             }
         }
     }

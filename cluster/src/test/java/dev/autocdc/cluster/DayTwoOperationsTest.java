@@ -26,6 +26,7 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Day-two operations on a Flink cluster of separate processes (RocksDB, Paimon targets): erasing
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * savepoint and a restart; and a flow started from a savepoint that {@code autocdc bootstrap} wrote
  * from a stored history. Every expected row is typed by hand from semantics §3-5.
  */
+@ResourceLock(SharedCluster.FIRST)
 class DayTwoOperationsTest {
 
     @TempDir Path dir;
@@ -70,7 +72,7 @@ class DayTwoOperationsTest {
             }
             Path flow = dir.resolve("erase.sql");
             Files.writeString(flow, flows.toString());
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(DayTwoOperationsTest.class);
             try {
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 2, null);
                 Topics.append(
@@ -133,7 +135,7 @@ class DayTwoOperationsTest {
                         "2|d|2|4|11|null",
                         "2|x|4|null|11|null");
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(DayTwoOperationsTest.class);
             }
         }
     }
@@ -190,7 +192,7 @@ class DayTwoOperationsTest {
             assertThat(exit).as(out.toString()).isZero();
             assertThat(out.toString()).contains("flow f_t2: 2 keys, 3 rows of lake.db.t2 loaded");
 
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(DayTwoOperationsTest.class);
             try {
                 cluster.submit(dir.resolve("run.log"), flow, 2, savepoint.toUri().toString());
                 // 1 moves on from its open row; 2, deleted at 4, comes back at 6
@@ -205,7 +207,7 @@ class DayTwoOperationsTest {
                         "2|c|1|4",
                         "2|w|6|null");
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(DayTwoOperationsTest.class);
             }
         }
     }

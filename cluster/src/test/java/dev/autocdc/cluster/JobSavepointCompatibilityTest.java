@@ -14,6 +14,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The upgrade promise for whole jobs: a savepoint that an earlier build took of a flow job (Kafka
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>To add the current build's savepoint: {@code -Dautocdc.job-savepoints.write=<date>-<commit>}
  * (then commit the directory).
  */
+@ResourceLock(SharedCluster.FIRST)
 class JobSavepointCompatibilityTest {
     static final Path SAVEPOINTS = Path.of("src", "test", "resources", "job-savepoints");
 
@@ -74,7 +76,7 @@ class JobSavepointCompatibilityTest {
                     keepTombstones()
                             + Files.readString(build.resolve("flow.sql"))
                                     .replace("@BOOTSTRAP@", kafka.bootstrapServers()));
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(JobSavepointCompatibilityTest.class);
             try {
                 String job =
                         cluster.submit(
@@ -92,7 +94,7 @@ class JobSavepointCompatibilityTest {
                             .isEqualTo(rest);
                 }
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(JobSavepointCompatibilityTest.class);
             }
         }
     }
@@ -124,7 +126,7 @@ class JobSavepointCompatibilityTest {
             Files.writeString(to.resolve("flow.sql"), flows());
             Path flow = dir.resolve("write.sql");
             Files.writeString(flow, flows().replace("@BOOTSTRAP@", kafka.bootstrapServers()));
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(JobSavepointCompatibilityTest.class);
             try {
                 String job = cluster.submit(dir.resolve("run-write.log"), flow, 2, null);
                 awaitTargets(kafka, w, 0, half);
@@ -134,7 +136,7 @@ class JobSavepointCompatibilityTest {
                                         cluster.stopWithSavepoint(dir.resolve("stop.log"), job)));
                 copy(savepoint, to.resolve("savepoint"));
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(JobSavepointCompatibilityTest.class);
             }
         }
     }

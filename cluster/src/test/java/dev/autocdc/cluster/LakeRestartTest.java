@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reading only the new events, and the table, read with the format's own Java API, equals the
  * reference over all of them.
  */
+@ResourceLock(SharedCluster.SECOND)
 class LakeRestartTest {
 
     private static final Duration WAIT = Duration.ofMinutes(3);
@@ -49,7 +51,7 @@ class LakeRestartTest {
                                     lake.createCatalog("lake", warehouse),
                                     kafka.bootstrapServers(),
                                     lake.tableOptions));
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(LakeRestartTest.class);
             try {
                 String job = cluster.submit(dir.resolve("run-1.log"), flow, 2, null);
                 Topics.append(kafka, "events", w.lines.subList(0, half), 4);
@@ -71,7 +73,7 @@ class LakeRestartTest {
                                 + lake
                                 + " table, equal to the reference");
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(LakeRestartTest.class);
             }
         }
     }

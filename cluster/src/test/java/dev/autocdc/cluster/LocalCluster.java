@@ -32,11 +32,19 @@ final class LocalCluster {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * The JVM options of the cluster's processes and clients: C1 only. A test's processes live for
-     * seconds to a minute, mostly in code they run once (startup, planning, restore), which C2
-     * would compile for nothing on a machine whose two cores the tests keep busy.
+     * The JVM options of the cluster's processes and clients: C1 only, and the parallel collector.
+     * A test's processes live for seconds to a minute, mostly in code they run once (startup,
+     * planning, restore), which C2 would compile for nothing on a machine whose two cores the tests
+     * keep busy; G1's concurrent threads cost more than they return there too.
      */
-    static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1";
+    static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC";
+
+    /**
+     * The ports the processes' Prometheus reporters take the first free one of: wider than the
+     * script's default of 12, since the clusters of three test classes run at once, two shared ones
+     * among them, each process taking one.
+     */
+    private static final String PROMETHEUS_PORTS = "9249-9299";
 
     final Path home;
     final int restPort;
@@ -415,6 +423,7 @@ final class LocalCluster {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("AUTOCDC_CLUSTER_DIR", home.toString());
         pb.environment().put("AUTOCDC_CLUSTER_JAVA_OPTS", JAVA_OPTS);
+        pb.environment().put("AUTOCDC_PROMETHEUS_PORTS", PROMETHEUS_PORTS);
         pb.environment().put("AUTOCDC_CLUSTER_CONF", extraConf);
         pb.environment().putAll(env);
         Process p = pb.start();

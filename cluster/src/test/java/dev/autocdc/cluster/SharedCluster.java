@@ -10,38 +10,56 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
- * One cluster of processes ({@code deploy/local-cluster}: a JobManager and two TaskManagers of two
- * slots each, checkpoints every 2 s) for the cluster tests that neither kill its processes nor need
- * a configuration of their own. The first test of a test JVM that asks starts it; it stops when
- * that JVM exits. A test hands it back with {@link #release}, which cancels every job the test left
- * running, so that the next test finds the cluster idle: all four slots free, no job running.
+ * Clusters of processes ({@code deploy/local-cluster}: a JobManager and two TaskManagers of two
+ * slots each, checkpoints every 2 s) shared by the cluster tests that neither kill a process nor
+ * need a configuration of their own. There are two, one per lane: a test names its lane with
+ * {@code @ResourceLock(SharedCluster.FIRST)} or {@code @ResourceLock(SharedCluster.SECOND)}, so
+ * that JUnit runs the tests of a lane one at a time while the other lane and the tests with
+ * clusters of their own run beside them (three test classes run at once; docs/testing.md). The
+ * lanes halve the time the shared tests take one after the other, which was the cluster module's
+ * longest path. The first test of a test JVM that asks for a lane's cluster starts it; it stops
+ * when that JVM exits. A test hands it back with {@link #release}, which cancels every job the test
+ * left running, so that the next test of the lane finds the cluster idle: all four slots free, no
+ * job running.
  *
  * <p>The tests with a cluster of their own: {@code TaskManagerKillTest} (kills TaskManagers),
- * {@code SessionClusterTest} (tests start and stop themselves), {@code ApplicationModeTest}
- * (another entry point), {@code LocalMetricsTest} (no cluster).
+ * {@code SessionClusterTest} (tests start and stop themselves), {@code ApplicationModeTest} and
+ * {@code KubernetesApplicationTest} (other entry points), {@code LocalMetricsTest} (no cluster).
  */
 final class SharedCluster {
     static final String CONF = "execution.checkpointing.interval: 2s";
+
+    /** The first lane's JUnit resource lock. */
+    static final String FIRST = "autocdc-shared-cluster-1";
+
+    /** The second lane's JUnit resource lock. */
+    static final String SECOND = "autocdc-shared-cluster-2";
 
     private static final Pattern ACTIVE_JOB =
             Pattern.compile(
                     "\"jid\":\"([0-9a-f]{32})\"[^}]*?\"state\":\"(CREATED|INITIALIZING|RUNNING"
                             + "|RESTARTING|FAILING|CANCELLING|SUSPENDED|RECONCILING)\"");
 
-    private static LocalCluster cluster;
-    private static Path home;
+    private static final Map<String, LocalCluster> CLUSTERS = new ConcurrentHashMap<>();
 
     private SharedCluster() {}
 
-    /** The shared cluster, started on first use. */
-    static synchronized LocalCluster get() throws Exception {
+    /**
+     * The cluster of the test's lane (the name of its class's {@code @ResourceLock}), started on
+     * first use. The lane's lock keeps a lane's tests from calling at once.
+     */
+    static LocalCluster get(Class<?> test) throws Exception {
+        String lane = lane(test);
+        LocalCluster cluster = CLUSTERS.get(lane);
         if (cluster == null) {
-            home = Files.createTempDirectory("autocdc-shared-cluster");
+            Path home = Files.createTempDirectory(lane);
             LocalCluster started = new LocalCluster(home, CONF, Map.of());
             try {
                 started.start("--taskmanagers", "2", "--slots", "2");
@@ -50,16 +68,29 @@ final class SharedCluster {
                 throw e;
             }
             cluster = started;
-            Runtime.getRuntime().addShutdownHook(new Thread(SharedCluster::stop));
+            CLUSTERS.put(lane, cluster);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started, home)));
         }
         return cluster;
     }
 
+    private static String lane(Class<?> test) {
+        ResourceLock lock = test.getAnnotation(ResourceLock.class);
+        if (lock == null || !(FIRST.equals(lock.value()) || SECOND.equals(lock.value()))) {
+            throw new IllegalStateException(
+                    test.getSimpleName()
+                            + " uses a shared cluster without its lane's lock: annotate it with"
+                            + " @ResourceLock(SharedCluster.FIRST) or (SharedCluster.SECOND)");
+        }
+        return lock.value();
+    }
+
     /**
-     * Cancels every job still running on the shared cluster and waits until none is (a test's last
-     * step, whether it passed or failed).
+     * Cancels every job still running on the cluster of the test's lane and waits until none is (a
+     * test's last step, whether it passed or failed).
      */
-    static synchronized void release() throws Exception {
+    static void release(Class<?> test) throws Exception {
+        LocalCluster cluster = CLUSTERS.get(lane(test));
         if (cluster == null) {
             return;
         }
@@ -85,7 +116,7 @@ final class SharedCluster {
         }
     }
 
-    private static synchronized void stop() {
+    private static void stop(LocalCluster cluster, Path home) {
         try {
             cluster.stop();
         } catch (Exception e) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A flow's history survives what operators do to a running job: stop with a savepoint, add a flow
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with the column null before the change. Last, a flow's target type changes: the restore is
  * refused, and the job's exceptions name the change.
  */
+@ResourceLock(SharedCluster.SECOND)
 class UpgradeRescaleTest {
 
     private static final int BATCHES = 5;
@@ -53,7 +55,7 @@ class UpgradeRescaleTest {
             Files.writeString(
                     retyped,
                     source(bootstrap, ", w STRING") + flow(bootstrap, "bt", "SCD TYPE 2") + scd2);
-            LocalCluster cluster = SharedCluster.get();
+            LocalCluster cluster = SharedCluster.get(UpgradeRescaleTest.class);
             List<String> figures = new ArrayList<>();
             try {
                 String savepoint = null;
@@ -122,7 +124,7 @@ class UpgradeRescaleTest {
                 cluster.cancel(job);
                 figures.add("step 6 (" + retyped.getFileName() + "): refused, the change named");
             } finally {
-                SharedCluster.release();
+                SharedCluster.release(UpgradeRescaleTest.class);
                 System.out.println("UpgradeRescaleTest: " + String.join("; ", figures));
             }
         }
