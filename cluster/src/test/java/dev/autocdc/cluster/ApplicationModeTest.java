@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * execution.shutdown-on-application-finish: false}, as the operator sets it). A good flow writes
  * the reference model's table and is cancelled; a bad flow is a FAILED job whose exception is the
  * flow's message, and the JobManager lives on (a {@code System.exit} in the job's main would have
- * killed it: the operator would see a crash loop).
+ * killed it: the operator would see a crash loop). With HA or without, {@code start} itself exits 1
+ * with the flow's message and the line of the column at fault.
  */
+@Order(4) // long: started first (docs/testing.md)
 class ApplicationModeTest {
     private static final String OPERATOR_LIKE = "execution.shutdown-on-application-finish: false";
     private static final String SECRET = "s3cr3t-from-a-kubernetes-secret";
