@@ -24,6 +24,7 @@ import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * savepoint and a restart; and a flow started from a savepoint that {@code autocdc bootstrap} wrote
  * from a stored history. Every expected row is typed by hand from semantics §3-5.
  */
+@Order(3) // long: started first (docs/testing.md)
 @ResourceLock(SharedCluster.FIRST)
 class DayTwoOperationsTest {
 

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * table; each is then cancelled. Stopping the cluster leaves no process.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(5) // long: started first (docs/testing.md)
 class SessionClusterTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static EmbeddedKafka kafka;

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every 15 s goes to {@code target/kill-progress.txt}, the cluster's logs to {@code
  * target/kill-logs}.
  */
+@Order(1) // long: started first (docs/testing.md)
 class TaskManagerKillTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * with the column null before the change. Last, a flow's target type changes: the restore is
  * refused, and the job's exceptions name the change.
  */
+@Order(2) // long: started first (docs/testing.md)
 @ResourceLock(SharedCluster.SECOND)
 class UpgradeRescaleTest {
 
