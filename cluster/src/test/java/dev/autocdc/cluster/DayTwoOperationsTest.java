@@ -10,20 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
-import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.options.Options;
-import org.apache.paimon.reader.RecordReader;
-import org.apache.paimon.table.Table;
-import org.apache.paimon.table.source.ReadBuilder;
-import org.apache.paimon.types.DataField;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -246,35 +236,10 @@ class DayTwoOperationsTest {
         assertThat(rows).as("table " + table).containsExactlyInAnyOrder(expected);
     }
 
+    /** Table {@code db.<table>}'s rows in Paimon, each as its values joined by "|". */
     private static List<String> read(Path warehouse, String table) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", warehouse.toUri().toString());
-        List<String> rows = new ArrayList<>();
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            Table t;
-            try {
-                t = catalog.getTable(Identifier.create("db", table));
-            } catch (Catalog.TableNotExistException notYet) {
-                return rows;
-            }
-            List<DataField> fields = t.rowType().getFields();
-            InternalRow.FieldGetter[] getters = new InternalRow.FieldGetter[fields.size()];
-            for (int i = 0; i < getters.length; i++) {
-                getters[i] = InternalRow.createFieldGetter(fields.get(i).type(), i);
-            }
-            ReadBuilder read = t.newReadBuilder();
-            try (RecordReader<InternalRow> reader =
-                    read.newRead().createReader(read.newScan().plan())) {
-                reader.forEachRemaining(
-                        r -> {
-                            List<String> values = new ArrayList<>();
-                            for (InternalRow.FieldGetter g : getters) {
-                                values.add(String.valueOf(g.getFieldOrNull(r)));
-                            }
-                            rows.add(String.join("|", values));
-                        });
-            }
-        }
-        return rows;
+        return LakeTables.read(LakeTables.Lake.PAIMON, warehouse, table).stream()
+                .map(row -> row.stream().map(String::valueOf).collect(Collectors.joining("|")))
+                .toList();
     }
 }
