@@ -82,7 +82,7 @@ final class Erasures {
                         .returns(InternalTypeInfo.of(spec.inputType()))
                         .name("erasures of " + name)
                         .uid(uid(name));
-        StableUids.ofInput(rows, name + "-erasures", flow.erasuresTable());
+        StableUids.ofInput(rows, name + "-erasures", null);
         return rows;
     }
 

@@ -152,7 +152,15 @@ public final class FlowJob {
         OutputTag<DeadLetter> refused =
                 new OutputTag<>("refused input of " + flow.flow().name()) {};
         SingleOutputStreamOperator<RowData> events = engineInput(flow, refused);
-        StableUids.ofInput(events, flow.flow().name(), flow.flow().source());
+        StableUids.ofInput(
+                events,
+                flow.flow().name(),
+                flow.sourceRead() == null
+                        ? null
+                        : flow.sourceRead()
+                                .uid(
+                                        StableUids.sourceUid(
+                                                flow.flow().name(), flow.flow().source())));
         DataStream<RowData> engineInput =
                 flow.erasuresTable() == null ? events : events.union(Erasures.stream(tEnv, flow));
         SingleOutputStreamOperator<RowData> changelog =

@@ -86,26 +86,6 @@ public final class FlowOptions {
                                     + " ([operations](operations.md#erase-a-key)); set it before"
                                     + " the flow");
 
-    /** What a source record its format cannot read becomes. */
-    public enum BadRecords {
-        /** A dead letter with its bytes and reason (semantics §11). */
-        DEAD_LETTER,
-        /** The source's format as Flink runs it: the job fails (or the format's own options). */
-        FAIL
-    }
-
-    public static final ConfigOption<BadRecords> BAD_RECORDS =
-            ConfigOptions.key("bad-records")
-                    .enumType(BadRecords.class)
-                    .defaultValue(BadRecords.DEAD_LETTER)
-                    .withDescription(
-                            "`dead_letter`: a Kafka or filesystem source is read as bytes and"
-                                    + " decoded with its format by the flow, so that a record the"
-                                    + " format cannot read, a blank line or an inexact number is a"
-                                    + " dead letter (see [bad input](bad-input.md)); `fail`: the"
-                                    + " source reads its records itself, as Flink does (a bad"
-                                    + " record fails the job)");
-
     /** The settings the engine applies, declared (with their ranges) in {@link EngineOptions}. */
     private static final List<ConfigOption<?>> ENGINE =
             List.of(
@@ -140,7 +120,8 @@ public final class FlowOptions {
                             EngineOptions.BLOCK_SIZE,
                             "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
                     new Documented(EngineOptions.STATE_CACHE_KEYS, "`0` (off)"),
-                    new Documented(BAD_RECORDS, "`dead_letter`"),
+                    new Documented(SourceOptions.BAD_RECORDS, "`dead_letter`"),
+                    new Documented(SourceOptions.SOURCE, "`auto`"),
                     new Documented(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, "off"));
 
     private final Map<String, Configuration> byFlow;
@@ -226,7 +207,8 @@ public final class FlowOptions {
             read.blockSize(flow);
             read.stateCacheKeys(flow);
             read.snapshotHoldThreshold(flow);
-            read.badRecords(flow);
+            read.decodesSource(flow);
+            read.sourceRead(flow);
             read.parallelism(flow);
         }
         return read;
@@ -275,8 +257,18 @@ public final class FlowOptions {
         return value(flow, EngineOptions.STATE_CACHE_KEYS);
     }
 
-    public BadRecords badRecords(String flow) {
-        return value(flow, BAD_RECORDS);
+    /**
+     * Whether the flow decodes its source (bad records are dead letters) or reads it as declared.
+     */
+    public boolean decodesSource(String flow) {
+        return value(flow, SourceOptions.BAD_RECORDS) == SourceOptions.BadRecords.DEAD_LETTER;
+    }
+
+    /**
+     * Whether the flow reads its source on its own, shared with others, or as the savepoint says.
+     */
+    SourceOptions.SourceRead sourceRead(String flow) {
+        return value(flow, SourceOptions.SOURCE);
     }
 
     /** The share of missing rows that holds a snapshot; null: off. */
@@ -373,7 +365,11 @@ public final class FlowOptions {
         if (option == PARALLELISM) {
             return "a whole number from 1 to " + MAX_PARALLELISM;
         }
-        return "'dead_letter' or 'fail'";
+        return "one of "
+                + SourceOptions.values(
+                        option == SourceOptions.SOURCE
+                                ? SourceOptions.SourceRead.class
+                                : SourceOptions.BadRecords.class);
     }
 
     /** The docs' table of settings: key, default, meaning. */

@@ -267,7 +267,7 @@ public final class FlowPlanner {
                             p.input(),
                             whole,
                             p.sourceLetters(),
-                            p.carriesBytes()));
+                            p.sourceRead()));
         }
     }
 

@@ -6,6 +6,7 @@ import static dev.autocdc.job.plan.FlowPlanner.rootMessage;
 import dev.autocdc.job.flow.ClauseLines;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
+import dev.autocdc.job.source.ByteReads;
 import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.AutoCdcFlow;
@@ -39,6 +40,9 @@ final class OneFlowPlanner {
     private final StreamTableEnvironment tEnv;
     private final boolean createsTargets;
 
+    /** Which flows share their source's read, for the flows planned by this planner. */
+    private final SourceSharing sharing;
+
     /** The script line of each key set with SET, for messages; filled as the script is read. */
     private final Map<String, Integer> setLines;
 
@@ -55,6 +59,7 @@ final class OneFlowPlanner {
             Map<ObjectIdentifier, Integer> tableLines) {
         this.tEnv = tEnv;
         this.createsTargets = createsTargets;
+        this.sharing = new SourceSharing(tEnv);
         this.setLines = setLines;
         this.tableLines = tableLines;
     }
@@ -80,8 +85,8 @@ final class OneFlowPlanner {
         // stays data whatever its name (semantics §11).
         String prefix = ControlColumn.prefixAvoiding(sourceColumns);
         SourceDecoding.Decoded decoded =
-                options.badRecords(flow.name()) == FlowOptions.BadRecords.DEAD_LETTER
-                        ? decode(flow, sourceColumns, conditionLines)
+                options.decodesSource(flow.name())
+                        ? decode(flow, sourceColumns, options, conditionLines)
                         : null;
         FlowMapping mapping;
         try {
@@ -133,7 +138,7 @@ final class OneFlowPlanner {
                 projection,
                 options,
                 decoded == null ? null : decoded.letters(),
-                decoded != null);
+                decoded == null ? null : decoded.read());
     }
 
     /** The schema of the flow's source. */
@@ -157,14 +162,20 @@ final class OneFlowPlanner {
      * record its format cannot read is a dead letter ({@link SourceDecoding}).
      */
     private SourceDecoding.Decoded decode(
-            AutoCdcFlow flow, List<String> sourceColumns, Map<String, Integer> conditionLines) {
+            AutoCdcFlow flow,
+            List<String> sourceColumns,
+            FlowOptions options,
+            Map<String, Integer> conditionLines) {
+        ByteReads.Sharing shares = sharing.sharing(flow, options);
         try {
             return SourceDecoding.decode(
                     tEnv,
                     flow.name(),
                     flow.source(),
                     snapshotWatermark(flow, sourceColumns, conditionLines),
-                    PlacingColumns.of(flow, sourceColumns));
+                    PlacingColumns.of(flow, sourceColumns),
+                    sharing.reads(),
+                    shares);
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
                     flow.line(),

@@ -1,6 +1,7 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.job.flow.FlowScript;
+import dev.autocdc.job.source.ByteReads;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
@@ -13,8 +14,8 @@ import org.apache.flink.table.api.Table;
  *
  * @param targetKind where the flow's target is written
  * @param settings the script's settings ({@code autocdc.<flow>.*}), read by the flow's name
- * @param carriesBytes whether the input's last column is each record's bytes (a decoded source),
- *     which the engine's input ({@link EngineSpec#inputType()}) does not have
+ * @param sourceRead the read of a source the flow decodes, perhaps shared with other flows; null
+ *     when the flow reads its source as declared
  */
 public record PlannedFlow(
         AutoCdcFlow flow,
@@ -25,7 +26,15 @@ public record PlannedFlow(
         Table input,
         FlowOptions settings,
         DataStream<DeadLetter> sourceLetters,
-        boolean carriesBytes) {
+        ByteReads.Read sourceRead) {
+    /**
+     * Whether the input's last column is each record's bytes (a decoded source), which the engine's
+     * input ({@link EngineSpec#inputType()}) does not have.
+     */
+    public boolean carriesBytes() {
+        return sourceRead != null;
+    }
+
     public TargetType type() {
         return flow.storedAs();
     }

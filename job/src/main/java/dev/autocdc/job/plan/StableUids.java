@@ -34,9 +34,10 @@ import org.apache.flink.streaming.api.transformations.UnionTransformation;
  * <ul>
  *   <li>a source read for flow {@code F}: {@code auto-cdc-source-F-<table>}, {@code <table>} the
  *       source the flow names (also when it is read as bytes for decoding, so that {@code
- *       bad-records} may change);
- *   <li>what the planner puts between it and the engine: {@code auto-cdc-source-F-<table>-<name>}
- *       before the decoding step, {@code auto-cdc-input-F-<name>} after it;
+ *       bad-records} may change); a source read as bytes for several flows ({@link SourceSharing}):
+ *       {@code auto-cdc-shared-source-<table>};
+ *   <li>what the planner puts between it and the engine: {@code <source uid>-<name>} before the
+ *       decoding step, {@code auto-cdc-input-F-<name>} after it;
  *   <li>a sink: {@code <uid>-sink-<table>}, {@code <uid>} the nearest operator upstream that has
  *       one (the engine {@code auto-cdc-F}, a letter counter {@code auto-cdc-dead-letter-table-F}),
  *       or {@code auto-cdc-insert} for the script's own INSERT statements; what lies between:
@@ -50,33 +51,51 @@ import org.apache.flink.streaming.api.transformations.UnionTransformation;
  */
 public final class StableUids {
     static final String SOURCE = "auto-cdc-source-";
+    static final String SHARED_SOURCE = "auto-cdc-shared-source-";
     static final String INPUT = "auto-cdc-input-";
     static final String INSERT = "auto-cdc-insert";
 
     private StableUids() {}
 
+    /** The uid of the source flow {@code flow} reads {@code table} with on its own. */
+    static String sourceUid(String flow, String table) {
+        return SOURCE + flow + "-" + table;
+    }
+
+    /**
+     * The uid of the source the flows that read {@code table} as bytes share ({@link
+     * SourceSharing}).
+     */
+    static String sharedSourceUid(String table) {
+        return SHARED_SOURCE + table;
+    }
+
     /**
      * Names what the planner made for the stream flow {@code flow} reads: the walk goes up from the
      * inputs of {@code stream} (the flow's input step) and stops at operators that have a uid; past
-     * the flow's decoding step ({@link SourceDecoding#uid}) it goes on, where the planner reads
-     * {@code source} as bytes.
+     * the flow's decoding step ({@link SourceDecoding#uid}) it goes on, where the planner reads the
+     * source as bytes, unless an earlier flow sharing that read named it.
+     *
+     * @param read the uid of the source read as bytes ({@link #sourceUid}, {@link
+     *     #sharedSourceUid}); null when the flow reads its source as declared
      */
-    public static void ofInput(DataStream<?> stream, String flow, String source) {
+    public static void ofInput(DataStream<?> stream, String flow, String read) {
         Map<String, Integer> seen = new HashMap<>();
         Transformation<?>[] anchor = new Transformation<?>[1];
         for (Transformation<?> in : stream.getTransformation().getInputs()) {
             for (Transformation<?> t : unnamedAbove(in, anchor)) {
                 if (isSource(t)) {
-                    t.setUid(once(seen, SOURCE + flow + "-" + tableName(t)));
+                    t.setUid(once(seen, sourceUid(flow, tableName(t))));
                 } else if (!isVirtual(t)) {
                     t.setUid(once(seen, INPUT + flow + "-" + name(t)));
                 }
             }
         }
-        if (anchor[0] == null || !anchor[0].getUid().equals(SourceDecoding.uid(flow))) {
+        if (read == null
+                || anchor[0] == null
+                || !anchor[0].getUid().equals(SourceDecoding.uid(flow))) {
             return;
         }
-        String read = SOURCE + flow + "-" + source; // the planner's table is a twin of source
         for (Transformation<?> in : anchor[0].getInputs()) {
             for (Transformation<?> t : unnamedAbove(in, null)) {
                 if (isSource(t)) {

@@ -40,7 +40,8 @@ import org.apache.flink.util.OutputTag;
  * {@code 'format' = 'raw'} (Kafka: {@code 'value.format' = 'raw'}; key fields keep their key
  * format). The format's metadata ({@code value.source.timestamp} of {@code debezium-json}) comes
  * from the decoding step, the connector's from the twin. Kafka dead letters carry topic, partition
- * and offset.
+ * and offset. Flows that read one table through equal twins share the twin's read ({@link
+ * ByteReads}), and each decodes it in its own step.
  *
  * <p>Read as declared (the format's errors fail the job): views and other connectors, a partitioned
  * filesystem table, a filesystem format other than the JSON family, and a source already in {@code
@@ -55,6 +56,7 @@ public final class SourceDecoding {
      * The view the flow reads instead of its source, and the source's dead letters.
      *
      * @param view the temporary view's name: the source's columns, then {@code coordinates}
+     * @param read the read of the source as bytes, perhaps shared with other flows
      * @param coordinates for Kafka, the view's extra columns holding each record's topic, partition
      *     and offset, named as the engine's control columns under {@link
      *     ControlColumn#prefixAvoiding} of the source's columns; else empty
@@ -66,6 +68,7 @@ public final class SourceDecoding {
      */
     public record Decoded(
             String view,
+            ByteReads.Read read,
             DataStream<DeadLetter> letters,
             List<String> coordinates,
             String refused,
@@ -163,13 +166,18 @@ public final class SourceDecoding {
      * @param placing for a flow from snapshots, the source columns that place a row (its keys, its
      *     sequences, those its end condition reads): a row with an inexact number in none of them
      *     goes on to hold its key ({@link RecordDecoder}); null for a change flow
+     * @param reads the tables read as bytes for the flows planned before, to share with
+     * @param sharing how the flow may share its source's read ({@link ByteReads}); null: it reads
+     *     the source on its own (so does a flow whose source gets its snapshot watermark)
      */
     public static Decoded decode(
             StreamTableEnvironment tEnv,
             String flow,
             String source,
             SnapshotWatermark snapshots,
-            Set<String> placing) {
+            Set<String> placing,
+            ByteReads reads,
+            ByteReads.Sharing sharing) {
         SourceFormat.Readable readable = SourceFormat.readable(tEnv, source);
         if (readable == null) {
             return null;
@@ -201,20 +209,20 @@ public final class SourceDecoding {
         if (watermarked) {
             watermark(tEnv, layout, columns, base, snapshots, decoding.decoder(), numbers);
         }
-        tEnv.createTemporaryTable(
-                quote(base + "_bytes"), descriptor.schema(layout.twin.build()).build());
-        Table bytesTable = tEnv.from(quote(base + "_bytes"));
-        // internal rows: no conversion to Row and back on every record
-        DataStream<RowData> rows =
-                tEnv.toDataStream(
-                        bytesTable,
-                        bytesTable
-                                .getResolvedSchema()
-                                .toSourceRowDataType()
-                                .bridgedTo(RowData.class));
-        if (watermarked && WatchedDirectory.watched(options)) {
-            WatchedDirectory.readByOneSubtask(rows);
-        }
+        TableDescriptor twin = descriptor.schema(layout.twin.build()).build();
+        ByteReads.Read read =
+                reads.read(
+                        source,
+                        twin,
+                        flow,
+                        watermarked ? null : sharing,
+                        () ->
+                                bytes(
+                                        tEnv,
+                                        base,
+                                        twin,
+                                        watermarked && WatchedDirectory.watched(options)));
+        DataStream<RowData> rows = read.rows();
         OutputTag<DeadLetter> tag = new OutputTag<>("source dead letters of " + flow) {};
         DataType outType = layout.outType();
         SingleOutputStreamOperator<RowData> decoded =
@@ -228,11 +236,34 @@ public final class SourceDecoding {
         view(tEnv, base, layout, columns, decoded, decoding.mode(), watermarked);
         return new Decoded(
                 base,
+                read,
                 decoded.getSideOutput(tag),
                 layout.coordinateColumns,
                 layout.refused,
                 layout.raw,
                 watermarked);
+    }
+
+    /**
+     * The stream of the twin table's rows, declared as {@code base_bytes}; read by one subtask when
+     * {@code byOne} ({@link WatchedDirectory}).
+     */
+    private static DataStream<RowData> bytes(
+            StreamTableEnvironment tEnv, String base, TableDescriptor twin, boolean byOne) {
+        tEnv.createTemporaryTable(quote(base + "_bytes"), twin);
+        Table bytesTable = tEnv.from(quote(base + "_bytes"));
+        // internal rows: no conversion to Row and back on every record
+        DataStream<RowData> rows =
+                tEnv.toDataStream(
+                        bytesTable,
+                        bytesTable
+                                .getResolvedSchema()
+                                .toSourceRowDataType()
+                                .bridgedTo(RowData.class));
+        if (byOne) {
+            WatchedDirectory.readByOneSubtask(rows);
+        }
+        return rows;
     }
 
     /** The decoding step of a source read as bytes in {@code format}. */

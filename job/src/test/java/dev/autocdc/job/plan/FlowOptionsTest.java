@@ -81,10 +81,10 @@ class FlowOptionsTest {
                                         Map.of()))
                 .hasMessage(
                         "setting autocdc.f.tombstone-retension: a flow has no setting"
-                                + " tombstone-retension; the settings are [changelog-mode,"
-                                + " tombstone-retention, history-retention, dead-letter-table,"
-                                + " late-events-table, erasures-table, parallelism, block-size,"
-                                + " state-cache-keys, bad-records, snapshot-hold-threshold]");
+                            + " tombstone-retension; the settings are [changelog-mode,"
+                            + " tombstone-retention, history-retention, dead-letter-table,"
+                            + " late-events-table, erasures-table, parallelism, block-size,"
+                            + " state-cache-keys, bad-records, source, snapshot-hold-threshold]");
         assertThatThrownBy(
                         () ->
                                 FlowOptions.read(

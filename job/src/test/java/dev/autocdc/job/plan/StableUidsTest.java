@@ -2,7 +2,6 @@ package dev.autocdc.job.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.autocdc.job.flow.FlowScript;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -13,15 +12,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.api.dag.Transformation;
-import org.apache.flink.runtime.OperatorIDPair;
-import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.streaming.api.transformations.SideOutputTransformation;
 import org.apache.flink.streaming.api.transformations.UnionTransformation;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A savepoint restores into a job whose flow file changed elsewhere: Flink matches state to
@@ -71,11 +67,14 @@ class StableUidsTest {
     }
 
     @Test
-    void aFlowAddedBeforeAnotherKeepsEveryOperatorIdOfTheFirstJob() throws Exception {
-        Set<String> first = operatorIds(plan(EXAMPLE));
+    void aFlowAddedBeforeAnotherKeepsEveryOperatorIdOfTheFirstJob(@TempDir Path dir)
+            throws Exception {
+        StreamExecutionEnvironment job = plan(EXAMPLE);
+        Set<String> first = operatorIds(job);
         int at = EXAMPLE.indexOf("CREATE OR REFRESH STREAMING TABLE");
         String added = EXAMPLE.substring(0, at) + SECOND_FLOW + EXAMPLE.substring(at);
-        Set<String> second = operatorIds(plan(added));
+        Set<String> second =
+                operatorIds(PlannedSavepoint.plan(added, PlannedSavepoint.of(dir, job)));
         assertThat(second).containsAll(first);
         assertThat(second.size()).isGreaterThan(first.size());
     }
@@ -121,11 +120,7 @@ class StableUidsTest {
     }
 
     private static StreamExecutionEnvironment plan(String script) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        FlowPlanner planner = new FlowPlanner(tEnv);
-        new FlowJob(tEnv, planner.plan(FlowScript.parse(script)), planner.inserts()).attach();
-        return env;
+        return PlannedSavepoint.plan(script, null);
     }
 
     private static List<String> sourceUids(StreamExecutionEnvironment env) {
@@ -140,18 +135,11 @@ class StableUidsTest {
 
     /** The ids Flink gives the job's operators, as a savepoint records them. */
     private static Set<String> operatorIds(StreamExecutionEnvironment env) {
-        JobGraph graph = env.getStreamGraph(false).getJobGraph();
-        Set<String> ids = new TreeSet<>();
-        for (JobVertex v : graph.getVertices()) {
-            for (OperatorIDPair pair : v.getOperatorIDs()) {
-                ids.add(pair.getGeneratedOperatorID().toHexString());
-            }
-        }
-        return ids;
+        return PlannedSavepoint.operatorIds(env);
     }
 
     /** The job's transformations that become operators. */
-    private static List<Transformation<?>> operators(StreamExecutionEnvironment env) {
+    static List<Transformation<?>> operators(StreamExecutionEnvironment env) {
         List<Transformation<?>> all = new ArrayList<>();
         Set<Transformation<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         ArrayDeque<Transformation<?>> queue = new ArrayDeque<>(env.getTransformations());

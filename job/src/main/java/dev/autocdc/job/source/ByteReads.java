@@ -1,0 +1,91 @@
+package dev.autocdc.job.source;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.api.TableDescriptor;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * The tables a script's flows read as bytes ({@link SourceDecoding}), so that flows reading one
+ * table share one source: a Kafka topic is then consumed once, with one set of offsets, and each
+ * flow decodes the same records with its own decoding step.
+ *
+ * <p>Two flows share a read when both may share ({@link Sharing}) and they read the same table
+ * through equal twin tables (the same connector options and columns; a twin that carries one flow's
+ * snapshot watermark is that flow's alone). One instance serves one table environment, for the
+ * flows planned in it.
+ */
+public final class ByteReads {
+    private final Map<String, Read> shared = new HashMap<>();
+
+    /**
+     * How a flow may share its table's read.
+     *
+     * @param uid the uid of the table's shared source
+     * @param alone whether a read that feeds this flow alone has that uid too (the savepoint the
+     *     job restores holds it, or the flow is set to share)
+     */
+    public record Sharing(String uid, boolean alone) {}
+
+    /** One read of a table as bytes, and the flows it feeds in the order they were planned. */
+    public static final class Read {
+        private final DataStream<RowData> rows;
+        private final Sharing sharing;
+        private final List<String> flows = new ArrayList<>();
+
+        private Read(DataStream<RowData> rows, Sharing sharing) {
+            this.rows = rows;
+            this.sharing = sharing;
+        }
+
+        /** The stream of the read's records: the twin's rows. */
+        DataStream<RowData> rows() {
+            return rows;
+        }
+
+        /** The flows this read feeds, in the order they were planned. */
+        public List<String> flows() {
+            return List.copyOf(flows);
+        }
+
+        /**
+         * The uid of this read's source: the shared uid when the read may be shared and feeds more
+         * than one flow, or feeds one that keeps it alone ({@link Sharing#alone}); else {@code
+         * ownUid}, that of the one flow it feeds. Ask once every flow is planned.
+         */
+        public String uid(String ownUid) {
+            return sharing != null && (flows.size() > 1 || sharing.alone())
+                    ? sharing.uid()
+                    : ownUid;
+        }
+    }
+
+    /**
+     * The read of {@code table} for {@code flow}: an earlier flow's shared read of the same twin,
+     * or a new one that {@code read} makes.
+     *
+     * @param twin the table read as bytes, as declared for this flow
+     * @param sharing how the flow may share the read; null: it reads the table on its own
+     */
+    Read read(
+            String table,
+            TableDescriptor twin,
+            String flow,
+            Sharing sharing,
+            Supplier<DataStream<RowData>> read) {
+        String key = table + "\n" + twin;
+        Read found = sharing == null ? null : shared.get(key);
+        if (found == null) {
+            found = new Read(read.get(), sharing);
+            if (sharing != null) {
+                shared.put(key, found);
+            }
+        }
+        found.flows.add(flow);
+        return found;
+    }
+}
