@@ -84,8 +84,11 @@ class TaskManagerKillTest {
                     List.of("scd1_upsert", "scd2_upsert", "scd2_eo", "bt_upsert", "bt_eo")) {
                 kafka.createTopic(t, 2);
             }
+            kafka.createTopic("scd1_letters", 1);
+            List<String> lines = KillFlows.withBadRecords(w.lines, 500);
+            int bad = lines.size() - w.lines.size();
             Path flow = dir.resolve("kill.sql");
-            Files.writeString(flow, flow(kafka.bootstrapServers()) + lakeFlows());
+            Files.writeString(flow, KillFlows.kafkaFlows(kafka.bootstrapServers()) + lakeFlows());
             LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
             List<String> figures = new ArrayList<>();
             Path progress = Path.of("target", "kill-progress.txt");
@@ -132,7 +135,7 @@ class TaskManagerKillTest {
                 // the events arrive while the TaskManager is killed, in 8 batches per kill, 2 s
                 // apart
                 CompletableFuture<Void> producing =
-                        CompletableFuture.runAsync(() -> produce(kafka, w.lines, 8 * kills));
+                        CompletableFuture.runAsync(() -> produce(kafka, lines, 8 * kills));
                 long checkpoints = 0;
                 for (int k = 1; k <= kills; k++) {
                     // after a checkpoint completed since the last recovery, so that the job
@@ -207,6 +210,15 @@ class TaskManagerKillTest {
                 for (Lake lake : Lake.values()) {
                     LakeTables.await(lake, warehouse(lake), "scd2", scd2, converge);
                 }
+                // one letter per bad record in the exactly-once letter topic, none twice
+                List<String> letters = Topics.committedValues(kafka, "scd1_letters", bad, converge);
+                for (int n = 0; n < bad; n++) {
+                    String marker = KillFlows.marker(n);
+                    assertThat(letters.stream().filter(l -> l.contains(marker)).count())
+                            .as("letters of %s in %s", marker, letters)
+                            .isEqualTo(1);
+                }
+                assertThat(letters).hasSize(bad);
                 assertThat(cluster.get("/jobs/" + job + "/exceptions"))
                         .contains("exceptionHistory");
                 figures.add("at the end: " + lakeCommits());
@@ -220,7 +232,9 @@ class TaskManagerKillTest {
                                         .formatted(w.lines.size(), keys, kills, scd2.size())
                                 + " Iceberg table), bitemporal %d rows (in 2 topics); 0 lost,"
                                         .formatted(bitemporal.size())
-                                + " 0 twice, 0 malformed changelog rows");
+                                + " 0 twice, 0 malformed changelog rows; %d bad records, %d"
+                                        .formatted(bad, letters.size())
+                                + " letters, each once");
             } finally {
                 monitor.shutdownNow();
                 cluster.stop();
@@ -230,66 +244,6 @@ class TaskManagerKillTest {
                 cluster.keepLogs(Path.of("target", "kill-logs"));
             }
         }
-    }
-
-    /**
-     * Five flows over one source: SCD2 and bitemporal, each into upsert-kafka and into a {@code
-     * kafka} changelog, all with exactly-once delivery; and SCD1 into upsert-kafka at least once. A
-     * changelog topic keeps each subtask's rows in one partition ({@code 'sink.partitioner' =
-     * 'fixed'}), so a key's rows stay in order.
-     */
-    private static String flow(String bootstrap) {
-        String exactlyOnce =
-                "'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' ="
-                        + " 'autocdc-kill-%s', 'properties.transaction.timeout.ms' = '600000'";
-        StringBuilder sql =
-                new StringBuilder(
-                        """
-                        CREATE TABLE src (id INT, v STRING, op STRING, seq INT, sys INT)
-                        WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '%s',
-                              'properties.group.id' = 'kill', 'scan.startup.mode' = 'earliest-offset',
-                              'format' = 'json');
-                        CREATE OR REFRESH STREAMING TABLE scd1_upsert
-                        WITH ('connector' = 'upsert-kafka', 'topic' = 'scd1_upsert', 'properties.bootstrap.servers' = '%s',
-                              'key.format' = 'json', 'value.format' = 'json', %s);
-                        SET 'autocdc.scd1_flow.state-cache-keys' = '500';
-                        CREATE FLOW scd1_flow AS AUTO CDC INTO scd1_upsert FROM STREAM(src)
-                        KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
-                        COLUMNS * EXCEPT (op, seq, sys) STORED AS SCD TYPE 1;
-                        """
-                                .formatted(bootstrap, bootstrap, exactlyOnce.formatted("scd1")));
-        for (String type : List.of("scd2", "bt")) {
-            sql.append(
-                    """
-                    CREATE OR REFRESH STREAMING TABLE %1$s_upsert
-                    WITH ('connector' = 'upsert-kafka', 'topic' = '%1$s_upsert', 'properties.bootstrap.servers' = '%2$s',
-                          'key.format' = 'json', 'value.format' = 'json', %3$s);
-                    CREATE OR REFRESH STREAMING TABLE %1$s_eo
-                    WITH ('connector' = 'kafka', 'topic' = '%1$s_eo', 'properties.bootstrap.servers' = '%2$s',
-                          'format' = 'debezium-json', 'sink.partitioner' = 'fixed', %4$s);
-                    """
-                            .formatted(
-                                    type,
-                                    bootstrap,
-                                    exactlyOnce.formatted(type + "-u"),
-                                    exactlyOnce.formatted(type + "-c")));
-            for (String sink : List.of("upsert", "eo")) {
-                sql.append(
-                        """
-                        SET 'autocdc.%1$s_%2$s_flow.state-cache-keys' = '%5$s';
-                        CREATE FLOW %1$s_%2$s_flow AS AUTO CDC INTO %1$s_%2$s FROM STREAM(src)
-                        KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq %3$s
-                        COLUMNS * EXCEPT (op, seq, sys) STORED AS %4$s;
-                        """
-                                .formatted(
-                                        type,
-                                        sink,
-                                        type.equals("bt") ? "SYSTEM SEQUENCE BY sys" : "",
-                                        type.equals("bt") ? "BITEMPORAL" : "SCD TYPE 2",
-                                        sink.equals("eo") ? 100 : 0));
-            }
-        }
-        return sql.toString();
     }
 
     /** Each lake table's commits so far ({@link LakeTables#commits}). */

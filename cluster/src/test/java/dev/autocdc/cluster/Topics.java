@@ -245,4 +245,29 @@ final class Topics {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * The values of {@code topic} read with {@code read_committed}: once {@code count} have come,
+     * what more a last second of polling brings (so that one too many shows); or what came by the
+     * timeout.
+     */
+    static List<String> committedValues(
+            EmbeddedKafka kafka, String topic, int count, Duration timeout) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", kafka.bootstrapServers());
+        config.put("group.id", "reader-" + UUID.randomUUID());
+        config.put("auto.offset.reset", "earliest");
+        config.put("isolation.level", "read_committed");
+        List<String> values = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (values.size() < count && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500)).forEach(r -> values.add(r.value()));
+            }
+            consumer.poll(Duration.ofSeconds(1)).forEach(r -> values.add(r.value()));
+        }
+        return values;
+    }
 }
