@@ -81,6 +81,12 @@ public final class SourceDecoding {
      */
     public static final String RAW = "__raw";
 
+    /**
+     * The name of the twin of a read the flows of a table may share, before the table's name (a
+     * flow reading on its own names it {@code __autocdc_<flow>_bytes}).
+     */
+    private static final String SHARED_READ = "__autocdc_read:";
+
     private SourceDecoding() {}
 
     /** The uid of flow {@code flow}'s decoding step. */
@@ -219,7 +225,9 @@ public final class SourceDecoding {
                         () ->
                                 bytes(
                                         tEnv,
-                                        base,
+                                        watermarked || sharing == null
+                                                ? base + "_bytes"
+                                                : SHARED_READ + source,
                                         twin,
                                         watermarked && WatchedDirectory.watched(options)));
         DataStream<RowData> rows = read.rows();
