@@ -34,16 +34,7 @@ class SharedSourceKafkaTest {
             List<String> events = new ArrayList<>(KafkaEndToEndTest.USERS);
             events.add(2, "{this is not json");
             events.add("{\"userId\":  null, \"name\":  \"nobody\", \"sequenceNum\":  9}");
-            try (KafkaProducer<String, String> producer =
-                    new KafkaProducer<>(
-                            Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                            new StringSerializer(),
-                            new StringSerializer())) {
-                for (int i = 0; i < events.size(); i++) {
-                    producer.send(new ProducerRecord<>("users_shared", i % 3, null, events.get(i)))
-                            .get();
-                }
-            }
+            produce(kafka, events);
             Path flow = dir.resolve("two.sql");
             Files.writeString(
                     flow,
@@ -114,6 +105,20 @@ class SharedSourceKafkaTest {
                         .allSatisfy(l -> assertThat(l).contains("\"topic\": \"users_shared\""));
             }
             assertThat(written).hasSize(4);
+        }
+    }
+
+    /** Sends the events round-robin over the topic's 3 partitions. */
+    private static void produce(EmbeddedKafka kafka, List<String> events) throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (int i = 0; i < events.size(); i++) {
+                producer.send(new ProducerRecord<>("users_shared", i % 3, null, events.get(i)))
+                        .get();
+            }
         }
     }
 }

@@ -365,11 +365,13 @@ public final class FlowOptions {
         if (option == PARALLELISM) {
             return "a whole number from 1 to " + MAX_PARALLELISM;
         }
-        return "one of "
-                + SourceOptions.values(
-                        option == SourceOptions.SOURCE
-                                ? SourceOptions.SourceRead.class
-                                : SourceOptions.BadRecords.class);
+        if (option == SourceOptions.SOURCE) {
+            return "one of " + SourceOptions.values(SourceOptions.SourceRead.class);
+        }
+        if (option == SourceOptions.BAD_RECORDS) {
+            return "one of " + SourceOptions.values(SourceOptions.BadRecords.class);
+        }
+        throw new IllegalArgumentException("no values described for " + option.key());
     }
 
     /** The docs' table of settings: key, default, meaning. */

@@ -95,7 +95,8 @@ public final class FlowPlanner {
                                 flow,
                                 targetOf(flow, targets, targetsWithFlow),
                                 FlowOptions.read(tEnv.getConfig(), flowNames, setLines),
-                                flowItem.conditionLines()));
+                                flowItem.conditionLines(),
+                                true));
             }
         }
         wholeScriptSettings(planned, flowNames);
@@ -274,13 +275,15 @@ public final class FlowPlanner {
     /**
      * Plans one flow (its source must exist in the table environment), with the settings of the
      * table configuration under {@code autocdc.<its name>.}; keys of other flows are left alone.
+     * The flow reads its source on its own.
      */
     public PlannedFlow plan(AutoCdcFlow flow, FlowScript.TargetTable target) {
         return oneFlow.plan(
                 flow,
                 target,
                 FlowOptions.readOne(tEnv.getConfig(), flow.name(), setLines),
-                Map.of());
+                Map.of(),
+                false);
     }
 
     static String quote(String identifier) {

@@ -6,7 +6,6 @@ import static dev.autocdc.job.plan.FlowPlanner.rootMessage;
 import dev.autocdc.job.flow.ClauseLines;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
-import dev.autocdc.job.source.ByteReads;
 import dev.autocdc.job.source.SnapshotWatermark;
 import dev.autocdc.job.source.SourceDecoding;
 import dev.autocdc.operators.core.AutoCdcFlow;
@@ -67,12 +66,15 @@ final class OneFlowPlanner {
     /**
      * @param conditionLines the script line each of the flow's conditions starts on, by clause
      *     ({@link FlowScript.FlowItem#conditionLines}); empty for a flow of the Java builder
+     * @param mayShare whether the flow may share its source's read with the flows planned before it
+     *     ({@link SourceSharing}); false for a flow of the Java builder, planned alone
      */
     PlannedFlow plan(
             AutoCdcFlow flow,
             FlowScript.TargetTable target,
             FlowOptions options,
-            Map<String, Integer> conditionLines) {
+            Map<String, Integer> conditionLines,
+            boolean mayShare) {
         ResolvedSchema source = sourceSchema(flow);
         List<ReadTables.ReadTable> read = ReadTables.of(tEnv, flow, tableLines);
         SourceFormats.check(read, flow.name());
@@ -84,9 +86,12 @@ final class OneFlowPlanner {
         // Control columns are named under a prefix no source column uses, so every source column
         // stays data whatever its name (semantics §11).
         String prefix = ControlColumn.prefixAvoiding(sourceColumns);
+        if (!options.decodesSource(flow.name())) {
+            sharing.refuseLeaving(flow, options);
+        }
         SourceDecoding.Decoded decoded =
                 options.decodesSource(flow.name())
-                        ? decode(flow, sourceColumns, options, conditionLines)
+                        ? decode(flow, sourceColumns, options, mayShare, conditionLines)
                         : null;
         FlowMapping mapping;
         try {
@@ -165,8 +170,8 @@ final class OneFlowPlanner {
             AutoCdcFlow flow,
             List<String> sourceColumns,
             FlowOptions options,
+            boolean mayShare,
             Map<String, Integer> conditionLines) {
-        ByteReads.Sharing shares = sharing.sharing(flow, options);
         try {
             return SourceDecoding.decode(
                     tEnv,
@@ -175,7 +180,7 @@ final class OneFlowPlanner {
                     snapshotWatermark(flow, sourceColumns, conditionLines),
                     PlacingColumns.of(flow, sourceColumns),
                     sharing.reads(),
-                    shares);
+                    mayShare ? () -> sharing.sharing(flow, options) : null);
         } catch (RuntimeException e) {
             throw new FlowSyntaxException(
                     flow.line(),

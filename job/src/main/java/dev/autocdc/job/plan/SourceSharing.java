@@ -13,6 +13,8 @@ import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.state.api.runtime.OperatorIDGenerator;
 import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether a flow reads its table through the source it shares with the script's other flows
@@ -30,10 +32,17 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  *       flow's own uid, unless the savepoint holds the shared source (the others were removed).
  * </ul>
  *
- * A savepoint is known by the operator ids it holds state for, each the hash of a uid ({@link
- * OperatorIDGenerator}); it is read once, when the first flow on {@code auto} asks.
+ * A flow that read through the shared source and now reads on its own starts from its startup mode:
+ * refused when it follows from {@code bad-records = 'fail'} alone ({@link #refuseLeaving}), logged
+ * when {@code own} says so. A savepoint is known by the operator ids it holds state for, each the
+ * hash of a uid ({@link OperatorIDGenerator}); it is read once, when a flow first asks. One that
+ * cannot be read is planned as no savepoint, with a warning: in application mode the JobManager
+ * plans the job again after a failover, from a savepoint perhaps deleted since, and recovers it
+ * from its checkpoint whatever that plan says.
  */
 final class SourceSharing {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceSharing.class);
+
     private final StreamTableEnvironment tEnv;
     private final ByteReads reads = new ByteReads();
 
@@ -54,33 +63,70 @@ final class SourceSharing {
         String shared = StableUids.sharedSourceUid(flow.source());
         switch (options.sourceRead(flow.name())) {
             case OWN:
+                if (leftShared(flow)) {
+                    LOG.warn(
+                            "Flow {} read {} through the source it shared with other flows; set to"
+                                    + " 'own', it reads {} from its scan.startup.mode",
+                            flow.name(),
+                            flow.source(),
+                            flow.source());
+                }
                 return null;
             case SHARED:
                 return new ByteReads.Sharing(shared, true);
             default:
-                if (restored(flow).isEmpty()) {
+                if (restored().isEmpty()) {
                     return new ByteReads.Sharing(shared, false);
                 }
-                boolean own = holds(flow, StableUids.sourceUid(flow.name(), flow.source()));
-                boolean added = !holds(flow, FlowJob.engineUid(flow.name()));
-                return own || added ? null : new ByteReads.Sharing(shared, holds(flow, shared));
+                boolean own = holds(StableUids.sourceUid(flow.name(), flow.source()));
+                boolean added = !holds(FlowJob.engineUid(flow.name()));
+                return own || added ? null : new ByteReads.Sharing(shared, holds(shared));
         }
     }
 
-    private boolean holds(AutoCdcFlow flow, String uid) {
-        return restored(flow)
-                .map(ids -> ids.contains(OperatorIDGenerator.fromUid(uid)))
-                .orElse(false);
+    /**
+     * Refuses a flow on {@code auto} that reads its source as declared ({@code bad-records =
+     * 'fail'}) when it read it through the shared source of the savepoint the job restores: read on
+     * its own, it would start from its startup mode instead of where it stopped.
+     */
+    void refuseLeaving(AutoCdcFlow flow, FlowOptions options) {
+        if (options.sourceRead(flow.name()) == SourceOptions.SourceRead.AUTO && leftShared(flow)) {
+            throw new FlowSyntaxException(
+                    flow.line(),
+                    "FROM",
+                    "flow "
+                            + flow.name()
+                            + " read "
+                            + flow.source()
+                            + " through the source it shared with other flows (in the savepoint"
+                            + " the job restores); read as declared (bad-records = 'fail') it has"
+                            + " a source of its own, which would start from the table's"
+                            + " scan.startup.mode instead of where the flow stopped. Keep"
+                            + " bad-records = 'dead_letter', or SET 'autocdc."
+                            + flow.name()
+                            + ".source' = 'own' to read from the startup mode");
+        }
     }
 
-    private Optional<Set<OperatorID>> restored(AutoCdcFlow flow) {
+    /** Whether the restored savepoint has the flow reading its table through the shared source. */
+    private boolean leftShared(AutoCdcFlow flow) {
+        return holds(FlowJob.engineUid(flow.name()))
+                && !holds(StableUids.sourceUid(flow.name(), flow.source()))
+                && holds(StableUids.sharedSourceUid(flow.source()));
+    }
+
+    private boolean holds(String uid) {
+        return restored().map(ids -> ids.contains(OperatorIDGenerator.fromUid(uid))).orElse(false);
+    }
+
+    private Optional<Set<OperatorID>> restored() {
         if (restored == null) {
-            restored = load(flow);
+            restored = load();
         }
         return restored;
     }
 
-    private Optional<Set<OperatorID>> load(AutoCdcFlow flow) {
+    private Optional<Set<OperatorID>> load() {
         Optional<String> path = tEnv.getConfig().getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
         if (path.isEmpty()) {
             return Optional.empty();
@@ -93,20 +139,14 @@ final class SourceSharing {
             }
             return Optional.of(ids);
         } catch (IOException | RuntimeException e) {
-            throw new FlowSyntaxException(
-                    flow.line(),
-                    "FROM",
-                    "could not read the savepoint "
-                            + path.get()
-                            + " to see whether flow "
-                            + flow.name()
-                            + " read "
-                            + flow.source()
-                            + " with a source of its own: "
-                            + FlowPlanner.rootMessage(e)
-                            + "; SET 'autocdc."
-                            + flow.name()
-                            + ".source' = 'own' (or 'shared') decides without it");
+            LOG.warn(
+                    "Could not read the savepoint {} to see which flows read their tables with a"
+                            + " source of their own; planned as a job without one (every flow"
+                            + " sharing its table's source). Set 'autocdc.<flow>.source' to"
+                            + " decide without it: {}",
+                    path.get(),
+                    FlowPlanner.rootMessage(e));
+            return Optional.empty();
         }
     }
 }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.TableDescriptor;
 import org.apache.flink.table.data.RowData;
@@ -20,6 +20,7 @@ import org.apache.flink.table.data.RowData;
  * flows planned in it.
  */
 public final class ByteReads {
+    /** The shared read of each table, by the table's name as the flows name it. */
     private final Map<String, Read> shared = new HashMap<>();
 
     /**
@@ -35,21 +36,18 @@ public final class ByteReads {
     public static final class Read {
         private final DataStream<RowData> rows;
         private final Sharing sharing;
+        private final String twin;
         private final List<String> flows = new ArrayList<>();
 
-        private Read(DataStream<RowData> rows, Sharing sharing) {
+        private Read(DataStream<RowData> rows, Sharing sharing, String twin) {
             this.rows = rows;
             this.sharing = sharing;
+            this.twin = twin;
         }
 
         /** The stream of the read's records: the twin's rows. */
         DataStream<RowData> rows() {
             return rows;
-        }
-
-        /** The flows this read feeds, in the order they were planned. */
-        public List<String> flows() {
-            return List.copyOf(flows);
         }
 
         /**
@@ -66,7 +64,7 @@ public final class ByteReads {
 
     /**
      * The read of {@code table} for {@code flow}: an earlier flow's shared read of the same twin,
-     * or a new one that {@code read} makes.
+     * or a new one that {@code read} makes, told whether it is the table's shared read.
      *
      * @param twin the table read as bytes, as declared for this flow
      * @param sharing how the flow may share the read; null: it reads the table on its own
@@ -76,13 +74,13 @@ public final class ByteReads {
             TableDescriptor twin,
             String flow,
             Sharing sharing,
-            Supplier<DataStream<RowData>> read) {
-        String key = table + "\n" + twin;
-        Read found = sharing == null ? null : shared.get(key);
-        if (found == null) {
-            found = new Read(read.get(), sharing);
-            if (sharing != null) {
-                shared.put(key, found);
+            Function<Boolean, DataStream<RowData>> read) {
+        Read found = sharing == null ? null : shared.get(table);
+        if (found == null || !found.twin.equals(twin.toString())) {
+            boolean shares = sharing != null && found == null;
+            found = new Read(read.apply(shares), shares ? sharing : null, twin.toString());
+            if (shares) {
+                shared.put(table, found);
             }
         }
         found.flows.add(flow);

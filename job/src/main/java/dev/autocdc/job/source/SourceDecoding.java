@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -82,8 +83,8 @@ public final class SourceDecoding {
     public static final String RAW = "__raw";
 
     /**
-     * The name of the twin of a read the flows of a table may share, before the table's name (a
-     * flow reading on its own names it {@code __autocdc_<flow>_bytes}).
+     * The name of the twin of a table's shared read, before the table's name (a flow reading on its
+     * own names it {@code __autocdc_<flow>_bytes}).
      */
     private static final String SHARED_READ = "__autocdc_read:";
 
@@ -173,8 +174,9 @@ public final class SourceDecoding {
      *     sequences, those its end condition reads): a row with an inexact number in none of them
      *     goes on to hold its key ({@link RecordDecoder}); null for a change flow
      * @param reads the tables read as bytes for the flows planned before, to share with
-     * @param sharing how the flow may share its source's read ({@link ByteReads}); null: it reads
-     *     the source on its own (so does a flow whose source gets its snapshot watermark)
+     * @param sharing how the flow may share its source's read ({@link ByteReads}), asked only when
+     *     the source is read as bytes; null, or a null answer: it reads the source on its own (so
+     *     does a flow whose source gets its snapshot watermark)
      */
     public static Decoded decode(
             StreamTableEnvironment tEnv,
@@ -183,7 +185,7 @@ public final class SourceDecoding {
             SnapshotWatermark snapshots,
             Set<String> placing,
             ByteReads reads,
-            ByteReads.Sharing sharing) {
+            Supplier<ByteReads.Sharing> sharing) {
         SourceFormat.Readable readable = SourceFormat.readable(tEnv, source);
         if (readable == null) {
             return null;
@@ -221,13 +223,11 @@ public final class SourceDecoding {
                         source,
                         twin,
                         flow,
-                        watermarked ? null : sharing,
-                        () ->
+                        watermarked || sharing == null ? null : sharing.get(),
+                        shared ->
                                 bytes(
                                         tEnv,
-                                        watermarked || sharing == null
-                                                ? base + "_bytes"
-                                                : SHARED_READ + source,
+                                        shared ? SHARED_READ + source : base + "_bytes",
                                         twin,
                                         watermarked && WatchedDirectory.watched(options)));
         DataStream<RowData> rows = read.rows();
@@ -253,13 +253,13 @@ public final class SourceDecoding {
     }
 
     /**
-     * The stream of the twin table's rows, declared as {@code base_bytes}; read by one subtask when
-     * {@code byOne} ({@link WatchedDirectory}).
+     * The stream of the twin table's rows, declared as {@code name} (which the source operator is
+     * named after); read by one subtask when {@code byOne} ({@link WatchedDirectory}).
      */
     private static DataStream<RowData> bytes(
-            StreamTableEnvironment tEnv, String base, TableDescriptor twin, boolean byOne) {
-        tEnv.createTemporaryTable(quote(base + "_bytes"), twin);
-        Table bytesTable = tEnv.from(quote(base + "_bytes"));
+            StreamTableEnvironment tEnv, String name, TableDescriptor twin, boolean byOne) {
+        tEnv.createTemporaryTable(quote(name), twin);
+        Table bytesTable = tEnv.from(quote(name));
         // internal rows: no conversion to Row and back on every record
         DataStream<RowData> rows =
                 tEnv.toDataStream(

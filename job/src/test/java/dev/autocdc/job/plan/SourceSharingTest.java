@@ -105,17 +105,54 @@ class SourceSharingTest {
         assertThat(operatorIds(restored)).isEqualTo(operatorIds(first));
     }
 
+    /**
+     * A savepoint that cannot be read is planned as none (the JobManager of an application plans
+     * again after a failover, from a savepoint perhaps deleted since, and recovers from its
+     * checkpoint whatever the plan).
+     */
     @Test
-    void aSavepointThatCannotBeReadNamesTheSettingThatDecidesWithoutIt() {
+    void aSavepointThatCannotBeReadIsPlannedAsNone() {
         Path missing = dir.resolve("no-such-savepoint");
-        assertThatThrownBy(() -> plan(TWO, missing))
-                .hasMessageStartingWith(
-                        "line 9, FROM: could not read the savepoint " + missing.toUri())
-                .hasMessageEndingWith(
-                        "; SET 'autocdc.a.source' = 'own' (or 'shared') decides" + " without it");
-        String decided = "SET 'autocdc.a.source' = 'shared';\nSET 'autocdc.b.source' = 'shared';\n";
-        assertThat(sourceUids(plan(decided + TWO, missing)))
+        assertThat(sourceUids(plan(TWO, missing)))
                 .containsExactly("auto-cdc-shared-source-employees_cdf");
+    }
+
+    /** bad-records = 'fail' alone would move a flow off the shared source to its startup mode. */
+    @Test
+    void aFlowThatSharedIsRefusedASourceOfItsOwnUnlessSetToOwn() throws Exception {
+        Path savepoint = PlannedSavepoint.of(dir, plan(TWO, null));
+        String failing = "SET 'autocdc.b.bad-records' = 'fail';\n" + TWO;
+        assertThatThrownBy(() -> plan(failing, savepoint))
+                .hasMessage(
+                        "line 17, FROM: flow b read employees_cdf through the source it shared"
+                                + " with other flows (in the savepoint the job restores); read as"
+                                + " declared (bad-records = 'fail') it has a source of its own,"
+                                + " which would start from the table's scan.startup.mode instead"
+                                + " of where the flow stopped. Keep bad-records = 'dead_letter', or"
+                                + " SET 'autocdc.b.source' = 'own' to read from the startup mode");
+        StreamExecutionEnvironment own =
+                plan("SET 'autocdc.b.source' = 'own';\n" + failing, savepoint);
+        assertThat(sourceUids(own))
+                .containsExactlyInAnyOrder(
+                        "auto-cdc-shared-source-employees_cdf", "auto-cdc-source-b-employees_cdf");
+        // without a savepoint there is nothing to leave
+        assertThat(sourceUids(plan(failing, null)))
+                .containsExactlyInAnyOrder(
+                        "auto-cdc-source-a-employees_cdf", "auto-cdc-source-b-employees_cdf");
+    }
+
+    /** A table declared again between two flows is another table: no read shared across. */
+    @Test
+    void aTableDeclaredAgainBetweenTheFlowsIsReadByEachOnItsOwn() {
+        String again =
+                SOURCE
+                        + flow("a", "SCD TYPE 1")
+                        + "DROP TABLE employees_cdf;\n"
+                        + SOURCE.replace("'topic' = 'employees_cdf'", "'topic' = 'employees_v2'")
+                        + flow("b", "SCD TYPE 2");
+        assertThat(sourceUids(plan(again, null)))
+                .containsExactlyInAnyOrder(
+                        "auto-cdc-source-a-employees_cdf", "auto-cdc-source-b-employees_cdf");
     }
 
     private static StreamExecutionEnvironment plan(String script, Path savepoint) {
