@@ -1,9 +1,7 @@
 package dev.autocdc.benchmarks;
 
-import dev.autocdc.operators.flink.spec.EngineOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
 
@@ -23,8 +21,11 @@ final class RunSettings {
 
     final long events;
 
-    /** The write-back cache of hot state (EngineSpec#stateCacheKeys), in keys. */
-    final int cacheKeys;
+    /**
+     * The write-back cache of hot state (EngineSpec.Builder#stateCacheKeys), in keys; null: the
+     * product's default (bounded by the memory budget).
+     */
+    final Integer cacheKeys;
 
     /** The {@code --conf} values, key=value, in order. */
     private final List<String> conf;
@@ -34,7 +35,7 @@ final class RunSettings {
             String backend,
             Workload workload,
             long events,
-            int cacheKeys,
+            Integer cacheKeys,
             List<String> conf) {
         this.variant = variant;
         this.backend = backend;
@@ -51,15 +52,11 @@ final class RunSettings {
                 Workload.named(
                         arg(args, "--workload", "W1"), Long.parseLong(arg(args, "--scale", "1")));
         long events = Long.parseLong(arg(args, "--events", String.valueOf(workload.events)));
-        // the write-back cache of hot state (EngineSpec#stateCacheKeys): the product's default
-        // unless given; the *_cached variants hold every key of the workload
-        int cacheKeys =
-                Integer.parseInt(
-                        arg(
-                                args,
-                                "--cache-keys",
-                                String.valueOf(EngineOptions.STATE_CACHE_KEYS.defaultValue())));
-        if (variant.endsWith("_cached") && !Arrays.asList(args).contains("--cache-keys")) {
+        // the write-back cache of hot state: the product's default (bounded by its memory
+        // budget) unless given; the *_cached variants hold every key of the workload
+        String given = arg(args, "--cache-keys", null);
+        Integer cacheKeys = given == null ? null : Integer.valueOf(given);
+        if (variant.endsWith("_cached") && given == null) {
             cacheKeys = (int) workload.keys;
         }
         List<String> conf = new ArrayList<>();

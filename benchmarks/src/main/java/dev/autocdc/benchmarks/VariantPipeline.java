@@ -103,7 +103,7 @@ final class VariantPipeline {
 
     /** scd1, scd2 or bitemporal, each with or without the name {@code _cached}. */
     private static void engine(
-            DataStream<RowData> source, String variant, RowType inputType, int cacheKeys) {
+            DataStream<RowData> source, String variant, RowType inputType, Integer cacheKeys) {
         TargetType type =
                 variant.startsWith("scd1")
                         ? TargetType.SCD1

@@ -91,7 +91,7 @@ final class KillFlows {
             for (String sink : List.of("upsert", "eo")) {
                 sql.append(
                         """
-                        SET 'autocdc.%1$s_%2$s_flow.state-cache-keys' = '%5$s';
+                        %5$s
                         CREATE FLOW %1$s_%2$s_flow AS AUTO CDC INTO %1$s_%2$s FROM STREAM(src)
                         KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq %3$s
                         COLUMNS * EXCEPT (op, seq, sys) STORED AS %4$s;
@@ -101,7 +101,11 @@ final class KillFlows {
                                         sink,
                                         type.equals("bt") ? "SYSTEM SEQUENCE BY sys" : "",
                                         type.equals("bt") ? "BITEMPORAL" : "SCD TYPE 2",
-                                        sink.equals("eo") ? 100 : 0));
+                                        sink.equals("eo")
+                                                ? "SET 'autocdc.%s_eo_flow.state-cache-keys' ="
+                                                                .formatted(type)
+                                                        + " '100';"
+                                                : "-- the default cache"));
             }
         }
         return sql.toString();

@@ -92,6 +92,12 @@ class LocalMetricsTest {
                 assertThat(metrics.sum("_flow_reason_num_dead_letters", "apply_cdc"))
                         .isEqualTo(w.malformed);
                 assertThat(metrics.of("_flow_dead_letters_per_second", "apply_cdc")).isNotEmpty();
+                // the write-back cache, on by default: a budget of the local heap, within it
+                double budget = metrics.max("_flow_state_cache_budget_bytes", "apply_cdc");
+                assertThat(budget).isGreaterThan(1 << 20);
+                assertThat(metrics.max("_flow_state_cache_bytes", "apply_cdc"))
+                        .isBetween(1.0, budget);
+                assertThat(metrics.sum("_flow_state_cache_keys", "apply_cdc")).isEqualTo(200);
                 // freshness: the newest applied sequence (epoch ms) and the lag behind the clock
                 assertThat(metrics.max("_flow_newest_applied_sequence", "apply_cdc"))
                         .isEqualTo(newestSequence);

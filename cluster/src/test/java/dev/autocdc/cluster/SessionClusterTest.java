@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
@@ -39,7 +40,10 @@ class SessionClusterTest {
     @BeforeAll
     static void start() throws Exception {
         kafka = EmbeddedKafka.start();
-        cluster = new LocalCluster(dir.resolve("cluster"));
+        // the smallest task heap a TaskManager takes: the flows' caches shrink to their floor
+        cluster =
+                new LocalCluster(
+                        dir.resolve("cluster"), "taskmanager.memory.task.heap.size: 0m", Map.of());
         started = cluster.start("--taskmanagers", "1", "--slots", "2");
     }
 
@@ -90,6 +94,13 @@ class SessionClusterTest {
                     .isEqualTo(w.lines.size() - w.malformed);
             assertThat(metrics.sum("_flow_reason_num_dead_letters", "apply_cdc"))
                     .isEqualTo(w.malformed);
+            // no task heap: each subtask's cache at its floor, full, and the job exact
+            assertThat(metrics.of("_flow_state_cache_budget_bytes", "apply_cdc"))
+                    .isNotEmpty()
+                    .allSatisfy(s -> assertThat(s.value()).isEqualTo(64 * 1024.0));
+            assertThat(metrics.max("_flow_state_cache_bytes", "apply_cdc"))
+                    .isBetween(1.0, 64 * 1024.0);
+            assertThat(metrics.sum("_flow_state_cache_keys", "apply_cdc")).isBetween(1.0, 300.0);
             Process cancel = cluster.flink(dir.resolve("flink-cancel.log"), "cancel", job);
             assertThat(cancel.waitFor(2, TimeUnit.MINUTES)).isTrue();
             assertThat(cancel.exitValue())

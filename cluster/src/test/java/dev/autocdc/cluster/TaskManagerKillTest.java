@@ -38,11 +38,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the transactional changelogs are well formed: no {@code -U}/{@code -D} of a row that is not
  * there, no {@code +I}/{@code +U} of a key that is. The exactly-once changelog flows and the SCD1
  * flow keep a write-back cache of hot state (100 and 500 of the 1,000 keys, so keys are evicted all
- * the time), which must be in every checkpoint. Two more SCD type 2 flows write lake tables in
- * local warehouses, an Apache Paimon table and an Apache Iceberg table (upsert, parallelism 2, so
- * that many keys are inserted and closed between two checkpoints), which commit at checkpoints;
- * each, read back in batch with the format's own API, holds every row of the reference model once
- * and nothing else.
+ * the time), which must be in every checkpoint; the upsert flows and the lake flows keep the
+ * default cache, bounded by the TaskManager's task heap (all 1,000 keys fit). Two more SCD type 2
+ * flows write lake tables in local warehouses, an Apache Paimon table and an Apache Iceberg table
+ * (upsert, parallelism 2, so that many keys are inserted and closed between two checkpoints), which
+ * commit at checkpoints; each, read back in batch with the format's own API, holds every row of the
+ * reference model once and nothing else.
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 1,000), {@code -Dautocdc.kill.events-per-key}
  * (20), {@code -Dautocdc.kill.kills} (3); {@code -Dautocdc.kill.converge-minutes} (5) bounds the

@@ -31,13 +31,15 @@ import org.apache.flink.metrics.reporter.Scheduled;
  * The progress line of a local run, every few seconds: {@code autocdc: progress: 1,200,000 events
  * in, 1,150,000 target rows written, 12 dead letters, 3,400 late events}, then {@code , 3 keys
  * erased} when a flow erased keys, {@code , 1 snapshot held} when the safety valve of a flow from
- * snapshots holds one, and {@code , state cache 87% hits} when a flow sets {@code
- * state-cache-keys}. A Flink metric reporter that the command line adds to a local run's
- * configuration ({@link #configure}); it sums the flows' counters (the engine's {@code
- * num_input_rows}, {@code num_upserted_rows}, {@code num_deleted_rows} and {@code num_late_events},
- * the dead-letter counters by reason, {@code num_erased_keys}, {@code num_snapshots_held}, and the
- * gauges {@code num_state_cache_hits} and {@code num_state_cache_misses}) and writes the line to
- * the command line's error stream, found by an id in the reporter's settings.
+ * snapshots holds one, and {@code , state cache 87% hits (12.5 of 256.0 MB)} when a flow caches hot
+ * state (the share of reads it answered; the heap its caches hold, as estimated, of their budgets).
+ * A Flink metric reporter that the command line adds to a local run's configuration ({@link
+ * #configure}); it sums the flows' counters (the engine's {@code num_input_rows}, {@code
+ * num_upserted_rows}, {@code num_deleted_rows} and {@code num_late_events}, the dead-letter
+ * counters by reason, {@code num_erased_keys}, {@code num_snapshots_held}, and the gauges {@code
+ * num_state_cache_hits}, {@code num_state_cache_misses}, {@code state_cache_bytes} and {@code
+ * state_cache_budget_bytes}) and writes the line to the command line's error stream, found by an id
+ * in the reporter's settings.
  */
 public final class ProgressReporter implements MetricReporter, Scheduled {
     /** The reporter's name in {@code metrics.reporter.<name>.*}. */
@@ -68,6 +70,8 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
 
     private final List<Gauge<?>> cacheHits = new CopyOnWriteArrayList<>();
     private final List<Gauge<?>> cacheMisses = new CopyOnWriteArrayList<>();
+    private final List<Gauge<?>> cacheBytes = new CopyOnWriteArrayList<>();
+    private final List<Gauge<?>> cacheBudgets = new CopyOnWriteArrayList<>();
     // the cache gauges' last values once their task ended: a gauge reads its cache, so it is
     // dropped rather than kept, which would keep the ended task's cached rows reachable
     private final AtomicLong endedCacheHits = new AtomicLong();
@@ -140,6 +144,8 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
             switch (name) {
                 case CachingStateAccess.HITS -> cacheHits.add(g);
                 case CachingStateAccess.MISSES -> cacheMisses.add(g);
+                case CachingStateAccess.BYTES -> cacheBytes.add(g);
+                case CachingStateAccess.BUDGET -> cacheBudgets.add(g);
                 default -> {}
             }
             return;
@@ -184,6 +190,8 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 endedCacheHits.addAndGet(value(g));
             } else if (cacheMisses.remove(g)) {
                 endedCacheMisses.addAndGet(value(g));
+            } else if (!cacheBytes.remove(g)) {
+                cacheBudgets.remove(g);
             }
         }
     }
@@ -202,7 +210,9 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 + held(sum(held))
                 + cacheShare(
                         endedCacheHits.get() + read(cacheHits),
-                        endedCacheMisses.get() + read(cacheMisses));
+                        endedCacheMisses.get() + read(cacheMisses),
+                        read(cacheBytes),
+                        read(cacheBudgets));
     }
 
     static String line(long in, long written, long deadLetters, long late) {
@@ -229,14 +239,24 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
     }
 
     /**
-     * The state cache's share of reads it answered, rounded down (so 100% means no miss at all):
-     * {@code ", state cache 87% hits"}; empty when no flow caches or nothing was read yet.
+     * The state cache's share of reads it answered, rounded down (so 100% means no miss at all),
+     * and the heap its running caches hold of their budgets: {@code ", state cache 87% hits (12.5
+     * of 256.0 MB)"}; empty when no flow caches or nothing was read yet.
      */
-    static String cacheShare(long hits, long misses) {
+    static String cacheShare(long hits, long misses, long bytes, long budget) {
         long reads = hits + misses;
-        return reads == 0
-                ? ""
-                : String.format(Locale.ROOT, ", state cache %d%% hits", hits * 100 / reads);
+        if (reads == 0) {
+            return "";
+        }
+        String memory =
+                budget == 0
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                " (%.1f of %.1f MB)",
+                                bytes / 1048576.0,
+                                budget / 1048576.0);
+        return String.format(Locale.ROOT, ", state cache %d%% hits", hits * 100 / reads) + memory;
     }
 
     private static long read(List<Gauge<?>> gauges) {

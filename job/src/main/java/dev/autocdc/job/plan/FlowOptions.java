@@ -5,7 +5,6 @@ import dev.autocdc.operators.flink.spec.EngineOptions;
 import dev.autocdc.operators.flink.spec.EngineSettings;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -16,9 +15,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.configuration.description.TextElement;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * Every setting of a flow as a typed Flink option, read in this one place. A flow's settings are
@@ -26,7 +24,8 @@ import org.apache.flink.util.TimeUtils;
  * {@code -Dkey=value} on the command line. {@link #read} refuses a key under {@code autocdc.} that
  * names no flow of the script or no option (listing the valid ones) and a value that does not parse
  * (saying what would), so a typo fails the flow before a job starts instead of being ignored. The
- * docs' table of settings ({@code docs/flows.md}) is {@link #markdownTable()}, checked by a test.
+ * docs' table of settings ({@code docs/flows.md}) is {@link FlowSettings#markdownTable()}, checked
+ * by a test.
  */
 public final class FlowOptions {
     /** The prefix of every key this class reads. */
@@ -93,36 +92,8 @@ public final class FlowOptions {
                     EngineOptions.HISTORY_RETENTION,
                     EngineOptions.BLOCK_SIZE,
                     EngineOptions.STATE_CACHE_KEYS,
+                    EngineOptions.STATE_CACHE_MEMORY,
                     EngineOptions.SNAPSHOT_HOLD_THRESHOLD);
-
-    /** Each option with the default as the docs give it (a computed or absent default in words). */
-    private record Documented(ConfigOption<?> option, String defaultText) {}
-
-    private static final List<Documented> ALL =
-            List.of(
-                    new Documented(
-                            CHANGELOG_MODE,
-                            "`upsert` when the target's sink takes no `-U` rows (`upsert-kafka`,"
-                                    + " `jdbc`) or its declared columns have a PRIMARY KEY, else"
-                                    + " `retract`"),
-                    new Documented(
-                            EngineOptions.TOMBSTONE_RETENTION,
-                            "`"
-                                    + TimeUtils.formatWithHighestUnit(
-                                            EngineOptions.TOMBSTONE_RETENTION.defaultValue())
-                                    + "`"),
-                    new Documented(EngineOptions.HISTORY_RETENTION, "keep all"),
-                    new Documented(DEAD_LETTER_TABLE, "log"),
-                    new Documented(LATE_EVENTS_TABLE, "log"),
-                    new Documented(ERASURES_TABLE, "none"),
-                    new Documented(PARALLELISM, "the job's"),
-                    new Documented(
-                            EngineOptions.BLOCK_SIZE,
-                            "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
-                    new Documented(EngineOptions.STATE_CACHE_KEYS, "`0` (off)"),
-                    new Documented(SourceOptions.BAD_RECORDS, "`dead_letter`"),
-                    new Documented(SourceOptions.SOURCE, "`auto`"),
-                    new Documented(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, "off"));
 
     private final Map<String, Configuration> byFlow;
     private final Map<String, Integer> lines;
@@ -162,7 +133,7 @@ public final class FlowOptions {
             boolean everyFlow) {
         Map<String, String> all = conf.toMap();
         TreeSet<String> names = new TreeSet<>(flows);
-        List<String> options = ALL.stream().map(d -> d.option().key()).toList();
+        List<String> options = FlowSettings.ALL.stream().map(d -> d.option().key()).toList();
         for (String key : new TreeSet<>(all.keySet())) {
             if (!key.startsWith(PREFIX)) {
                 continue;
@@ -206,6 +177,7 @@ public final class FlowOptions {
             read.historyRetention(flow);
             read.blockSize(flow);
             read.stateCacheKeys(flow);
+            read.stateCacheMemory(flow);
             read.snapshotHoldThreshold(flow);
             read.decodesSource(flow);
             read.sourceRead(flow);
@@ -253,8 +225,14 @@ public final class FlowOptions {
         return value(flow, EngineOptions.BLOCK_SIZE);
     }
 
-    public int stateCacheKeys(String flow) {
+    /** Null: as many as the cache's memory holds. */
+    public Integer stateCacheKeys(String flow) {
         return value(flow, EngineOptions.STATE_CACHE_KEYS);
+    }
+
+    /** Null: from the task's memory. */
+    public MemorySize stateCacheMemory(String flow) {
+        return value(flow, EngineOptions.STATE_CACHE_MEMORY);
     }
 
     /**
@@ -283,6 +261,8 @@ public final class FlowOptions {
                 historyRetention(flow),
                 blockSize(flow),
                 stateCacheKeys(flow),
+                stateCacheMemory(flow),
+                byFlow.size(),
                 snapshotHoldThreshold(flow));
     }
 
@@ -323,7 +303,7 @@ public final class FlowOptions {
      * whole script.
      */
     void refuseSetAfter(String flow, int flowLine) {
-        for (Documented d : ALL) {
+        for (FlowSettings.Documented d : FlowSettings.ALL) {
             String key = PREFIX + flow + "." + d.option().key();
             Integer line = lines.get(key);
             if (line != null
@@ -372,26 +352,5 @@ public final class FlowOptions {
             return "one of " + SourceOptions.values(SourceOptions.BadRecords.class);
         }
         throw new IllegalArgumentException("no values described for " + option.key());
-    }
-
-    /** The docs' table of settings: key, default, meaning. */
-    public static String markdownTable() {
-        List<String> rows = new ArrayList<>();
-        rows.add("| key | default | meaning |");
-        rows.add("|---|---|---|");
-        for (Documented d : ALL) {
-            rows.add(
-                    "| `"
-                            + PREFIX
-                            + "<flow>."
-                            + d.option().key()
-                            + "` | "
-                            + d.defaultText()
-                            + " | "
-                            + ((TextElement) d.option().description().getBlocks().get(0))
-                                    .getFormat()
-                            + " |");
-        }
-        return String.join("\n", rows) + "\n";
     }
 }

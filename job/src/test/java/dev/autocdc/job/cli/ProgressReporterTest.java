@@ -49,6 +49,13 @@ class ProgressReporterTest {
         reporter.notifyOfAddedMetric((Gauge<Long>) () -> 100L, "num_state_cache_misses", flow("a"));
         reporter.notifyOfAddedMetric((Gauge<Long>) () -> 370L, "num_state_cache_hits", flow("a"));
         reporter.notifyOfAddedMetric((Gauge<Long>) () -> 30L, "num_state_cache_misses", flow("a"));
+        // and their heap: 5 MB and 7.5 MB of 128 MB each
+        reporter.notifyOfAddedMetric((Gauge<Long>) () -> 5L << 20, "state_cache_bytes", flow("a"));
+        reporter.notifyOfAddedMetric((Gauge<Long>) () -> 15L << 19, "state_cache_bytes", flow("a"));
+        reporter.notifyOfAddedMetric(
+                (Gauge<Long>) () -> 128L << 20, "state_cache_budget_bytes", flow("a"));
+        reporter.notifyOfAddedMetric(
+                (Gauge<Long>) () -> 128L << 20, "state_cache_budget_bytes", flow("a"));
         reporter.report();
 
         assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
@@ -58,7 +65,8 @@ class ProgressReporterTest {
                         "autocdc: progress: 1,200,000 events in, 1,150,000 target rows written,"
                                 + " 0 dead letters, 0 late events",
                         "autocdc: progress: 1,200,000 events in, 1,150,000 target rows written,"
-                                + " 0 dead letters, 0 late events, state cache 87% hits");
+                                + " 0 dead letters, 0 late events, state cache 87% hits (12.5 of"
+                                + " 256.0 MB)");
     }
 
     @Test
@@ -93,10 +101,12 @@ class ProgressReporterTest {
 
     @Test
     void theCacheShareIsRoundedDownAndAbsentBeforeAnyRead() {
-        assertThat(ProgressReporter.cacheShare(0, 0)).isEmpty();
-        assertThat(ProgressReporter.cacheShare(0, 5)).isEqualTo(", state cache 0% hits");
-        assertThat(ProgressReporter.cacheShare(999, 1)).isEqualTo(", state cache 99% hits");
-        assertThat(ProgressReporter.cacheShare(4, 0)).isEqualTo(", state cache 100% hits");
+        assertThat(ProgressReporter.cacheShare(0, 0, 0, 0)).isEmpty();
+        assertThat(ProgressReporter.cacheShare(0, 5, 0, 0)).isEqualTo(", state cache 0% hits");
+        assertThat(ProgressReporter.cacheShare(999, 1, 0, 0)).isEqualTo(", state cache 99% hits");
+        assertThat(ProgressReporter.cacheShare(4, 0, 0, 0)).isEqualTo(", state cache 100% hits");
+        assertThat(ProgressReporter.cacheShare(87, 13, 13_107_200, 268_435_456))
+                .isEqualTo(", state cache 87% hits (12.5 of 256.0 MB)");
         assertThat(ProgressReporter.line(1, 1, 1, 1))
                 .isEqualTo(
                         "autocdc: progress: 1 events in, 1 target rows written, 1 dead letter,"

@@ -152,7 +152,10 @@ class FlowMetricsTest {
                         SnapshotApplyOperator.SCANS,
                         SnapshotApplyOperator.SCANNED_KEYS,
                         CachingStateAccess.HITS,
-                        CachingStateAccess.MISSES));
+                        CachingStateAccess.MISSES,
+                        CachingStateAccess.BUDGET,
+                        CachingStateAccess.BYTES,
+                        CachingStateAccess.KEYS));
         assertThat(documented()).isEqualTo(registered);
     }
 

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,10 +82,11 @@ class FlowOptionsTest {
                                         Map.of()))
                 .hasMessage(
                         "setting autocdc.f.tombstone-retension: a flow has no setting"
-                            + " tombstone-retension; the settings are [changelog-mode,"
-                            + " tombstone-retention, history-retention, dead-letter-table,"
-                            + " late-events-table, erasures-table, parallelism, block-size,"
-                            + " state-cache-keys, bad-records, source, snapshot-hold-threshold]");
+                                + " tombstone-retension; the settings are [changelog-mode,"
+                                + " tombstone-retention, history-retention, dead-letter-table,"
+                                + " late-events-table, erasures-table, parallelism, block-size,"
+                                + " state-cache-keys, state-cache-memory, bad-records, source,"
+                                + " snapshot-hold-threshold]");
         assertThatThrownBy(
                         () ->
                                 FlowOptions.read(
@@ -153,6 +155,22 @@ class FlowOptionsTest {
                                 .stateCacheKeys("f"))
                 .isEqualTo(50_000);
         assertThat(
+                        FlowOptions.read(
+                                        conf(Map.of("autocdc.f.state-cache-memory", "48 mb")),
+                                        List.of("f"),
+                                        Map.of())
+                                .stateCacheMemory("f"))
+                .isEqualTo(MemorySize.ofMebiBytes(48));
+        assertThatThrownBy(
+                        () ->
+                                FlowOptions.read(
+                                        conf(Map.of("autocdc.f.state-cache-memory", "1 kb")),
+                                        List.of("f"),
+                                        Map.of()))
+                .hasMessage(
+                        "setting autocdc.f.state-cache-memory: '1 kb' is not a memory size of at"
+                                + " least 64 kb, such as '64 mb'");
+        assertThat(
                         FlowOptions.readOne(conf(Map.of("autocdc.g.whatever", "x")), "f", Map.of())
                                 .blockSize("f"))
                 .as("a flow planned alone leaves other flows' keys alone")
@@ -162,6 +180,6 @@ class FlowOptionsTest {
     @Test
     void theDocsTableIsTheOptions() throws Exception {
         String docs = Files.readString(Path.of("../docs/flows.md"), StandardCharsets.UTF_8);
-        assertThat(docs).contains(FlowOptions.markdownTable());
+        assertThat(docs).contains(FlowSettings.markdownTable());
     }
 }

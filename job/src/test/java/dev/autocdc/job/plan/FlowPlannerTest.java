@@ -410,7 +410,7 @@ class FlowPlannerTest {
         assertThat(f.spec().outputMode().name()).isEqualTo("UPSERT");
         assertThat(f.spec().tombstoneRetention()).isNull();
         assertThat(f.spec().historyRetention()).hasDays(30);
-        assertThat(f.spec().stateCacheKeys()).isEqualTo(20_000);
+        assertThat(f.spec().stateCache().keys()).isEqualTo(20_000);
         environment();
         assertThatThrownBy(
                         () ->

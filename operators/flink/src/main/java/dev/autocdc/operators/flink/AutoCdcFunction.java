@@ -5,12 +5,15 @@ import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.spec.StateCacheSpec;
+import dev.autocdc.operators.flink.state.CacheBudget;
 import dev.autocdc.operators.flink.state.CachingStateAccess;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateNames;
 import java.io.IOException;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
@@ -55,6 +58,9 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
 
     /** The operator whose current key a write-back cache follows; null: no cache. */
     private transient KeyContext cacheKeys;
+
+    /** The configuration of the TaskManager the cache's operator runs on (its budget's memory). */
+    private transient Configuration taskManager;
 
     private transient CachingStateAccess cache;
 
@@ -102,23 +108,33 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     @Override
     public void open(OpenContext openContext) throws Exception {
         KeyedStateAccess states = KeyedStateAccess.of(getRuntimeContext());
-        int capacity = runtime.spec().stateCacheKeys();
-        if (cacheKeys != null && capacity > 0) {
+        StateCacheSpec spec = runtime.spec().stateCache();
+        if (cacheKeys != null && spec.keys() > 0) {
+            long bytes =
+                    spec.bytes() > 0
+                            ? spec.bytes()
+                            : CacheBudget.ofTask(taskManager, spec.shares());
             cache =
                     new CachingStateAccess(
-                            states, cacheKeys, capacity, runtime.spec().flow().name());
+                            states,
+                            cacheKeys,
+                            spec.keys(),
+                            new CacheBudget(bytes),
+                            runtime.spec().flow().name());
             states = cache;
         }
         runtime.open(states);
     }
 
     /**
-     * Lets the function keep a write-back cache of its hot states under {@code operator}'s keys;
-     * call before {@link #open}. The operator must then call {@link #flushCache()} before each
-     * snapshot of keyed state ({@link AutoCdcOperator} does).
+     * Lets the function keep a write-back cache of its hot states under {@code operator}'s keys,
+     * within the budget {@code taskManager}'s memory gives it ({@link CacheBudget#ofTask}) unless
+     * the spec sets one; call before {@link #open}. The operator must then call {@link
+     * #flushCache()} before each snapshot of keyed state ({@link AutoCdcOperator} does).
      */
-    void cacheUnder(KeyContext operator) {
+    void cacheUnder(KeyContext operator, Configuration taskManager) {
         this.cacheKeys = operator;
+        this.taskManager = taskManager;
     }
 
     /** The write-back cache of hot state; null when none (for tests). */

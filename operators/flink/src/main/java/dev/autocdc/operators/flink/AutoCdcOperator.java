@@ -7,9 +7,10 @@ import org.apache.flink.table.data.RowData;
 /**
  * The operator {@link AutoCdc#apply} runs {@link AutoCdcFunction} in: Flink's keyed process
  * operator, plus what a {@code KeyedProcessFunction} cannot reach: the function's write-back cache
- * ({@link EngineSpec#stateCacheKeys()}) gets the operator's key context when it opens, and is
- * flushed before every checkpoint barrier (savepoints included) and at the end of input. The same
- * function run by {@code keyBy(...).process(function)} works without the cache.
+ * ({@link EngineSpec#stateCache()}) gets the operator's key context and the TaskManager's
+ * configuration (its budget's memory: {@code CacheBudget}) when it opens, and is flushed before
+ * every checkpoint barrier (savepoints included) and at the end of input. The same function run by
+ * {@code keyBy(...).process(function)} works without the cache.
  */
 public final class AutoCdcOperator extends KeyedProcessOperator<Object, RowData, RowData> {
     private static final long serialVersionUID = 1L;
@@ -23,7 +24,9 @@ public final class AutoCdcOperator extends KeyedProcessOperator<Object, RowData,
 
     @Override
     public void open() throws Exception {
-        function.cacheUnder(this); // before the function opens its states
+        // before the function opens its states
+        function.cacheUnder(
+                this, getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration());
         super.open();
     }
 

@@ -219,6 +219,7 @@ final class OperatorRun implements AutoCloseable {
 
     /** How many timeline entries (SCD2) the key holds, read from the keyed state backend. */
     int timelineEntries(Object key) throws Exception {
+        function.flushCache(); // the state as a checkpoint would see it
         var blocks = scd2Blocks(key);
         var recent = scd2Recent(key);
         int n = recent.value() == null ? 0 : recent.value().size();
@@ -235,6 +236,7 @@ final class OperatorRun implements AutoCloseable {
      * recent entries come after every block. Returns the number of entries.
      */
     int checkTimelineLayout(Object key, int blockSize) throws Exception {
+        function.flushCache(); // the state as a checkpoint would see it
         var blocks = scd2Blocks(key);
         var recent = scd2Recent(key);
         List<Map.Entry<SequenceKey, TimelineBlock>> all = new ArrayList<>();

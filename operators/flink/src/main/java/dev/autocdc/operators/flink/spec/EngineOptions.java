@@ -4,6 +4,7 @@ import dev.autocdc.operators.core.FlowDefinitionException;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * The settings a flow's engine applies ({@link EngineSettings}), each declared once: its key,
@@ -52,19 +53,31 @@ public final class EngineOptions {
     public static final ConfigOption<Integer> STATE_CACHE_KEYS =
             ConfigOptions.key("state-cache-keys")
                     .intType()
-                    .defaultValue(0)
+                    .noDefaultValue()
                     .withDescription(
-                            "how many keys' hot state (SCD1's row, the newest entries of an SCD2 or"
-                                    + " bitemporal history) each instance of the flow keeps as"
-                                    + " objects on the JVM heap, 0 to "
+                            "the most keys whose hot state (SCD1's row, the newest entries of an"
+                                    + " SCD2 or bitemporal history) each instance of the flow keeps"
+                                    + " as objects on the JVM heap, 0 to "
                                     + MAX_STATE_CACHE_KEYS
-                                    + ": a key's events in a row then read and write RocksDB once,"
-                                    + " when the key is evicted or before a checkpoint; once"
-                                    + " full, it takes a key in only when the key was asked for"
-                                    + " more often lately than the one it would evict"
-                                    + " ([performance](performance.md#the-write-back-cache));"
-                                    + " 0 turns it off; refused for flows FROM SNAPSHOT or with"
-                                    + " APPLY AS TRUNCATE WHEN, whose operator visits every key");
+                                    + ", within `state-cache-memory`: a key's events in a row then"
+                                    + " read and write RocksDB once, when the key is evicted or"
+                                    + " before a checkpoint; once full, it takes a key in only when"
+                                    + " the key was asked for more often lately than the one it"
+                                    + " would evict"
+                                    + " ([performance](performance.md#the-write-back-cache)); 0"
+                                    + " turns it off. Flows FROM SNAPSHOT or with APPLY AS TRUNCATE"
+                                    + " WHEN, whose operator visits every key, run without it"
+                                    + " (setting it is refused)");
+
+    public static final ConfigOption<MemorySize> STATE_CACHE_MEMORY =
+            ConfigOptions.key("state-cache-memory")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "the heap each instance of the flow's cache may fill (its keys counted"
+                                    + " at an estimated size:"
+                                    + " [performance](performance.md#the-write-back-cache)), for"
+                                    + " example `64 mb`");
 
     public static final ConfigOption<Double> SNAPSHOT_HOLD_THRESHOLD =
             ConfigOptions.key("snapshot-hold-threshold")
@@ -88,6 +101,9 @@ public final class EngineOptions {
         if (option == STATE_CACHE_KEYS) {
             return "a whole number from 0 (off) to " + MAX_STATE_CACHE_KEYS;
         }
+        if (option == STATE_CACHE_MEMORY) {
+            return "a memory size of at least 64 kb, such as '64 mb'";
+        }
         if (option == BLOCK_SIZE) {
             return "a whole number from 1 to " + MAX_BLOCK_SIZE;
         }
@@ -97,7 +113,10 @@ public final class EngineOptions {
     /** Whether {@code value} is in {@code option}'s range; null (no retention, no threshold) is. */
     public static boolean inRange(ConfigOption<?> option, Object value) {
         if (value == null) {
-            return option != BLOCK_SIZE && option != STATE_CACHE_KEYS;
+            return option != BLOCK_SIZE;
+        }
+        if (option == STATE_CACHE_MEMORY) {
+            return ((MemorySize) value).getBytes() >= 64 * 1024;
         }
         if (option == TOMBSTONE_RETENTION || option == HISTORY_RETENTION) {
             Duration d = (Duration) value;

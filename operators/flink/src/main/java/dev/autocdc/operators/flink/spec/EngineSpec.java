@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -53,9 +54,10 @@ public final class EngineSpec implements Serializable {
     private final Duration tombstoneRetention;
     private final Duration historyRetention;
     private final int blockSize;
-    private final int stateCacheKeys;
+    private final StateCacheSpec stateCache;
 
-    private EngineSpec(Builder b, Flow flow, int[] baseFields, int[] controlFields) {
+    private EngineSpec(
+            Builder b, Flow flow, int[] baseFields, int[] controlFields, int stateCacheKeys) {
         this.flow = flow;
         this.inputType = b.input;
         this.baseFields = baseFields;
@@ -66,7 +68,11 @@ public final class EngineSpec implements Serializable {
         this.tombstoneRetention = b.tombstoneRetention;
         this.historyRetention = b.historyRetention;
         this.blockSize = b.blockSize;
-        this.stateCacheKeys = b.stateCacheKeys;
+        this.stateCache =
+                new StateCacheSpec(
+                        stateCacheKeys,
+                        b.stateCacheMemory == null ? 0 : b.stateCacheMemory.getBytes(),
+                        b.stateCacheShares);
     }
 
     public static Builder builder(String flowName, TargetType type, RowType input) {
@@ -130,11 +136,11 @@ public final class EngineSpec implements Serializable {
     }
 
     /**
-     * Keys whose hot state (SCD1's decisive events, the recent entries of SCD2 and bitemporal
-     * histories) a flow's operator keeps in a write-back cache ({@code WriteBackCache}); 0: none.
+     * The write-back cache of hot state (SCD1's decisive events, the recent entries of SCD2 and
+     * bitemporal histories) a flow's operator keeps.
      */
-    public int stateCacheKeys() {
-        return stateCacheKeys;
+    public StateCacheSpec stateCache() {
+        return stateCache;
     }
 
     /**
@@ -195,7 +201,9 @@ public final class EngineSpec implements Serializable {
         private Duration tombstoneRetention = EngineOptions.DEFAULT_TOMBSTONE_RETENTION;
         private Duration historyRetention;
         private int blockSize = DEFAULT_BLOCK_SIZE;
-        private int stateCacheKeys = EngineOptions.STATE_CACHE_KEYS.defaultValue();
+        private Integer stateCacheKeys;
+        private MemorySize stateCacheMemory;
+        private int stateCacheShares = 1;
         private String controlPrefix = ControlColumn.DEFAULT_PREFIX;
         private boolean snapshot;
         private Double snapshotHoldThreshold;
@@ -323,13 +331,26 @@ public final class EngineSpec implements Serializable {
         }
 
         /**
-         * How many keys' hot state the flow's operator keeps as objects in a write-back cache,
-         * written to keyed state when a key is evicted and before every checkpoint (default 0:
-         * off). Only {@code AutoCdc.apply} runs the cache; the bare {@code AutoCdcFunction} ignores
+         * The most keys whose hot state the flow's operator keeps as objects in a write-back cache,
+         * written to keyed state when a key is evicted and before every checkpoint; 0: off; null
+         * (the default): as many as its memory holds, off for a flow whose operator visits every
+         * key. Only {@code AutoCdc.apply} runs the cache; the bare {@code AutoCdcFunction} ignores
          * it.
          */
-        public Builder stateCacheKeys(int keys) {
+        public Builder stateCacheKeys(Integer keys) {
             this.stateCacheKeys = keys;
+            return this;
+        }
+
+        /** The heap the cache may fill; null (the default): from the task's memory. */
+        public Builder stateCacheMemory(MemorySize memory) {
+            this.stateCacheMemory = memory;
+            return this;
+        }
+
+        /** The flows of the job whose caches share a slot's budget (default 1). */
+        public Builder stateCacheShares(int flows) {
+            this.stateCacheShares = Math.max(1, flows);
             return this;
         }
 
@@ -337,7 +358,8 @@ public final class EngineSpec implements Serializable {
             checkSettings();
             InputLayout layout = new InputLayout(input, type, controlPrefix, snapshot);
             layout.declareControls(flow);
-            if (stateCacheKeys > 0 && (snapshot || layout.field(ControlColumn.TRUNCATE) >= 0)) {
+            boolean visitsEveryKey = snapshot || layout.field(ControlColumn.TRUNCATE) >= 0;
+            if (stateCacheKeys != null && stateCacheKeys > 0 && visitsEveryKey) {
                 throw new FlowDefinitionException(
                         EngineOptions.STATE_CACHE_KEYS.key(),
                         (snapshot ? "a flow FROM SNAPSHOT" : "a flow with APPLY AS TRUNCATE WHEN")
@@ -345,12 +367,17 @@ public final class EngineSpec implements Serializable {
                                 + " key's state); remove the setting");
             }
             Flow built = layout.build(flow);
-            return new EngineSpec(this, built, layout.baseFields(), layout.controlFields());
+            int keys =
+                    stateCacheKeys != null
+                            ? stateCacheKeys
+                            : visitsEveryKey ? 0 : EngineOptions.MAX_STATE_CACHE_KEYS;
+            return new EngineSpec(this, built, layout.baseFields(), layout.controlFields(), keys);
         }
 
         /** The settings' ranges ({@link EngineOptions}) and the target types they apply to. */
         private void checkSettings() {
             EngineOptions.check(EngineOptions.STATE_CACHE_KEYS, stateCacheKeys);
+            EngineOptions.check(EngineOptions.STATE_CACHE_MEMORY, stateCacheMemory);
             EngineOptions.check(EngineOptions.BLOCK_SIZE, blockSize);
             EngineOptions.check(EngineOptions.TOMBSTONE_RETENTION, tombstoneRetention);
             EngineOptions.check(EngineOptions.HISTORY_RETENTION, historyRetention);

@@ -175,6 +175,8 @@ public final class FlowMapping {
                 .historyRetention(settings.historyRetention())
                 .blockSize(settings.blockSize())
                 .stateCacheKeys(settings.stateCacheKeys())
+                .stateCacheMemory(settings.stateCacheMemory())
+                .stateCacheShares(settings.stateCacheShares())
                 .snapshotHoldThreshold(settings.snapshotHoldThreshold())
                 .build();
     }

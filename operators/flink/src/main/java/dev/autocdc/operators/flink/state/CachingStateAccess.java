@@ -13,8 +13,9 @@ import org.apache.flink.streaming.api.operators.KeyContext;
 
 /**
  * Keyed state with a {@link WriteBackCache} in front of the states every event reads and writes
- * ({@link StateNames#CACHED_STATES}); every other state is handed out as it is. Registers the
- * gauges {@value #HITS} and {@value #MISSES} in the flow's metric group.
+ * ({@link StateNames#CACHED_STATES}); every other state is handed out as it is. The caches share
+ * one {@link CacheBudget}. Registers the gauges {@value #HITS}, {@value #MISSES}, {@value #BUDGET},
+ * {@value #BYTES} and {@value #KEYS} in the flow's metric group.
  */
 public final class CachingStateAccess implements KeyedStateAccess {
     /** Reads of a key's hot state that the cache answered. */
@@ -23,22 +24,44 @@ public final class CachingStateAccess implements KeyedStateAccess {
     /** Reads of a key's hot state that went to the state backend. */
     public static final String MISSES = "num_state_cache_misses";
 
+    /** The bytes the caches may hold ({@link CacheBudget}). */
+    public static final String BUDGET = "state_cache_budget_bytes";
+
+    /** The bytes the caches hold now, as estimated. */
+    public static final String BYTES = "state_cache_bytes";
+
+    /** The keys the caches hold now. */
+    public static final String KEYS = "state_cache_keys";
+
     private final KeyedStateAccess states;
     private final KeyContext keys;
     private final int capacity;
-    private final String flow;
+    private final CacheBudget budget;
+    private final MetricGroup group;
     private final List<WriteBackCache<?>> caches = new ArrayList<>(1);
 
     /**
      * @param keys the operator whose current key the states follow
      * @param capacity keys kept per cached state
+     * @param budget the bytes the caches share
      * @param flow the flow's name (its metric group)
      */
-    public CachingStateAccess(KeyedStateAccess states, KeyContext keys, int capacity, String flow) {
+    public CachingStateAccess(
+            KeyedStateAccess states,
+            KeyContext keys,
+            int capacity,
+            CacheBudget budget,
+            String flow) {
         this.states = states;
         this.keys = keys;
         this.capacity = capacity;
-        this.flow = flow;
+        this.budget = budget;
+        this.group = states.getMetricGroup().addGroup("flow", flow);
+        group.gauge(BUDGET, (Gauge<Long>) budget::max);
+        group.gauge(BYTES, (Gauge<Long>) budget::used);
+        group.gauge(KEYS, (Gauge<Long>) this::size);
+        group.gauge(HITS, (Gauge<Long>) this::hits);
+        group.gauge(MISSES, (Gauge<Long>) this::misses);
     }
 
     @Override
@@ -47,11 +70,9 @@ public final class CachingStateAccess implements KeyedStateAccess {
         if (!StateNames.CACHED_STATES.contains(descriptor.getName())) {
             return state;
         }
-        WriteBackCache<T> cache = new WriteBackCache<>(state, keys, capacity);
+        WriteBackCache<T> cache =
+                new WriteBackCache<>(state, keys, capacity, descriptor.getSerializer(), budget);
         caches.add(cache);
-        MetricGroup group = states.getMetricGroup().addGroup("flow", flow);
-        group.gauge(HITS, (Gauge<Long>) cache::hits);
-        group.gauge(MISSES, (Gauge<Long>) cache::misses);
         return cache;
     }
 
@@ -73,6 +94,11 @@ public final class CachingStateAccess implements KeyedStateAccess {
     /** Reads that went to keyed state. */
     public long misses() {
         return caches.stream().mapToLong(WriteBackCache::misses).sum();
+    }
+
+    /** The keys the caches hold now. */
+    public long size() {
+        return caches.stream().mapToLong(WriteBackCache::size).sum();
     }
 
     /** Writes every cached change to keyed state; call before each snapshot of it. */

@@ -96,7 +96,7 @@ class FlowMappingTest {
         types.add(new IntType());
         RowType input = RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
         EngineSettings settings =
-                new EngineSettings(Duration.ofHours(1), Duration.ofDays(30), 8, 100, null);
+                new EngineSettings(Duration.ofHours(1), Duration.ofDays(30), 8, 100, null, 1, null);
         EngineSpec spec = m.engineSpec(flow, input, prefix, settings, OutputMode.UPSERT);
 
         assertThat(prefix).as("the source has __offset").isEqualTo("__autocdc_");
@@ -114,7 +114,7 @@ class FlowMappingTest {
         assertThat(spec.tombstoneRetention()).isEqualTo(Duration.ofHours(1));
         assertThat(spec.historyRetention()).isEqualTo(Duration.ofDays(30));
         assertThat(spec.blockSize()).isEqualTo(8);
-        assertThat(spec.stateCacheKeys()).isEqualTo(100);
+        assertThat(spec.stateCache().keys()).isEqualTo(100);
         assertThat(spec.snapshotHoldThreshold()).isNull();
     }
 
