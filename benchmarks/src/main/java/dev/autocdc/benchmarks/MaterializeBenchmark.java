@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -83,7 +84,10 @@ final class MaterializeBenchmark {
                                 });
         double seconds = (System.nanoTime() - start) / 1e9;
         String console = err.toString(StandardCharsets.UTF_8);
-        String expected = malformed + " dead letters (PARSE_ERROR " + malformed + ")";
+        // as the run's summary writes counts: with thousands separators
+        String expected =
+                String.format(
+                        Locale.ROOT, "%,d dead letters (PARSE_ERROR %,d)", malformed, malformed);
         if (code != 0 || !console.contains(expected)) {
             throw new IllegalStateException("expected " + expected + ", the run said: " + console);
         }
