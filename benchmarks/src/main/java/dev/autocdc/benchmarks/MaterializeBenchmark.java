@@ -84,7 +84,6 @@ final class MaterializeBenchmark {
                                 });
         double seconds = (System.nanoTime() - start) / 1e9;
         String console = err.toString(StandardCharsets.UTF_8);
-        // as the run's summary writes counts: with thousands separators
         String expected =
                 String.format(
                         Locale.ROOT, "%,d dead letters (PARSE_ERROR %,d)", malformed, malformed);

@@ -190,7 +190,8 @@ public final class ProgressReporter implements MetricReporter, Scheduled {
                 endedCacheHits.addAndGet(value(g));
             } else if (cacheMisses.remove(g)) {
                 endedCacheMisses.addAndGet(value(g));
-            } else if (!cacheBytes.remove(g)) {
+            } else {
+                cacheBytes.remove(g); // the memory gauges: an ended task holds no memory
                 cacheBudgets.remove(g);
             }
         }

@@ -1,6 +1,7 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.flink.spec.EngineOptions;
+import dev.autocdc.operators.flink.state.CacheBudget;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -47,7 +48,9 @@ final class FlowSettings {
                             EngineOptions.STATE_CACHE_MEMORY,
                             "a quarter of a slot's task heap (`taskmanager.memory.task.heap.size`"
                                     + " / `taskmanager.numberOfTaskSlots`; in a local run, half the"
-                                    + " JVM's heap) divided by the job's flows, at least 64 kb"),
+                                    + " JVM's heap) divided by the job's flows, at least "
+                                    + CacheBudget.MIN_BYTES / 1024
+                                    + " kb"),
                     new Documented(SourceOptions.BAD_RECORDS, "`dead_letter`"),
                     new Documented(SourceOptions.SOURCE, "`auto`"),
                     new Documented(EngineOptions.SNAPSHOT_HOLD_THRESHOLD, "off"));

@@ -1,6 +1,7 @@
 package dev.autocdc.operators.flink.spec;
 
 import dev.autocdc.operators.core.FlowDefinitionException;
+import dev.autocdc.operators.flink.state.CacheBudget;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -67,7 +68,7 @@ public final class EngineOptions {
                                     + " ([performance](performance.md#the-write-back-cache)); 0"
                                     + " turns it off. Flows FROM SNAPSHOT or with APPLY AS TRUNCATE"
                                     + " WHEN, whose operator visits every key, run without it"
-                                    + " (setting it is refused)");
+                                    + " (a number above 0 is refused for them)");
 
     public static final ConfigOption<MemorySize> STATE_CACHE_MEMORY =
             ConfigOptions.key("state-cache-memory")
@@ -102,7 +103,9 @@ public final class EngineOptions {
             return "a whole number from 0 (off) to " + MAX_STATE_CACHE_KEYS;
         }
         if (option == STATE_CACHE_MEMORY) {
-            return "a memory size of at least 64 kb, such as '64 mb'";
+            return "a memory size of at least "
+                    + CacheBudget.MIN_BYTES / 1024
+                    + " kb, such as '64 mb'";
         }
         if (option == BLOCK_SIZE) {
             return "a whole number from 1 to " + MAX_BLOCK_SIZE;
@@ -116,7 +119,7 @@ public final class EngineOptions {
             return option != BLOCK_SIZE;
         }
         if (option == STATE_CACHE_MEMORY) {
-            return ((MemorySize) value).getBytes() >= 64 * 1024;
+            return ((MemorySize) value).getBytes() >= CacheBudget.MIN_BYTES;
         }
         if (option == TOMBSTONE_RETENTION || option == HISTORY_RETENTION) {
             Duration d = (Duration) value;

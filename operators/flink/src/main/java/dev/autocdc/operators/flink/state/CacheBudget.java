@@ -1,7 +1,7 @@
 package dev.autocdc.operators.flink.state;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -26,7 +26,9 @@ public final class CacheBudget {
     public static final long MIN_BYTES = 64 * 1024;
 
     private final long max;
-    private final List<WriteBackCache<?>> caches = new ArrayList<>(2);
+
+    /** Read by the metric reporter's thread too ({@link #used()}), hence copied on write. */
+    private final List<WriteBackCache<?>> caches = new CopyOnWriteArrayList<>();
 
     /**
      * @param max the bytes the caches may hold; {@link Long#MAX_VALUE}: no bound

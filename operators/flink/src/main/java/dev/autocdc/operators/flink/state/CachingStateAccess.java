@@ -1,8 +1,8 @@
 package dev.autocdc.operators.flink.state;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -38,7 +38,9 @@ public final class CachingStateAccess implements KeyedStateAccess {
     private final int capacity;
     private final CacheBudget budget;
     private final MetricGroup group;
-    private final List<WriteBackCache<?>> caches = new ArrayList<>(1);
+
+    /** Read by the metric reporter's thread too (the gauges), hence copied on write. */
+    private final List<WriteBackCache<?>> caches = new CopyOnWriteArrayList<>();
 
     /**
      * @param keys the operator whose current key the states follow

@@ -33,11 +33,11 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  *       keys that each come back less often than the cache turns over (more keys in rotation than
  *       it holds) leave the cached ones in place instead of evicting them all.
  *   <li>A changed value reaches the wrapped state when its key is evicted (the least recently used
- *       one, when a new key would exceed the capacity; written under that key, then the current key
- *       is set back) or at {@link #flush()}. The host calls {@code flush()} before every snapshot
- *       of keyed state ({@code AutoCdcOperator.prepareSnapshotPreBarrier}), so a checkpoint holds
- *       every change made before its barrier; a restore starts with an empty cache. Exactly-once
- *       therefore stays Flink's.
+ *       one, when a new key would exceed the keys or the bytes allowed, or when the estimate per
+ *       key grows past them; written under that key, then the current key is set back) or at {@link
+ *       #flush()}. The host calls {@code flush()} before every snapshot of keyed state ({@code
+ *       AutoCdcOperator.prepareSnapshotPreBarrier}), so a checkpoint holds every change made before
+ *       its barrier; a restore starts with an empty cache. Exactly-once therefore stays Flink's.
  *   <li>Values are kept by reference, as the heap backend keeps them: a caller must not change a
  *       value after reading or writing it (the engine's values are immutable).
  *   <li>Only reads through this object see unflushed values: the wrapped state read another way (a
