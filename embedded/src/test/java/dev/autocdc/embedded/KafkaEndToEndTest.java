@@ -20,9 +20,6 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -439,16 +436,7 @@ class KafkaEndToEndTest {
      * partitions.
      */
     static void produce(String topic, List<String> values, int partitions) throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (int i = 0; i < values.size(); i++) {
-                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i)))
-                        .get();
-            }
-        }
+        kafka.produce(topic, values, partitions);
     }
 
     /**

@@ -11,10 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +30,7 @@ class SharedSourceKafkaTest {
             List<String> events = new ArrayList<>(KafkaEndToEndTest.USERS);
             events.add(2, "{this is not json");
             events.add("{\"userId\":  null, \"name\":  \"nobody\", \"sequenceNum\":  9}");
-            produce(kafka, events);
+            kafka.produce("users_shared", events, 3);
             Path flow = dir.resolve("two.sql");
             Files.writeString(
                     flow,
@@ -105,20 +101,6 @@ class SharedSourceKafkaTest {
                         .allSatisfy(l -> assertThat(l).contains("\"topic\": \"users_shared\""));
             }
             assertThat(written).hasSize(4);
-        }
-    }
-
-    /** Sends the events round-robin over the topic's 3 partitions. */
-    private static void produce(EmbeddedKafka kafka, List<String> events) throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (int i = 0; i < events.size(); i++) {
-                producer.send(new ProducerRecord<>("users_shared", i % 3, null, events.get(i)))
-                        .get();
-            }
         }
     }
 }

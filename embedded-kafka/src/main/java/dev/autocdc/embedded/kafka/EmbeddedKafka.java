@@ -21,9 +21,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -107,6 +110,24 @@ public final class EmbeddedKafka implements AutoCloseable {
     public void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        }
+    }
+
+    /**
+     * Writes {@code values} to {@code topic} round-robin over its first {@code partitions}
+     * partitions (value {@code i} to partition {@code i % partitions}, no key), each acknowledged
+     * before the next: so a key's events spread over partitions, in order within each.
+     */
+    public void produce(String topic, List<String> values, int partitions) throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", bootstrap),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (int i = 0; i < values.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i)))
+                        .get();
+            }
         }
     }
 

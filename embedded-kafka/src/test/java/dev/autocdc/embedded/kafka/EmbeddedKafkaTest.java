@@ -76,4 +76,28 @@ class EmbeddedKafkaTest {
             assertThat(kafka.readAll("nothing_written_" + System.nanoTime())).isEmpty();
         }
     }
+
+    /** produce writes value i to partition i % n, each partition's values in their order. */
+    @Test
+    void produceSpreadsTheValuesRoundRobin() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("spread", 3);
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                values.add("v" + i);
+            }
+            kafka.produce("spread", values, 3);
+            List<String> partitionOne = new ArrayList<>();
+            for (ConsumerRecord<String, String> r : kafka.readAll("spread")) {
+                assertThat(Integer.parseInt(r.value().substring(1)) % 3)
+                        .as(r.value())
+                        .isEqualTo(r.partition());
+                assertThat(r.key()).isNull();
+                if (r.partition() == 1) {
+                    partitionOne.add(r.value());
+                }
+            }
+            assertThat(partitionOne).containsExactly("v1", "v4", "v7");
+        }
+    }
 }

@@ -9,17 +9,15 @@ import dev.autocdc.operators.flink.OperatorRun.Backend;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.OutputMode;
+import dev.autocdc.operators.flink.state.RecordingState;
 import dev.autocdc.operators.flink.state.WriteBackCache;
 import dev.autocdc.operators.reference.ReferenceModel;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.IntUnaryOperator;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -34,41 +32,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * killed after a barrier and restored from it, equal to the reference model.
  */
 class WriteBackCacheTest {
-
-    /** A value state per key of a key context, counting what reaches it. */
-    private static final class RecordingState implements ValueState<String>, KeyContext {
-        final Map<Object, String> stored = new HashMap<>();
-        final List<String> accesses = new ArrayList<>();
-        Object current;
-
-        @Override
-        public void setCurrentKey(Object key) {
-            current = key;
-        }
-
-        @Override
-        public Object getCurrentKey() {
-            return current;
-        }
-
-        @Override
-        public String value() {
-            accesses.add("read " + current);
-            return stored.get(current);
-        }
-
-        @Override
-        public void update(String value) {
-            accesses.add("write " + current + "=" + value);
-            stored.put(current, value);
-        }
-
-        @Override
-        public void clear() {
-            accesses.add("clear " + current);
-            stored.remove(current);
-        }
-    }
 
     @Test
     void readsAKeyOnceAndWritesItOnEvictionAndFlush() throws Exception {
@@ -86,13 +49,13 @@ class WriteBackCacheTest {
         assertThat(cache.value()).isEqualTo("a2"); // a is now the most recently used
         state.setCurrentKey("c");
         assertThat(cache.value()).isNull(); // evicts b, the least recently used
-        assertThat(state.current).as("the current key after an eviction").isEqualTo("c");
+        assertThat(state.getCurrentKey()).as("the current key after an eviction").isEqualTo("c");
         cache.clear();
         assertThat(state.accesses).containsExactly("read a", "read c", "write b=b1");
         state.accesses.clear();
         cache.flush();
         assertThat(state.accesses).containsExactlyInAnyOrder("write a=a2", "clear c");
-        assertThat(state.current).isEqualTo("c");
+        assertThat(state.getCurrentKey()).isEqualTo("c");
         state.accesses.clear();
         cache.flush(); // nothing changed since
         state.setCurrentKey("a");
@@ -129,7 +92,7 @@ class WriteBackCacheTest {
         state.accesses.clear();
         assertThat(cache.value()).isEqualTo("c2"); // three times: evicts a, the least recently used
         assertThat(state.accesses).containsExactly("read c", "write a=a2");
-        assertThat(state.current).isEqualTo("c");
+        assertThat(state.getCurrentKey()).isEqualTo("c");
         state.accesses.clear();
         cache.update("c3");
         state.setCurrentKey("b");

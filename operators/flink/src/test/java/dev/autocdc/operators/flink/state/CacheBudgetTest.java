@@ -6,14 +6,10 @@ import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import dev.autocdc.operators.flink.spec.EngineOptions;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -26,37 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 class CacheBudgetTest {
 
-    /** A value state per key of a key context. */
-    private static final class MapState implements ValueState<String>, KeyContext {
-        final Map<Object, String> stored = new HashMap<>();
-        Object current;
-
-        @Override
-        public void setCurrentKey(Object key) {
-            current = key;
-        }
-
-        @Override
-        public Object getCurrentKey() {
-            return current;
-        }
-
-        @Override
-        public String value() {
-            return stored.get(current);
-        }
-
-        @Override
-        public void update(String value) {
-            stored.put(current, value);
-        }
-
-        @Override
-        public void clear() {
-            stored.remove(current);
-        }
-    }
-
     /**
      * 100 ASCII characters and a number: 104 to 105 bytes serialized (length, then a byte each).
      */
@@ -66,7 +31,7 @@ class CacheBudgetTest {
 
     @Test
     void aCacheKeepsAsManyKeysAsItsBytesHoldAndLosesNoValue() throws Exception {
-        MapState state = new MapState();
+        RecordingState state = new RecordingState();
         long perKey = WriteBackCache.SLOT_BYTES + WriteBackCache.HEAP_PER_BYTE * 104L;
         CacheBudget budget = new CacheBudget(20 * perKey);
         WriteBackCache<String> cache =
@@ -89,7 +54,7 @@ class CacheBudgetTest {
     /** Values that grow as their keys' histories do: the estimate follows, the cache shrinks. */
     @Test
     void aCacheWhoseValuesGrowShrinksToStayWithinItsBytes() throws Exception {
-        MapState state = new MapState();
+        RecordingState state = new RecordingState();
         CacheBudget budget = new CacheBudget(256 * 1024);
         WriteBackCache<String> cache =
                 new WriteBackCache<>(state, state, 1_000_000, StringSerializer.INSTANCE, budget);
@@ -114,8 +79,8 @@ class CacheBudgetTest {
 
     @Test
     void twoCachesStayWithinTheBudgetTheyShare() throws Exception {
-        MapState first = new MapState();
-        MapState second = new MapState();
+        RecordingState first = new RecordingState();
+        RecordingState second = new RecordingState();
         CacheBudget budget = new CacheBudget(64 * 1024);
         WriteBackCache<String> a =
                 new WriteBackCache<>(first, first, 1_000_000, StringSerializer.INSTANCE, budget);
