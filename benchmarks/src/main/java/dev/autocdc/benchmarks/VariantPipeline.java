@@ -71,7 +71,7 @@ final class VariantPipeline {
                 engine(source, variant, inputType, run.cacheKeys);
                 break;
             case "snapshot_scd2":
-                snapshotScd2(source, variant, inputType);
+                snapshotScd2(source, variant, inputType, run.cacheKeys);
                 break;
             default:
                 throw new IllegalArgumentException("unknown variant " + variant);
@@ -120,12 +120,13 @@ final class VariantPipeline {
 
     /** SCD2 from snapshots; {@link LastOutput} marks when the last change left the engine. */
     private static void snapshotScd2(
-            DataStream<RowData> source, String variant, RowType inputType) {
+            DataStream<RowData> source, String variant, RowType inputType, Integer cacheKeys) {
         EngineSpec spec =
                 EngineSpec.builder(variant, TargetType.SCD2, inputType)
                         .keys("k")
                         .fromSnapshot()
                         .outputMode(OutputMode.UPSERT)
+                        .stateCacheKeys(cacheKeys)
                         .build();
         AutoCdc.apply(source, spec, InternalTypeInfo.of(spec.targetType()), "auto-cdc-" + variant)
                 .map(new LastOutput())

@@ -42,8 +42,7 @@ final class FlowSettings {
                             "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
                     new Documented(
                             EngineOptions.STATE_CACHE_KEYS,
-                            "as many as `state-cache-memory` holds; off FROM SNAPSHOT and with"
-                                    + " TRUNCATE"),
+                            "as many as `state-cache-memory` holds; off with TRUNCATE"),
                     new Documented(
                             EngineOptions.STATE_CACHE_MEMORY,
                             "a quarter of a slot's task heap (`taskmanager.memory.task.heap.size`"

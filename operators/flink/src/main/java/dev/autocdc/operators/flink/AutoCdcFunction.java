@@ -3,10 +3,9 @@ package dev.autocdc.operators.flink;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.runtime.FlowStateCache;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.spec.EngineSpec;
-import dev.autocdc.operators.flink.spec.StateCacheSpec;
-import dev.autocdc.operators.flink.state.CacheBudget;
 import dev.autocdc.operators.flink.state.CachingStateAccess;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
@@ -56,13 +55,10 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     private transient Context timerContext;
     private transient FlowRuntime.Effects timerEffects;
 
-    /** The operator whose current key a write-back cache follows; null: no cache. */
-    private transient KeyContext cacheKeys;
-
-    /** The configuration of the TaskManager the cache's operator runs on (its budget's memory). */
-    private transient Configuration taskManager;
-
-    private transient CachingStateAccess cache;
+    /**
+     * The write-back cache its operator set up; null: none (run without {@link AutoCdcOperator}).
+     */
+    private transient FlowStateCache cache;
 
     public AutoCdcFunction(EngineSpec spec) {
         this.runtime = new FlowRuntime(spec);
@@ -108,22 +104,7 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
     @Override
     public void open(OpenContext openContext) throws Exception {
         KeyedStateAccess states = KeyedStateAccess.of(getRuntimeContext());
-        StateCacheSpec spec = runtime.spec().stateCache();
-        if (cacheKeys != null && spec.keys() > 0) {
-            long bytes =
-                    spec.bytes() > 0
-                            ? spec.bytes()
-                            : CacheBudget.ofTask(taskManager, spec.shares());
-            cache =
-                    new CachingStateAccess(
-                            states,
-                            cacheKeys,
-                            spec.keys(),
-                            new CacheBudget(bytes),
-                            runtime.spec().flow().name());
-            states = cache;
-        }
-        runtime.open(states);
+        runtime.open(cache == null ? states : cache.open(states, runtime.spec()));
     }
 
     /**
@@ -133,13 +114,12 @@ public class AutoCdcFunction extends KeyedProcessFunction<Object, RowData, RowDa
      * #flushCache()} before each snapshot of keyed state ({@link AutoCdcOperator} does).
      */
     void cacheUnder(KeyContext operator, Configuration taskManager) {
-        this.cacheKeys = operator;
-        this.taskManager = taskManager;
+        this.cache = new FlowStateCache(operator, taskManager);
     }
 
     /** The write-back cache of hot state; null when none (for tests). */
     CachingStateAccess stateCache() {
-        return cache;
+        return cache == null ? null : cache.cache();
     }
 
     /** Writes the write-back cache's changes to keyed state (nothing without a cache). */

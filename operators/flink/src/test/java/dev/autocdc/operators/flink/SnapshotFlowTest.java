@@ -56,6 +56,15 @@ class SnapshotFlowTest {
      * @param tombstones the tombstone retention, or null for the default
      */
     static EngineSpec spec(TargetType type, Duration tombstones) {
+        return spec(type, tombstones, null);
+    }
+
+    /**
+     * The spec with a write-back cache of {@code cacheKeys} keys (null: the default, every key of a
+     * test): a cache of one or a few keys evicts at almost every row, so the waiting rows and the
+     * progress go through keyed state in every order of reads, writes and evictions.
+     */
+    static EngineSpec spec(TargetType type, Duration tombstones, Integer cacheKeys) {
         List<LogicalType> types =
                 new ArrayList<>(
                         List.of(
@@ -76,7 +85,22 @@ class SnapshotFlowTest {
                 .fromSnapshot()
                 .tombstoneRetention(
                         tombstones == null ? EngineOptions.DEFAULT_TOMBSTONE_RETENTION : tombstones)
+                .stateCacheKeys(cacheKeys)
                 .build();
+    }
+
+    /** The cache of a round: every key, one key, or three, by turns. */
+    private static Integer cacheKeys(int round) {
+        return switch (round % 3) {
+            case 0 -> null;
+            case 1 -> 1;
+            default -> 3;
+        };
+    }
+
+    /** Reads of keyed state the cache did not answer (0 without a cache). */
+    private static long cacheMisses(SnapshotRun run) {
+        return run.function.stateCache() == null ? 0 : run.function.stateCache().misses();
     }
 
     private static Set<List<Object>> expected(TargetType type, List<SnapshotRow> rows) {
@@ -159,7 +183,8 @@ class SnapshotFlowTest {
                 List<SnapshotRow> rows = randomSnapshots(random, type);
                 List<SnapshotRow> shuffled = new ArrayList<>(rows);
                 Collections.shuffle(shuffled, random);
-                try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
+                try (SnapshotRun run =
+                        new SnapshotRun(spec(type, null, cacheKeys(round)), backend)) {
                     run.rows(shuffled);
                     Map<List<Object>, RowData> marks = new LinkedHashMap<>();
                     for (SnapshotRow r : shuffled) {
@@ -207,6 +232,8 @@ class SnapshotFlowTest {
     void snapshotsInOrderCompletedOneByOneEqualTheReference(Backend backend) throws Exception {
         Random random = new Random(2611);
         int marksAheadRuns = 0;
+        long checkpoints = 0;
+        long missesOfSmallCaches = 0;
         for (int round = 0; round < rounds(backend); round++) {
             for (TargetType type : TargetType.values()) {
                 List<SnapshotRow> rows = randomSnapshots(random, type);
@@ -230,7 +257,8 @@ class SnapshotFlowTest {
                 boolean marksAhead = random.nextBoolean();
                 boolean jumps = random.nextBoolean();
                 marksAheadRuns += marksAhead ? 1 : 0;
-                try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
+                try (SnapshotRun run =
+                        new SnapshotRun(spec(type, null, cacheKeys(round)), backend)) {
                     Long previousTime = null;
                     List<RowData> waiting = new ArrayList<>();
                     for (List<SnapshotRow> snapshot : inOrder.values()) {
@@ -257,6 +285,9 @@ class SnapshotFlowTest {
                         Collections.shuffle(shuffled, random);
                         run.rows(shuffled);
                         previousTime = time;
+                        if (random.nextInt(3) == 0) { // the cache flushed: rows waiting written
+                            run.snapshot(++checkpoints);
+                        }
                     }
                     for (RowData m : waiting) {
                         run.complete(m);
@@ -282,10 +313,13 @@ class SnapshotFlowTest {
                     run.drain();
                     assertThat(run.lateEvents()).isOne();
                     assertThat(run.table.rows()).isEqualTo(expected(type, rows));
+                    missesOfSmallCaches += cacheKeys(round) == null ? 0 : cacheMisses(run);
                 }
             }
         }
         assertThat(marksAheadRuns).isGreaterThan(rounds(backend));
+        assertThat(checkpoints).isGreaterThan(rounds(backend));
+        assertThat(missesOfSmallCaches).isGreaterThan(rounds(backend) * 10L);
     }
 
     /** Random bitemporal snapshots, grouped by snapshot in the order they apply. */
@@ -348,7 +382,8 @@ class SnapshotFlowTest {
         for (int round = 0; round < rounds(backend); round++) {
             List<List<SnapshotRow>> snapshots = restatingSnapshots(random);
             List<SnapshotRow> rows = flat(snapshots);
-            try (SnapshotRun run = new SnapshotRun(spec(TargetType.BITEMPORAL), backend)) {
+            try (SnapshotRun run =
+                    new SnapshotRun(spec(TargetType.BITEMPORAL, null, cacheKeys(round)), backend)) {
                 feedInOrder(run, snapshots, null, random);
                 run.watermark(Long.MAX_VALUE);
                 run.drain();
@@ -416,7 +451,7 @@ class SnapshotFlowTest {
                 previous = feedInOrder(run, snapshots.subList(0, cut), null, same);
                 run.drain();
                 scansBefore = run.operator.scans();
-                state = run.harness.snapshot(1, 1);
+                state = run.snapshot(1);
                 table = run.table;
             }
             restoredAfterAScan += scansBefore > 0 ? 1 : 0;
@@ -533,7 +568,7 @@ class SnapshotFlowTest {
             }
             run.drain();
             assertThat(run.table.rows()).isEmpty(); // nothing before the watermark
-            return run.harness.snapshot(1, 1);
+            return run.snapshot(1);
         }
     }
 

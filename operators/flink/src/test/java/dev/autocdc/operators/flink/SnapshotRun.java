@@ -97,6 +97,12 @@ final class SnapshotRun implements AutoCloseable {
         return mark;
     }
 
+    /** A checkpoint's state, taken as a task takes it (the cache flushed before the barrier). */
+    OperatorSubtaskState snapshot(long checkpoint) throws Exception {
+        harness.prepareSnapshotPreBarrier(checkpoint);
+        return harness.snapshot(checkpoint, checkpoint);
+    }
+
     void rows(List<SnapshotRow> rows) throws Exception {
         for (SnapshotRow r : rows) {
             harness.processElement(new StreamRecord<>(row(r)));

@@ -50,7 +50,7 @@ class SnapshotSchemaChangeTest {
             try (SnapshotRun run =
                     new SnapshotRun(SnapshotFlowTest.spec(TargetType.SCD2), backend)) {
                 run.rows(List.of(row));
-                state = run.harness.snapshot(1, 1);
+                state = run.snapshot(1);
             }
             OperatorSubtaskState widened;
             ChangelogTable table;
@@ -65,7 +65,7 @@ class SnapshotSchemaChangeTest {
                         new StreamRecord<>(
                                 TruncateTest.OperatorRunRows.of(
                                         run.spec.inputType(), new Object[] {2, "b", "y", 2, "z"})));
-                widened = run.harness.snapshot(2, 2);
+                widened = run.snapshot(2);
                 table = run.table;
             }
             try (SnapshotRun run = new SnapshotRun(withColumnW(), backend, widened, table)) {

@@ -199,7 +199,7 @@ class SnapshotValveTest {
                         .containsExactly(DeadLetter.SNAPSHOT_HELD);
                 run.drain();
                 assertThat(run.table.rows()).hasSize(4); // nothing applied
-                state = run.harness.snapshot(1, 1);
+                state = run.snapshot(1);
                 table = run.table;
             }
             try (SnapshotRun run = new SnapshotRun(SPEC, backend, state, table)) {

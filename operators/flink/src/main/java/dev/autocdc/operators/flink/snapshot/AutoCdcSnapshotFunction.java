@@ -8,14 +8,17 @@ import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import dev.autocdc.operators.flink.runtime.EventDecoder;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
+import dev.autocdc.operators.flink.runtime.FlowStateCache;
 import dev.autocdc.operators.flink.runtime.SequenceClock;
 import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.spec.EngineSpec;
+import dev.autocdc.operators.flink.state.CachingStateAccess;
 import dev.autocdc.operators.flink.state.KeyedStateAccess;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateDescriptors;
 import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.WideningRowSerializer;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -23,11 +26,13 @@ import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
@@ -78,11 +83,15 @@ public class AutoCdcSnapshotFunction
     private final EngineSpec spec;
 
     private transient SnapshotPendingRows pending;
+    private transient WaitingRowsState waitingRows;
     private transient SnapshotCatchUp catchUp;
     private transient SequenceClock clock;
     private transient SnapshotKeyRows keyRows;
     private transient SnapshotRowsOfKey rowsOfKey;
     private transient boolean bitemporal;
+
+    /** The write-back cache its operator set up; null: none. */
+    private transient FlowStateCache cache;
 
     /** The complete snapshots (a copy of the broadcast state); null until read. */
     private transient CompleteSnapshots complete;
@@ -130,26 +139,57 @@ public class AutoCdcSnapshotFunction
         // the shape's operator state is written once, in initializeState
     }
 
+    /**
+     * Lets the function keep a write-back cache of its keys' state under {@code operator}'s keys
+     * ({@link FlowStateCache}); call before {@link #open}. The operator then calls {@link
+     * #flushCache()} before each snapshot of keyed state and before it visits every key.
+     */
+    void cacheUnder(KeyContext operator, Configuration taskManager) {
+        this.cache = new FlowStateCache(operator, taskManager);
+    }
+
+    /** Writes the write-back cache's changes to keyed state (nothing without a cache). */
+    void flushCache() throws IOException {
+        if (cache != null) {
+            cache.flush();
+        }
+    }
+
+    /** The write-back cache; null when none (for tests). */
+    public CachingStateAccess stateCache() {
+        return cache == null ? null : cache.cache();
+    }
+
     @Override
     public void open(OpenContext openContext) throws Exception {
-        runtime.open(KeyedStateAccess.of(getRuntimeContext()));
+        KeyedStateAccess states = KeyedStateAccess.of(getRuntimeContext());
+        if (cache != null) {
+            states = cache.open(states, spec);
+        }
+        runtime.open(states);
         completeState = SnapshotMarks.completeDescriptor(spec);
         rowsOfKey = new SnapshotRowsOfKey(runtime);
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
         keyRows = new SnapshotKeyRows(spec);
+        WideningRowSerializer inputRows = new WideningRowSerializer(spec.inputType());
+        waitingRows =
+                new WaitingRowsState(
+                        states.getMapState(StateDescriptors.snapshotPending(spec.inputType())),
+                        inputRows);
+        CachingStateAccess cached = stateCache();
         pending =
                 new SnapshotPendingRows(
-                        getRuntimeContext()
-                                .getMapState(StateDescriptors.snapshotPending(spec.inputType())),
+                        waitingRows,
+                        cached == null ? null : cached.cache(waitingRows, waitingRows.sizer()),
                         runtime,
-                        new WideningRowSerializer(spec.inputType()),
+                        inputRows,
                         clock);
         catchUp =
                 new SnapshotCatchUp(
                         runtime,
                         spec,
-                        getRuntimeContext().getState(SnapshotProgress.descriptor(spec)),
+                        states.getState(SnapshotProgress.descriptor(spec)),
                         pending,
                         keyRows,
                         rowsOfKey);
@@ -250,13 +290,14 @@ public class AutoCdcSnapshotFunction
      */
     private void holdSnapshot(RowData mark, BroadcastState<String, RowData> state, Context ctx)
             throws Exception {
+        flushCache(); // the visit below reads keyed state as it is
         String key = CompleteSnapshots.key(mark.getBinary(SnapshotMarks.ID));
         state.put(key, mark);
         complete.add(mark);
         ctx.applyToKeyedState(
                 StateDescriptors.snapshotPending(spec.inputType()),
                 (Object k, MapState<String, List<RowData>> waiting) -> {
-                    List<RowData> rows = pending.widened(waiting.get(key));
+                    List<RowData> rows = waitingRows.widened(waiting.get(key));
                     if (rows != null) {
                         rowsOfKey.heldCopies(
                                 rows,

@@ -30,6 +30,10 @@ import org.apache.flink.util.OutputTag;
  * version has no timer, yet such a snapshot can delete it (semantics §10, "Cost"); the scan is that
  * cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
  *
+ * <p>It also hosts the function's write-back cache ({@code FlowStateCache}): set up with the
+ * operator's keys and the TaskManager's memory when it opens, flushed before every checkpoint
+ * barrier (savepoints included), at the end of input and before a scan, which reads keyed state.
+ *
  * <p>State: {@value StateNames#SNAPSHOTS_SCANNED} (union operator list state), the watermark
  * through which this instance has scanned, so that a restore does not scan again for snapshots
  * already scanned for. After a change of parallelism every instance takes the least of them: a key
@@ -74,6 +78,14 @@ public final class SnapshotApplyOperator
 
     @Override
     public void open() throws Exception {
+        // before the function opens its states
+        function()
+                .cacheUnder(
+                        this,
+                        getContainingTask()
+                                .getEnvironment()
+                                .getTaskManagerInfo()
+                                .getConfiguration());
         super.open();
         timers =
                 new SimpleTimerService(
@@ -84,6 +96,18 @@ public final class SnapshotApplyOperator
         var metrics = getMetricGroup().addGroup("flow", spec.flow().name());
         scans = metrics.counter(SCANS);
         scannedKeys = metrics.counter(SCANNED_KEYS);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        function().flushCache();
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        function().flushCache();
+        super.finish();
     }
 
     @Override
@@ -126,6 +150,7 @@ public final class SnapshotApplyOperator
 
     private void scan(List<byte[]> restating, long watermark) throws Exception {
         scans.inc();
+        function().flushCache(); // the visit finds the keys in keyed state
         collector.setAbsoluteTimestamp(watermark);
         FlowRuntime.Effects fx =
                 new FlowRuntime.Effects() {

@@ -7,6 +7,7 @@ import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateNames;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -84,7 +85,8 @@ final class SnapshotCatchUp {
             FlowRuntime.Effects fx,
             Collector<RowData> out)
             throws Exception {
-        TreeMap<byte[], List<RowData>> waiting = pending.all();
+        WaitingRows read = pending.read();
+        TreeMap<byte[], List<RowData>> waiting = read.edit();
         SnapshotProgress progress;
         if (stored != null) {
             progress = stored;
@@ -97,6 +99,7 @@ final class SnapshotCatchUp {
         }
         byte[] last = applyPassed(complete, waiting, progress, firing, watermark, fx, out);
         Long earliest = dropUnappliable(complete, waiting, last, watermark, fx);
+        WaitingRows left = pending.keep(read, waiting);
         progress.cursor = last;
         boolean present = progress.present();
         if (last != null && (present || bitemporal || earliest != null)) {
@@ -110,8 +113,10 @@ final class SnapshotCatchUp {
         if (earliest != null) {
             timers.registerEventTimeTimer(earliest);
         }
+        left.armed = Long.MIN_VALUE;
         if (present && watermark < Long.MAX_VALUE) {
             timers.registerEventTimeTimer(watermark + 1); // to find out at once if it vanishes
+            left.armed = watermark + 1;
         }
     }
 
@@ -141,7 +146,7 @@ final class SnapshotCatchUp {
             }
             List<RowData> rowsOfSnapshot = waiting.remove(next);
             if (rowsOfSnapshot != null) {
-                pending.applied(next, rowsOfSnapshot, firing, fx.timerService());
+                pending.applied(rowsOfSnapshot, firing, fx.timerService());
             }
             apply(complete, next, rowsOfSnapshot, progress, fx, out);
             last = next;
@@ -151,8 +156,8 @@ final class SnapshotCatchUp {
     }
 
     /**
-     * Drops the rows left in {@code waiting} that can never apply; returns the earliest time of
-     * those still to come (null: none).
+     * Drops the rows left in {@code waiting} that can never apply (out of it); returns the earliest
+     * time of those still to come (null: none).
      */
     private Long dropUnappliable(
             CompleteSnapshots complete,
@@ -162,13 +167,16 @@ final class SnapshotCatchUp {
             FlowRuntime.Effects fx)
             throws Exception {
         Long earliest = null;
-        for (Map.Entry<byte[], List<RowData>> e : waiting.entrySet()) {
+        for (Iterator<Map.Entry<byte[], List<RowData>>> it = waiting.entrySet().iterator();
+                it.hasNext(); ) {
+            Map.Entry<byte[], List<RowData>> e = it.next();
             long time = pending.time(e.getValue());
             boolean behind = last != null && SnapshotId.compare(e.getKey(), last) <= 0;
             if (behind || (time <= watermark && !complete.contains(e.getKey()))) {
                 // its snapshot was applied before it came (a split broke the order, a replay
                 // after a restore), or was never announced in time: it can never apply
-                pending.drop(e.getKey(), e.getValue(), fx);
+                it.remove();
+                pending.drop(e.getValue(), fx);
             } else if (time > watermark) {
                 earliest = earliest == null ? time : Math.min(earliest, time);
             }

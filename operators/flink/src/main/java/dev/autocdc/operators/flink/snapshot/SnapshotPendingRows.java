@@ -1,6 +1,5 @@
 package dev.autocdc.operators.flink.snapshot;
 
-import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.runtime.SequenceClock;
@@ -8,11 +7,12 @@ import dev.autocdc.operators.flink.runtime.SideOutputs;
 import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.WideningRowSerializer;
+import dev.autocdc.operators.flink.state.WriteBackCache;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
@@ -20,31 +20,39 @@ import org.apache.flink.types.RowKind;
 /**
  * The current key's rows of snapshots it has not applied, in the keyed map {@value
  * StateNames#SNAPSHOT_PENDING}: snapshot id (as {@link CompleteSnapshots#key}) to the key's rows in
- * it, as they arrived. A row that was dead-lettered when it arrived but whose key and sequences
- * could be read is kept with row kind UPDATE_BEFORE, which no snapshot row has, and only holds the
- * key's state at that snapshot. The first row of a snapshot sets an event-time timer at the
- * snapshot's time ({@link SnapshotMarks#time}); rows leave when their snapshot is applied or when
- * it can never apply, then to the late events ({@value DeadLetter#SNAPSHOT_OUT_OF_ORDER}). Every
- * state access is counted.
+ * it, as they arrived, read and written as one value per key ({@link WaitingRows}, through {@link
+ * WaitingRowsState}, which the flow's write-back cache may keep). A row that was dead-lettered when
+ * it arrived but whose key and sequences could be read is kept with row kind UPDATE_BEFORE, which
+ * no snapshot row has, and only holds the key's state at that snapshot. The first row of a snapshot
+ * sets an event-time timer at the snapshot's time ({@link SnapshotMarks#time}); rows leave when
+ * their snapshot is applied or when it can never apply, then to the late events ({@value
+ * DeadLetter#SNAPSHOT_OUT_OF_ORDER}). Every read and write of the value is counted.
  */
 final class SnapshotPendingRows {
-    private final MapState<String, List<RowData>> pending;
+    private final WaitingRowsState state;
+    private final WriteBackCache<WaitingRows> cache;
+    private final ValueState<WaitingRows> pending;
     private final FlowRuntime runtime;
     private final WideningRowSerializer rows;
     private final SequenceClock clock;
     private final StateAccessCounter counter;
 
     /**
+     * @param state the key's waiting rows as one value
+     * @param cache a write-back cache in front of {@code state}; null: none
      * @param runtime the flow's runtime, opened
      * @param rows the serializer of the flow's input rows, which copies them and widens rows
      *     restored from a narrower input
      */
     SnapshotPendingRows(
-            MapState<String, List<RowData>> pending,
+            WaitingRowsState state,
+            WriteBackCache<WaitingRows> cache,
             FlowRuntime runtime,
             WideningRowSerializer rows,
             SequenceClock clock) {
-        this.pending = pending;
+        this.state = state;
+        this.cache = cache;
+        this.pending = cache == null ? state : cache;
         this.runtime = runtime;
         this.rows = rows;
         this.clock = clock;
@@ -53,47 +61,61 @@ final class SnapshotPendingRows {
 
     /**
      * Keeps a copy of a row of snapshot {@code id}, at {@code time}; the snapshot's first row sets
-     * its timer.
+     * its timer. A key the cache holds changes there; any other reads and writes that snapshot's
+     * entry alone (a point read, not a visit of the key's entries).
      *
      * @param refused whether the row was dead-lettered when it arrived (it only holds the key)
      */
     void add(byte[] id, RowData row, boolean refused, long time, TimerService timers)
             throws Exception {
-        counter.valueReads++;
-        List<RowData> waiting = widened(pending.get(CompleteSnapshots.key(id)));
-        if (waiting == null) {
-            waiting = new ArrayList<>(1);
-            timers.registerEventTimeTimer(time);
-        }
         RowData copy = rows.copy(row);
         if (refused) {
             copy.setRowKind(RowKind.UPDATE_BEFORE);
         }
-        waiting.add(copy);
-        counter.mapWrites++;
-        pending.put(CompleteSnapshots.key(id), waiting);
+        counter.valueReads++;
+        if (cache != null && cache.holdsCurrentKey()) {
+            WaitingRows waiting = cache.value();
+            if (waiting.rows(id) == null && time != waiting.armed) {
+                timers.registerEventTimeTimer(time);
+            }
+            write(waiting.with(id, copy));
+            return;
+        }
+        List<RowData> before = state.rowsOf(id);
+        if (before == null) {
+            timers.registerEventTimeTimer(time);
+        }
+        List<RowData> after = new ArrayList<>(before == null ? 1 : before.size() + 1);
+        if (before != null) {
+            after.addAll(before);
+        }
+        after.add(copy);
+        counter.valueWrites++;
+        state.put(id, after);
     }
 
-    /** The key's rows, by snapshot id in snapshot order (a read of the whole map). */
-    TreeMap<byte[], List<RowData>> all() throws Exception {
-        TreeMap<byte[], List<RowData>> waiting = new TreeMap<>(SnapshotId::compare);
-        counter.iteratorSteps++; // opening the iterator costs a seek
-        for (Map.Entry<String, List<RowData>> e : pending.entries()) {
-            counter.iteratorSteps++;
-            waiting.put(CompleteSnapshots.id(e.getKey()), widened(e.getValue()));
-        }
-        return waiting;
+    /** The key's waiting rows. */
+    WaitingRows read() throws IOException {
+        counter.valueReads++;
+        return pending.value();
     }
 
     /**
-     * Rows as the flow's input type has them now: a restore may hold rows of an input that has
-     * since gained columns at its end (null in them); null stays null.
+     * Keeps what is {@code left} of the rows {@code read} ({@link WaitingRows#edit}) after a
+     * catch-up took some snapshots out (nothing written if none did); returns the value kept.
      */
-    List<RowData> widened(List<RowData> rowsOfSnapshot) {
-        if (rowsOfSnapshot != null) {
-            rowsOfSnapshot.replaceAll(rows::widen);
+    WaitingRows keep(WaitingRows read, TreeMap<byte[], List<RowData>> left) throws IOException {
+        if (left.size() == read.snapshots()) {
+            return read;
         }
-        return rowsOfSnapshot;
+        WaitingRows kept = read.remaining(left);
+        write(kept);
+        return kept;
+    }
+
+    private void write(WaitingRows waiting) throws IOException {
+        counter.valueWrites++;
+        pending.update(waiting);
     }
 
     /** The time of a snapshot's rows (they share it). */
@@ -102,13 +124,11 @@ final class SnapshotPendingRows {
     }
 
     /**
-     * The key applies snapshot {@code id}, whose rows were these: they leave, and so does their
-     * timer unless it is the one firing ({@code firing}), since it would only find nothing to do.
+     * The key applies a snapshot whose rows were these (the caller took them out of its waiting
+     * rows): their timer leaves unless it is the one firing ({@code firing}), since it would only
+     * find nothing to do.
      */
-    void applied(byte[] id, List<RowData> rowsOfSnapshot, long firing, TimerService timers)
-            throws Exception {
-        counter.mapWrites++;
-        pending.remove(CompleteSnapshots.key(id));
+    void applied(List<RowData> rowsOfSnapshot, long firing, TimerService timers) {
         long time = time(rowsOfSnapshot);
         if (time != firing) {
             timers.deleteEventTimeTimer(time);
@@ -116,12 +136,10 @@ final class SnapshotPendingRows {
     }
 
     /**
-     * Snapshot {@code id} can never apply: its rows leave, to the late events (those refused on
-     * arrival were dead letters already).
+     * A snapshot that can never apply: its rows (the caller took them out of its waiting rows) go
+     * to the late events, but for those refused on arrival, dead letters already.
      */
-    void drop(byte[] id, List<RowData> rowsOfSnapshot, FlowRuntime.Effects fx) throws Exception {
-        counter.mapWrites++;
-        pending.remove(CompleteSnapshots.key(id));
+    void drop(List<RowData> rowsOfSnapshot, FlowRuntime.Effects fx) {
         for (RowData r : rowsOfSnapshot) {
             if (r.getRowKind() != RowKind.UPDATE_BEFORE) {
                 late(r, fx);

@@ -57,7 +57,8 @@ public final class EngineOptions {
                     .noDefaultValue()
                     .withDescription(
                             "the most keys whose hot state (SCD1's row, the newest entries of an"
-                                    + " SCD2 or bitemporal history) each instance of the flow keeps"
+                                    + " SCD2 or bitemporal history; FROM SNAPSHOT also a key's"
+                                    + " waiting rows and progress) each instance of the flow keeps"
                                     + " as objects on the JVM heap, 0 to "
                                     + MAX_STATE_CACHE_KEYS
                                     + ", within `state-cache-memory`: a key's events in a row then"
@@ -66,8 +67,8 @@ public final class EngineOptions {
                                     + " the key was asked for more often lately than the one it"
                                     + " would evict"
                                     + " ([performance](performance.md#the-write-back-cache)); 0"
-                                    + " turns it off. Flows FROM SNAPSHOT or with APPLY AS TRUNCATE"
-                                    + " WHEN, whose operator visits every key, run without it"
+                                    + " turns it off. Flows with APPLY AS TRUNCATE WHEN, whose"
+                                    + " operator visits every key, run without it"
                                     + " (a number above 0 is refused for them)");
 
     public static final ConfigOption<MemorySize> STATE_CACHE_MEMORY =

@@ -358,13 +358,12 @@ public final class EngineSpec implements Serializable {
             checkSettings();
             InputLayout layout = new InputLayout(input, type, controlPrefix, snapshot);
             layout.declareControls(flow);
-            boolean visitsEveryKey = snapshot || layout.field(ControlColumn.TRUNCATE) >= 0;
+            boolean visitsEveryKey = layout.field(ControlColumn.TRUNCATE) >= 0;
             if (stateCacheKeys != null && stateCacheKeys > 0 && visitsEveryKey) {
                 throw new FlowDefinitionException(
                         EngineOptions.STATE_CACHE_KEYS.key(),
-                        (snapshot ? "a flow FROM SNAPSHOT" : "a flow with APPLY AS TRUNCATE WHEN")
-                                + " runs without the write-back cache (its operator visits every"
-                                + " key's state); remove the setting");
+                        "a flow with APPLY AS TRUNCATE WHEN runs without the write-back cache (its"
+                                + " operator visits every key's state); remove the setting");
             }
             Flow built = layout.build(flow);
             int keys =

@@ -72,8 +72,15 @@ public final class CachingStateAccess implements KeyedStateAccess {
         if (!StateNames.CACHED_STATES.contains(descriptor.getName())) {
             return state;
         }
-        WriteBackCache<T> cache =
-                new WriteBackCache<>(state, keys, capacity, descriptor.getSerializer(), budget);
+        return cache(state, WriteBackCache.Sizer.of(descriptor.getSerializer()));
+    }
+
+    /**
+     * {@code state} behind a write-back cache of its own, within the budget the others share: for a
+     * state the function builds over keyed state ({@code sizer} measures its values).
+     */
+    public <T> WriteBackCache<T> cache(ValueState<T> state, WriteBackCache.Sizer<T> sizer) {
+        WriteBackCache<T> cache = new WriteBackCache<>(state, keys, capacity, sizer, budget);
         caches.add(cache);
         return cache;
     }

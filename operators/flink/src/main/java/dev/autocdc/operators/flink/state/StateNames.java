@@ -107,8 +107,10 @@ public final class StateNames {
 
     /**
      * The states every event of a key reads and writes, which the write-back cache keeps: SCD1's
-     * decisive events, the recent entries of SCD2 and bitemporal histories.
+     * decisive events, the recent entries of SCD2 and bitemporal histories, a key's progress
+     * through the snapshots (its waiting rows are cached too, as one value per key: {@code
+     * SnapshotPendingRows}).
      */
     public static final Set<String> CACHED_STATES =
-            Set.of(SCD1_EVENTS, SCD2_RECENT, BITEMPORAL_RECENT);
+            Set.of(SCD1_EVENTS, SCD2_RECENT, BITEMPORAL_RECENT, SNAPSHOT_APPLIED);
 }

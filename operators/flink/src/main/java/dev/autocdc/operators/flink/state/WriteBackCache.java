@@ -77,9 +77,8 @@ public final class WriteBackCache<T> implements ValueState<T> {
     private final CacheBudget budget;
 
     /** Measures values written; null: not measured (keys bounded by count alone). */
-    private final TypeSerializer<T> serializer;
+    private final Sizer<T> sizer;
 
-    private final DataOutputSerializer measure = new DataOutputSerializer(256);
     private long written;
     private double serializedBytes;
     private long measured;
@@ -98,6 +97,24 @@ public final class WriteBackCache<T> implements ValueState<T> {
 
     private long hits;
     private long misses;
+
+    /**
+     * The serialized bytes of a value, the base of a key's estimated heap ({@link #bytesPerKey()}).
+     */
+    @FunctionalInterface
+    public interface Sizer<T> {
+        int bytes(T value) throws IOException;
+
+        /** The size of a value as {@code serializer} writes it. */
+        static <T> Sizer<T> of(TypeSerializer<T> serializer) {
+            DataOutputSerializer out = new DataOutputSerializer(256);
+            return value -> {
+                out.clear();
+                serializer.serialize(value, out);
+                return out.length();
+            };
+        }
+    }
 
     /** A key's value as the cache has it: null is absent; dirty until written to the state. */
     private static final class Slot<T> {
@@ -118,7 +135,7 @@ public final class WriteBackCache<T> implements ValueState<T> {
      * @param capacity the keys kept, at least 1
      */
     public WriteBackCache(ValueState<T> state, KeyContext keys, int capacity) {
-        this(state, keys, capacity, null, CacheBudget.unbounded());
+        this(state, keys, capacity, (Sizer<T>) null, CacheBudget.unbounded());
     }
 
     /**
@@ -133,13 +150,28 @@ public final class WriteBackCache<T> implements ValueState<T> {
             int capacity,
             TypeSerializer<T> serializer,
             CacheBudget budget) {
+        this(state, keys, capacity, Sizer.of(serializer), budget);
+    }
+
+    /**
+     * A cache bounded by its keys and by bytes shared with the operator's other caches.
+     *
+     * @param sizer measures the values written (their serialized size)
+     * @param budget the bytes this cache shares; it registers there
+     */
+    public WriteBackCache(
+            ValueState<T> state,
+            KeyContext keys,
+            int capacity,
+            Sizer<T> sizer,
+            CacheBudget budget) {
         if (capacity < 1) {
             throw new IllegalArgumentException("A cache holds at least one key, not " + capacity);
         }
         this.state = state;
         this.keys = keys;
         this.capacity = capacity;
-        this.serializer = serializer;
+        this.sizer = sizer;
         this.budget = budget;
         this.slots = new LinkedHashMap<>(16, 0.75f, true);
         long byBytes = budget.max() / (SLOT_BYTES + HEAP_PER_BYTE * 32L);
@@ -196,6 +228,11 @@ public final class WriteBackCache<T> implements ValueState<T> {
         } catch (IOException e) {
             throw new IllegalStateException("Cannot clear the key's cached state", e);
         }
+    }
+
+    /** Whether the current key's value is cached (a read of it would not reach the state). */
+    public boolean holdsCurrentKey() {
+        return slots.containsKey(keys.getCurrentKey());
     }
 
     /** Writes every changed value to the state; the values stay cached. */
@@ -280,16 +317,14 @@ public final class WriteBackCache<T> implements ValueState<T> {
     /** Measures the serialized size of a value written, for {@link #bytesPerKey()}. */
     private void measure(T value) throws IOException {
         written++;
-        if (serializer == null
+        if (sizer == null
                 || value == null
                 || (written > MEASURED_FIRST && written % MEASURE_EVERY != 0)) {
             return;
         }
-        serializer.serialize(value, measure);
+        int bytes = sizer.bytes(value);
         measured++;
-        serializedBytes +=
-                (measure.length() - serializedBytes) / Math.min(measured, MEASURED_WINDOW);
-        measure.clear();
+        serializedBytes += (bytes - serializedBytes) / Math.min(measured, MEASURED_WINDOW);
         evictWhileOver(keys.getCurrentKey()); // a grown estimate can leave it over its budget
     }
 
