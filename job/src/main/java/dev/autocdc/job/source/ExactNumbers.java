@@ -46,6 +46,9 @@ final class ExactNumbers implements Serializable {
     /** Per checked column, the longest run of digits it holds whatever the digits. */
     private final int[] columnSafeDigits;
 
+    /** Per checked column, the largest value of an integer type; 0 for DECIMAL. */
+    private final long[] columnMax;
+
     /** The checked columns' names in UTF-8, to find them among a record's keys. */
     private final byte[][] nameBytes;
 
@@ -57,9 +60,18 @@ final class ExactNumbers implements Serializable {
         this.objects = objects;
         int safe = Integer.MAX_VALUE;
         columnSafeDigits = new int[types.length];
+        columnMax = new long[types.length];
         nameBytes = new byte[names.length][];
         for (int i = 0; i < types.length; i++) {
             LogicalType t = types[i];
+            columnMax[i] =
+                    switch (t.getTypeRoot()) {
+                        case TINYINT -> Byte.MAX_VALUE;
+                        case SMALLINT -> Short.MAX_VALUE;
+                        case INTEGER -> Integer.MAX_VALUE;
+                        case BIGINT -> Long.MAX_VALUE;
+                        default -> 0;
+                    };
             columnSafeDigits[i] =
                     switch (t.getTypeRoot()) {
                         case TINYINT -> 2;
@@ -304,7 +316,8 @@ final class ExactNumbers implements Serializable {
                 while (end < r.length && isNumberByte(r[end])) {
                     end++;
                 }
-                if (suspicious(r, i, end, columnSafeDigits[column])) {
+                if (suspicious(r, i, end, columnSafeDigits[column])
+                        && !integerInRange(r, i, end, columnMax[column])) {
                     return true;
                 }
                 column = -1;
@@ -331,6 +344,32 @@ final class ExactNumbers implements Serializable {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether bytes {@code from} to {@code to} are an integer (an optional minus, then digits)
+     * within the range of an integer type whose largest value is {@code max}: such a number is
+     * exact, however many digits it has (an 18- or 19-digit id in a BIGINT). False for DECIMAL
+     * ({@code max} 0) and for anything else, which the full check then decides.
+     */
+    private static boolean integerInRange(byte[] r, int from, int to, long max) {
+        int i = from;
+        boolean negative = i < to && r[i] == '-';
+        if (negative) {
+            i++;
+        }
+        if (max == 0 || i == to || to - i > 19) {
+            return false;
+        }
+        long value = 0; // as a negative number, which holds Long.MIN_VALUE
+        for (; i < to; i++) {
+            int digit = r[i] - '0';
+            if (digit < 0 || digit > 9 || value < (Long.MIN_VALUE + digit) / 10) {
+                return false;
+            }
+            value = value * 10 - digit;
+        }
+        return negative ? value >= -max - 1 : value >= -max;
     }
 
     private static boolean isNumberByte(byte b) {

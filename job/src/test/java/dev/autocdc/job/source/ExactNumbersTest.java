@@ -126,7 +126,16 @@ class ExactNumbersTest {
                                                 + " \"x\": 1.5, \"t\": 12, \"n\": {\"i\": 1.5}}")))
                 .isFalse();
         assertThat(n.mayBeInexactAnywhere(bytes("{\"b\": 123456789012345678}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"b\": 1234567890123456789}"))).isTrue();
+        // an integer with more digits than always fit, within the column's range: exact
+        assertThat(n.mayBeInexact(bytes("{\"b\": 1234567890123456789}"))).isFalse();
+        assertThat(n.mayBeInexact(bytes("{\"b\": 9223372036854775807}"))).isFalse();
+        assertThat(n.mayBeInexact(bytes("{\"b\": -9223372036854775808}"))).isFalse();
+        assertThat(n.mayBeInexact(bytes("{\"b\": 9223372036854775808}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"b\": -9223372036854775809}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"b\": 12345678901234567890}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"t\": 127, \"i\": -2147483648}"))).isFalse();
+        assertThat(n.mayBeInexact(bytes("{\"t\": -129}"))).isTrue();
+        assertThat(n.mayBeInexact(bytes("{\"i\": 2147483648}"))).isTrue();
         assertThat(n.mayBeInexact(bytes("{\"i\": \"1.5\"}"))).isTrue();
         assertThat(n.mayBeInexact(bytes("{\"i\": -1E2}"))).isTrue();
         assertThat(n.mayBeInexact(bytes("{\"i\\u0020\": 1}"))).as("an escaped key").isTrue();
