@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Nothing lost, nothing twice, when the TaskManager dies: SCD type 2 and bitemporal flows read a
@@ -44,6 +45,12 @@ import org.junit.jupiter.api.io.TempDir;
  * (upsert, parallelism 2, so that many keys are inserted and closed between two checkpoints), which
  * commit at checkpoints; each, read back in batch with the format's own API, holds every row of the
  * reference model once and nothing else.
+ *
+ * <p>It runs twice: with aligned checkpoints, as above, and with unaligned ones ({@code
+ * execution.checkpointing.unaligned.enabled}: the records in flight between the source and the
+ * flows are part of each checkpoint, and the caches are flushed before each barrier all the same),
+ * then without the lake flows, since Paimon's sink refuses unaligned checkpoints, and with one kill
+ * ({@code -Dautocdc.kill.unaligned-kills}).
  *
  * <p>Sizes: {@code -Dautocdc.kill.keys} (default 1,000), {@code -Dautocdc.kill.events-per-key}
  * (20), {@code -Dautocdc.kill.kills} (3); {@code -Dautocdc.kill.converge-minutes} (5) bounds the
@@ -72,11 +79,16 @@ class TaskManagerKillTest {
 
     @TempDir Path dir;
 
-    @Test
-    void killedTaskManagersLoseNothingAndDoubleNothing() throws Exception {
+    @ParameterizedTest(name = "unaligned checkpoints: {0}")
+    @ValueSource(booleans = {false, true})
+    void killedTaskManagersLoseNothingAndDoubleNothing(boolean unaligned) throws Exception {
         int keys = Integer.getInteger("autocdc.kill.keys", 1_000);
         int perKey = Integer.getInteger("autocdc.kill.events-per-key", 20);
-        int kills = Integer.getInteger("autocdc.kill.kills", 3);
+        int kills =
+                unaligned
+                        ? Integer.getInteger("autocdc.kill.unaligned-kills", 1)
+                        : Integer.getInteger("autocdc.kill.kills", 3);
+        List<Lake> lakes = unaligned ? List.of() : List.of(Lake.values());
         HistoryWorkload w = new HistoryWorkload(15, keys, perKey);
         Random random = new Random(151);
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
@@ -89,10 +101,14 @@ class TaskManagerKillTest {
             List<String> lines = KillFlows.withBadRecords(w.lines, 500);
             int bad = lines.size() - w.lines.size();
             Path flow = dir.resolve("kill.sql");
-            Files.writeString(flow, KillFlows.kafkaFlows(kafka.bootstrapServers()) + lakeFlows());
-            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), CONF, Map.of());
+            Files.writeString(
+                    flow, KillFlows.kafkaFlows(kafka.bootstrapServers()) + lakeFlows(lakes));
+            String conf =
+                    unaligned ? CONF + "\nexecution.checkpointing.unaligned.enabled: true" : CONF;
+            LocalCluster cluster = new LocalCluster(dir.resolve("cluster"), conf, Map.of());
             List<String> figures = new ArrayList<>();
-            Path progress = Path.of("target", "kill-progress.txt");
+            String run = unaligned ? "kill-unaligned" : "kill";
+            Path progress = Path.of("target", run + "-progress.txt");
             Files.deleteIfExists(progress);
             ScheduledExecutorService monitor = Executors.newSingleThreadScheduledExecutor();
             try {
@@ -144,7 +160,7 @@ class TaskManagerKillTest {
                     // checkpoint perhaps under way
                     checkpoints = awaitCheckpoint(cluster, job, checkpoints);
                     Thread.sleep(500 + random.nextInt(2_500));
-                    String lakes = lakeCommits();
+                    String commits = lakeCommits(lakes);
                     long pid =
                             Long.parseLong(
                                     Files.readString(cluster.home.resolve("taskmanager-1.pid"))
@@ -164,7 +180,7 @@ class TaskManagerKillTest {
                                     .formatted(
                                             k,
                                             checkpoints,
-                                            lakes,
+                                            commits,
                                             (System.nanoTime() - killedAt) / 1e9));
                 }
                 producing.get(5, TimeUnit.MINUTES);
@@ -208,7 +224,7 @@ class TaskManagerKillTest {
                         HistoryWorkload.BITEMPORAL_COLUMNS,
                         bitemporal,
                         converge);
-                for (Lake lake : Lake.values()) {
+                for (Lake lake : lakes) {
                     LakeTables.await(lake, warehouse(lake), "scd2", scd2, converge);
                 }
                 // one letter per bad record in the exactly-once letter topic, none twice
@@ -222,17 +238,27 @@ class TaskManagerKillTest {
                 assertThat(letters).hasSize(bad);
                 assertThat(cluster.get("/jobs/" + job + "/exceptions"))
                         .contains("exceptionHistory");
-                figures.add("at the end: " + lakeCommits());
+                if (unaligned) { // the checkpoints were unaligned ones indeed
+                    assertThat(cluster.get("/jobs/" + job + "/checkpoints"))
+                            .contains("\"checkpoint_type\":\"UNALIGNED_CHECKPOINT\"");
+                }
+                figures.add("at the end: " + lakeCommits(lakes));
                 figures.add(
                         "every target equal to the reference %.0f s after the last event was written;"
                                         .formatted((System.nanoTime() - produced) / 1e9)
                                 + " then "
                                 + cluster.progress(job));
                 figures.add(
-                        "%d events over %d keys, %d kills; SCD2 %d rows (in 2 topics, a Paimon and an"
-                                        .formatted(w.lines.size(), keys, kills, scd2.size())
-                                + " Iceberg table), bitemporal %d rows (in 2 topics); 0 lost,"
-                                        .formatted(bitemporal.size())
+                        "%d events over %d keys, %d kills, %s checkpoints; SCD2 %d rows (in 2"
+                                        .formatted(
+                                                w.lines.size(),
+                                                keys,
+                                                kills,
+                                                unaligned ? "unaligned" : "aligned",
+                                                scd2.size())
+                                + " topics, %d lake tables), bitemporal %d rows (in 2 topics); 0"
+                                        .formatted(lakes.size(), bitemporal.size())
+                                + " lost,".formatted(bitemporal.size())
                                 + " 0 twice, 0 malformed changelog rows; %d bad records, %d"
                                         .formatted(bad, letters.size())
                                 + " letters, each once");
@@ -241,16 +267,16 @@ class TaskManagerKillTest {
                 cluster.stop();
                 System.out.println("TaskManagerKillTest: " + String.join("; ", figures));
                 Files.writeString(
-                        Path.of("target", "kill-figures.txt"), String.join("\n", figures) + "\n");
-                cluster.keepLogs(Path.of("target", "kill-logs"));
+                        Path.of("target", run + "-figures.txt"), String.join("\n", figures) + "\n");
+                cluster.keepLogs(Path.of("target", run + "-logs"));
             }
         }
     }
 
     /** Each lake table's commits so far ({@link LakeTables#commits}). */
-    private String lakeCommits() throws Exception {
+    private String lakeCommits(List<Lake> lakes) throws Exception {
         List<String> commits = new ArrayList<>();
-        for (Lake lake : Lake.values()) {
+        for (Lake lake : lakes) {
             commits.add(lake + " " + LakeTables.commits(lake, warehouse(lake), "scd2"));
         }
         return String.join(", ", commits);
@@ -282,9 +308,9 @@ class TaskManagerKillTest {
      * An SCD type 2 flow over the same source into a table of each lake ({@code
      * lake_paimon.db.scd2}, {@code lake_iceberg.db.scd2}), which the first run creates.
      */
-    private String lakeFlows() {
+    private String lakeFlows(List<Lake> lakes) {
         StringBuilder sql = new StringBuilder();
-        for (Lake lake : Lake.values()) {
+        for (Lake lake : lakes) {
             sql.append(LakeTables.scd2Flow(lake, warehouse(lake), "scd2"));
         }
         return sql.toString();
