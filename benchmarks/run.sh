@@ -56,16 +56,14 @@ for r in $(seq 1 "$runs"); do
   run scd1 hashmap W1
   run scd2 rocksdb W1
   run scd2 hashmap W1
-  run scd1_cached rocksdb W1   # a write-back cache of every key's hot state (--cache-keys)
-  run scd2_cached rocksdb W1
   run scd2 rocksdb W3
   run scd2 rocksdb W2
   run scd2 rocksdb W2 "$naive_events"
   run naive_scd2 rocksdb W2 "$naive_events"
   run sql_dedup rocksdb W4
   run bitemporal rocksdb W4
-  run bitemporal_cached rocksdb W4
-  run scd2 rocksdb W7   # hot keys: every other event on 1% of the keys
+  run sql_dedup rocksdb W7   # hot keys: every other event on 1% of the keys
+  run scd2 rocksdb W7
   CACHE_KEYS=$((10000 / scale)) run scd2_cached rocksdb W7   # a cache of a tenth of the keys
   run sql_dedup rocksdb W5
   run scd2 rocksdb W5
