@@ -9,7 +9,6 @@ import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.WideningRowSerializer;
 import dev.autocdc.operators.flink.state.WriteBackCache;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ValueState;
@@ -85,13 +84,8 @@ final class SnapshotPendingRows {
         if (before == null) {
             timers.registerEventTimeTimer(time);
         }
-        List<RowData> after = new ArrayList<>(before == null ? 1 : before.size() + 1);
-        if (before != null) {
-            after.addAll(before);
-        }
-        after.add(copy);
         counter.valueWrites++;
-        state.put(id, after);
+        state.put(id, WaitingRows.appended(before, copy));
     }
 
     /** The key's waiting rows. */

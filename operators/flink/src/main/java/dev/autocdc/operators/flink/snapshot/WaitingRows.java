@@ -3,7 +3,7 @@ package dev.autocdc.operators.flink.snapshot;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.flink.table.data.RowData;
@@ -14,17 +14,22 @@ import org.apache.flink.table.data.RowData;
  * {@link #remaining} build new ones), so a write-back cache may keep it by reference; only the hint
  * {@link #armed}, which is not stored, is set on a value kept.
  *
- * <p>It also carries which snapshot ids keyed state holds for the key, the bookkeeping of {@link
+ * <p>It also carries what keyed state holds for the key, the bookkeeping of {@link
  * WaitingRowsState}: one holder shared by a value and every value built from it, which the state
- * updates when it reads or writes one of them, so that a write removes exactly the ids gone.
+ * updates when it reads or writes one of them, so that a write removes exactly the snapshots gone
+ * and puts only those whose rows changed (a changed snapshot's rows are a new list; the others are
+ * shared by reference).
  */
 final class WaitingRows {
-    /** The snapshot ids (as {@link CompleteSnapshots#key}) keyed state holds for the key. */
+    /**
+     * The lists of rows keyed state holds for the key, by snapshot id (as {@link
+     * CompleteSnapshots#key}): the very lists read or written.
+     */
     static final class Stored {
-        Set<String> ids;
+        Map<String, List<RowData>> lists;
 
-        Stored(Set<String> ids) {
-            this.ids = ids;
+        Stored(Map<String, List<RowData>> lists) {
+            this.lists = lists;
         }
     }
 
@@ -64,16 +69,20 @@ final class WaitingRows {
     /** These rows and {@code row} of snapshot {@code id}, after the others of it. */
     WaitingRows with(byte[] id, RowData row) {
         TreeMap<byte[], List<RowData>> next = new TreeMap<>(bySnapshot);
-        List<RowData> old = bySnapshot.get(id);
-        List<RowData> rows = new ArrayList<>(old == null ? 1 : old.size() + 1);
-        if (old != null) {
-            rows.addAll(old);
-        }
-        rows.add(row);
-        next.put(id, Collections.unmodifiableList(rows));
+        next.put(id, appended(bySnapshot.get(id), row));
         WaitingRows with = new WaitingRows(next, stored);
         with.armed = armed;
         return with;
+    }
+
+    /** A new unmodifiable list: {@code rows} (null: none), then {@code row}. */
+    static List<RowData> appended(List<RowData> rows, RowData row) {
+        List<RowData> all = new ArrayList<>(rows == null ? 1 : rows.size() + 1);
+        if (rows != null) {
+            all.addAll(rows);
+        }
+        all.add(row);
+        return Collections.unmodifiableList(all);
     }
 
     /** A copy of the rows by snapshot, to take the applied and dropped snapshots out of. */

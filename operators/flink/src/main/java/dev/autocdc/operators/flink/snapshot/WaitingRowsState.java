@@ -5,10 +5,9 @@ import dev.autocdc.operators.flink.state.StateNames;
 import dev.autocdc.operators.flink.state.WideningRowSerializer;
 import dev.autocdc.operators.flink.state.WriteBackCache;
 import java.io.IOException;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -25,10 +24,13 @@ import org.apache.flink.table.data.RowData;
  *   <li>{@link #value()} reads every entry of the current key (rows restored from a narrower input
  *       widened); a key without any has no rows, and is never null.
  *   <li>{@link #update} removes the entries of snapshots gone since the value's lineage was last
- *       read or written, and puts every entry it has.
+ *       read or written, and puts those whose rows changed since (a new list).
  * </ul>
  */
 final class WaitingRowsState implements ValueState<WaitingRows> {
+    /** The serialized bytes a value without rows counts as. */
+    static final int EMPTY_VALUE_BYTES = 16;
+
     private final MapState<String, List<RowData>> map;
     private final WideningRowSerializer rows;
 
@@ -40,16 +42,17 @@ final class WaitingRowsState implements ValueState<WaitingRows> {
     @Override
     public WaitingRows value() throws IOException {
         TreeMap<byte[], List<RowData>> bySnapshot = new TreeMap<>(SnapshotId::compare);
-        Set<String> ids = new HashSet<>();
+        Map<String, List<RowData>> lists = new HashMap<>();
         try {
             for (Map.Entry<String, List<RowData>> e : map.entries()) {
-                ids.add(e.getKey());
-                bySnapshot.put(CompleteSnapshots.id(e.getKey()), widened(e.getValue()));
+                List<RowData> rowsOfSnapshot = widened(e.getValue());
+                lists.put(e.getKey(), rowsOfSnapshot);
+                bySnapshot.put(CompleteSnapshots.id(e.getKey()), rowsOfSnapshot);
             }
         } catch (Exception e) {
             throw new IOException("cannot read a key's waiting snapshot rows", e);
         }
-        return new WaitingRows(bySnapshot, new WaitingRows.Stored(Set.copyOf(ids)));
+        return new WaitingRows(bySnapshot, new WaitingRows.Stored(Map.copyOf(lists)));
     }
 
     /**
@@ -66,22 +69,25 @@ final class WaitingRowsState implements ValueState<WaitingRows> {
             clear();
             return;
         }
-        Set<String> now = new HashSet<>();
+        Map<String, List<RowData>> stored = value.stored.lists;
+        Map<String, List<RowData>> now = new HashMap<>();
         try {
             for (Map.Entry<byte[], List<RowData>> e : value.all().entrySet()) {
                 String key = CompleteSnapshots.key(e.getKey());
-                now.add(key);
-                map.put(key, e.getValue());
+                now.put(key, e.getValue());
+                if (stored.get(key) != e.getValue()) { // a new list: its rows changed
+                    map.put(key, e.getValue());
+                }
             }
-            for (String gone : value.stored.ids) {
-                if (!now.contains(gone)) {
+            for (String gone : stored.keySet()) {
+                if (!now.containsKey(gone)) {
                     map.remove(gone);
                 }
             }
         } catch (Exception e) {
             throw new IOException("cannot write a key's waiting snapshot rows", e);
         }
-        value.stored.ids = Set.copyOf(now);
+        value.stored.lists = Map.copyOf(now);
     }
 
     /** The current key's rows of snapshot {@code id} (widened), read alone; null: none. */
@@ -107,11 +113,15 @@ final class WaitingRowsState implements ValueState<WaitingRows> {
         map.clear();
     }
 
-    /** The serialized size of a value (to estimate a cached key's heap). */
+    /**
+     * The serialized size of a value (to estimate a cached key's heap), at least {@value
+     * #EMPTY_VALUE_BYTES}: a value without rows still holds its map and its bookkeeping.
+     */
     WriteBackCache.Sizer<WaitingRows> sizer() {
         DataOutputSerializer out = new DataOutputSerializer(256);
         return value -> {
             out.clear();
+            out.write(new byte[EMPTY_VALUE_BYTES]);
             for (Map.Entry<byte[], List<RowData>> e : value.all().entrySet()) {
                 out.write(e.getKey());
                 for (RowData row : e.getValue()) {

@@ -36,10 +36,13 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  *       one, when a new key would exceed the keys or the bytes allowed, or when the estimate per
  *       key grows past them; written under that key, then the current key is set back) or at {@link
  *       #flush()}. The host calls {@code flush()} before every snapshot of keyed state ({@code
- *       AutoCdcOperator.prepareSnapshotPreBarrier}), so a checkpoint holds every change made before
+ *       prepareSnapshotPreBarrier} of {@code AutoCdcOperator} and {@code SnapshotApplyOperator}),
+ *       and before it reads keyed state another way, so a checkpoint holds every change made before
  *       its barrier; a restore starts with an empty cache. Exactly-once therefore stays Flink's.
  *   <li>Values are kept by reference, as the heap backend keeps them: a caller must not change a
- *       value after reading or writing it (the engine's values are immutable).
+ *       value after reading or writing it (the engine's values are immutable; a snapshot flow's
+ *       waiting rows change only what is not their contents: a timer hint and the bookkeeping of
+ *       what keyed state holds, {@code WaitingRows}).
  *   <li>Only reads through this object see unflushed values: the wrapped state read another way (a
  *       visit of every key, the State Processor API) is as of the last flush.
  * </ul>
