@@ -48,7 +48,7 @@ final class Erasures {
             String table,
             EngineSpec spec,
             Map<String, Integer> setLines) {
-        String key = FlowOptions.PREFIX + flow.name() + "." + FlowOptions.ERASURES_TABLE.key();
+        String key = TargetOptions.PREFIX + flow.name() + "." + TargetOptions.ERASURES_TABLE.key();
         Integer line = setLines.get(key);
         try {
             tEnv.sqlQuery(select(spec, table));

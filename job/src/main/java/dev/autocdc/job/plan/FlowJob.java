@@ -185,14 +185,14 @@ public final class FlowJob {
                                 ? deadLetters
                                 : deadLetters.union(flow.sourceLetters()),
                         flow.deadLetterTable(),
-                        FlowOptions.DEAD_LETTER_TABLE.key(),
+                        TargetOptions.DEAD_LETTER_TABLE.key(),
                         LetterCounts.DEAD);
         anySink |=
                 route(
                         flow,
                         changelog.getSideOutput(SideOutputs.LATE_EVENTS),
                         flow.lateEventsTable(),
-                        FlowOptions.LATE_EVENTS_TABLE.key(),
+                        TargetOptions.LATE_EVENTS_TABLE.key(),
                         LetterCounts.LATE);
         if (flow.writesTable()) { // created or found by the planner (DeclaredTarget)
             statements.add(

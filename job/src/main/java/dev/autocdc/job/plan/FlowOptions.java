@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 import org.apache.flink.configuration.MemorySize;
@@ -28,63 +27,6 @@ import org.apache.flink.configuration.ReadableConfig;
  * by a test.
  */
 public final class FlowOptions {
-    /** The prefix of every key this class reads. */
-    public static final String PREFIX = "autocdc.";
-
-    public static final ConfigOption<OutputMode> CHANGELOG_MODE =
-            ConfigOptions.key("changelog-mode")
-                    .enumType(OutputMode.class)
-                    .noDefaultValue()
-                    .withDescription(
-                            "`upsert` emits no `-U` rows and declares the target's primary key (for"
-                                + " upsert sinks); `retract` emits `-U`/`+U` and declares no key"
-                                + " (for `kafka` with a changelog format such as `debezium-json`,"
-                                + " `print`, ...)");
-    public static final ConfigOption<String> DEAD_LETTER_TABLE =
-            ConfigOptions.key("dead-letter-table")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "a declared table (columns `flow, source, reason, message, payload"
-                                + " STRING, topic STRING, partition INT, offset BIGINT, raw_record"
-                                + " BYTES` (`partition` and `offset` in backticks: reserved words),"
-                                + " by position; checked when the flow is planned) that receives"
-                                + " the dead letters");
-    public static final ConfigOption<String> LATE_EVENTS_TABLE =
-            ConfigOptions.key("late-events-table")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("the same for events refused by a retention");
-
-    /** The most subtasks of an operator Flink runs (its largest maximum parallelism). */
-    private static final int MAX_PARALLELISM = 32_768;
-
-    public static final ConfigOption<Integer> PARALLELISM =
-            ConfigOptions.key("parallelism")
-                    .intType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "the subtasks of the flow's AUTO CDC operator, which holds its keyed"
-                                    + " state and does the work per key, 1 to "
-                                    + MAX_PARALLELISM
-                                    + " (and at most the job's maximum parallelism, checked when"
-                                    + " the job is submitted); the target's sink runs at the same"
-                                    + " unless its own `sink.parallelism` says otherwise, the"
-                                    + " source and the decoding step at the job's. A restore may"
-                                    + " change it, as a rescale of these operators does"
-                                    + " ([reliability](reliability.md))");
-
-    public static final ConfigOption<String> ERASURES_TABLE =
-            ConfigOptions.key("erasures-table")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "a declared table (say a Kafka topic) whose rows name keys to erase, by"
-                                    + " the flow's key columns: each row deletes every row of its"
-                                    + " key from the target and clears its state"
-                                    + " ([operations](operations.md#erase-a-key)); set it before"
-                                    + " the flow");
-
     /** The settings the engine applies, declared (with their ranges) in {@link EngineOptions}. */
     private static final List<ConfigOption<?>> ENGINE =
             List.of(
@@ -135,11 +77,11 @@ public final class FlowOptions {
         TreeSet<String> names = new TreeSet<>(flows);
         List<String> options = FlowSettings.ALL.stream().map(d -> d.option().key()).toList();
         for (String key : new TreeSet<>(all.keySet())) {
-            if (!key.startsWith(PREFIX)) {
+            if (!key.startsWith(TargetOptions.PREFIX)) {
                 continue;
             }
             int line = lines.getOrDefault(key, 0);
-            String rest = key.substring(PREFIX.length());
+            String rest = key.substring(TargetOptions.PREFIX.length());
             int dot = rest.lastIndexOf('.');
             String flow = dot < 0 ? rest : rest.substring(0, dot);
             String option = dot < 0 ? "" : rest.substring(dot + 1);
@@ -155,7 +97,7 @@ public final class FlowOptions {
                                 + "; the flows are "
                                 + names
                                 + " (keys are "
-                                + PREFIX
+                                + TargetOptions.PREFIX
                                 + "<flow>.<option>)");
             }
             if (!options.contains(option)) {
@@ -168,7 +110,7 @@ public final class FlowOptions {
         Configuration whole = Configuration.fromMap(all);
         Map<String, Configuration> byFlow = new HashMap<>();
         for (String flow : names) {
-            byFlow.put(flow, new DelegatingConfiguration(whole, PREFIX + flow + "."));
+            byFlow.put(flow, new DelegatingConfiguration(whole, TargetOptions.PREFIX + flow + "."));
         }
         FlowOptions read = new FlowOptions(byFlow, Map.copyOf(lines));
         for (String flow : names) { // every value parses, or the flow fails here
@@ -188,7 +130,7 @@ public final class FlowOptions {
 
     /** The changelog mode set for the flow; empty: the caller's default (by the target). */
     public Optional<OutputMode> changelogMode(String flow) {
-        return Optional.ofNullable(value(flow, CHANGELOG_MODE));
+        return Optional.ofNullable(value(flow, TargetOptions.CHANGELOG_MODE));
     }
 
     /** Null: tombstones are kept forever. */
@@ -203,22 +145,22 @@ public final class FlowOptions {
 
     /** The table that receives the dead letters; null: they are logged. */
     public String deadLetterTable(String flow) {
-        return value(flow, DEAD_LETTER_TABLE);
+        return value(flow, TargetOptions.DEAD_LETTER_TABLE);
     }
 
     /** The table that receives the late events; null: they are logged. */
     public String lateEventsTable(String flow) {
-        return value(flow, LATE_EVENTS_TABLE);
+        return value(flow, TargetOptions.LATE_EVENTS_TABLE);
     }
 
     /** The table the flow reads keys to erase from; null: none. */
     public String erasuresTable(String flow) {
-        return value(flow, ERASURES_TABLE);
+        return value(flow, TargetOptions.ERASURES_TABLE);
     }
 
     /** The parallelism of the flow's AUTO CDC operator; null: the job's. */
     public Integer parallelism(String flow) {
-        return value(flow, PARALLELISM);
+        return value(flow, TargetOptions.PARALLELISM);
     }
 
     public int blockSize(String flow) {
@@ -286,9 +228,10 @@ public final class FlowOptions {
         }
         if (value == null && conf.toMap().containsKey(option.key())
                 || ENGINE.contains(option) && !EngineOptions.inRange(option, value)
-                || option == PARALLELISM
+                || option == TargetOptions.PARALLELISM
                         && value != null
-                        && ((Integer) value < 1 || (Integer) value > MAX_PARALLELISM)) {
+                        && ((Integer) value < 1
+                                || (Integer) value > TargetOptions.MAX_PARALLELISM)) {
             throw refused(
                     flow,
                     option.key(),
@@ -304,12 +247,12 @@ public final class FlowOptions {
      */
     void refuseSetAfter(String flow, int flowLine) {
         for (FlowSettings.Documented d : FlowSettings.ALL) {
-            String key = PREFIX + flow + "." + d.option().key();
+            String key = TargetOptions.PREFIX + flow + "." + d.option().key();
             Integer line = lines.get(key);
             if (line != null
                     && line > flowLine
-                    && d.option() != DEAD_LETTER_TABLE
-                    && d.option() != LATE_EVENTS_TABLE) {
+                    && d.option() != TargetOptions.DEAD_LETTER_TABLE
+                    && d.option() != TargetOptions.LATE_EVENTS_TABLE) {
                 throw refused(
                         flow,
                         d.option().key(),
@@ -325,7 +268,7 @@ public final class FlowOptions {
 
     /** An error about a setting, at its SET line, or named as given with -D (line 0). */
     private FlowSyntaxException refused(String flow, String option, String message) {
-        String key = PREFIX + flow + "." + option;
+        String key = TargetOptions.PREFIX + flow + "." + option;
         int line = lines.getOrDefault(key, 0);
         return new FlowSyntaxException(line, where(key, line), message);
     }
@@ -339,11 +282,11 @@ public final class FlowOptions {
         if (ENGINE.contains(option)) {
             return EngineOptions.expected(option);
         }
-        if (option == CHANGELOG_MODE) {
+        if (option == TargetOptions.CHANGELOG_MODE) {
             return "'retract' or 'upsert'";
         }
-        if (option == PARALLELISM) {
-            return "a whole number from 1 to " + MAX_PARALLELISM;
+        if (option == TargetOptions.PARALLELISM) {
+            return "a whole number from 1 to " + TargetOptions.MAX_PARALLELISM;
         }
         if (option == SourceOptions.SOURCE) {
             return "one of " + SourceOptions.values(SourceOptions.SourceRead.class);

@@ -248,13 +248,13 @@ public final class FlowPlanner {
             LetterTables.check(
                     tEnv,
                     name,
-                    FlowOptions.DEAD_LETTER_TABLE.key(),
+                    TargetOptions.DEAD_LETTER_TABLE.key(),
                     whole.deadLetterTable(name),
                     setLines);
             LetterTables.check(
                     tEnv,
                     name,
-                    FlowOptions.LATE_EVENTS_TABLE.key(),
+                    TargetOptions.LATE_EVENTS_TABLE.key(),
                     whole.lateEventsTable(name),
                     setLines);
             planned.set(

@@ -22,7 +22,7 @@ final class FlowSettings {
     static final List<Documented> ALL =
             List.of(
                     new Documented(
-                            FlowOptions.CHANGELOG_MODE,
+                            TargetOptions.CHANGELOG_MODE,
                             "`upsert` when the target's sink takes no `-U` rows (`upsert-kafka`,"
                                     + " `jdbc`) or its declared columns have a PRIMARY KEY, else"
                                     + " `retract`"),
@@ -33,10 +33,10 @@ final class FlowSettings {
                                             EngineOptions.TOMBSTONE_RETENTION.defaultValue())
                                     + "`"),
                     new Documented(EngineOptions.HISTORY_RETENTION, "keep all"),
-                    new Documented(FlowOptions.DEAD_LETTER_TABLE, "log"),
-                    new Documented(FlowOptions.LATE_EVENTS_TABLE, "log"),
-                    new Documented(FlowOptions.ERASURES_TABLE, "none"),
-                    new Documented(FlowOptions.PARALLELISM, "the job's"),
+                    new Documented(TargetOptions.DEAD_LETTER_TABLE, "log"),
+                    new Documented(TargetOptions.LATE_EVENTS_TABLE, "log"),
+                    new Documented(TargetOptions.ERASURES_TABLE, "none"),
+                    new Documented(TargetOptions.PARALLELISM, "the job's"),
                     new Documented(
                             EngineOptions.BLOCK_SIZE,
                             "`" + EngineOptions.BLOCK_SIZE.defaultValue() + "`"),
@@ -62,7 +62,7 @@ final class FlowSettings {
         for (Documented d : ALL) {
             rows.add(
                     "| `"
-                            + FlowOptions.PREFIX
+                            + TargetOptions.PREFIX
                             + "<flow>."
                             + d.option().key()
                             + "` | "
