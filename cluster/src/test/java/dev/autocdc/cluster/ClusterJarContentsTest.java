@@ -37,6 +37,38 @@ class ClusterJarContentsTest {
                     "snappy-java-",
                     "commons-logging-");
 
+    /**
+     * The jar carries the project's licence (Apache-2.0, the repository's LICENSE) once, and one
+     * NOTICE: the project's, then the notices of the components it bundles (the Kafka connector's,
+     * merged by the shade plugin).
+     */
+    @Test
+    void theJarCarriesTheLicenceAndTheNoticesOfWhatItBundles() throws Exception {
+        try (JarFile jar = new JarFile(LocalCluster.clusterJar().toFile())) {
+            String license = text(jar, "META-INF/LICENSE");
+            assertThat(license)
+                    .isEqualTo(Files.readString(Path.of("..", "LICENSE")))
+                    .contains("Apache License")
+                    .contains("Version 2.0, January 2004");
+            String notice = text(jar, "META-INF/NOTICE").strip();
+            assertThat(notice)
+                    .startsWith("AUTO CDC on Flink")
+                    .contains("Copyright 2026 The AUTO CDC on Flink authors")
+                    .contains("Flink : Connectors : Kafka");
+            assertThat(jar.stream().map(e -> e.getName()))
+                    .as("no other licence or notice file at the top of META-INF")
+                    .noneMatch(n -> n.matches("META-INF/(LICENSE|NOTICE)\\.(txt|md)"));
+        }
+    }
+
+    private static String text(JarFile jar, String entry) throws IOException {
+        var e = jar.getEntry(entry);
+        assertThat(e).as(entry).isNotNull();
+        try (var in = jar.getInputStream(e)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void theJarBundlesTheKafkaConnectorAndNothingTheDistributionHas() throws Exception {
         Set<String> classes = classes(LocalCluster.clusterJar());
