@@ -104,10 +104,10 @@ class ExactNumbersTest {
     @Test
     void thePreScanSkipsOnlyRecordsThatCannotBeInexact() {
         ExactNumbers n = ExactNumbers.of("json", false, COLUMNS); // TINYINT: 2 safe digits
-        assertThat(n.mayBeInexact(bytes("{\"t\": 12, \"name\": \"Steve\"}"))).isFalse();
-        assertThat(n.mayBeInexact(bytes("{\"t\": 128}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\": 1.5}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\": 1e2}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"t\": 12, \"name\": \"Steve\"}"))).isFalse();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"t\": 128}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\": 1.5}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\": 1e2}"))).isTrue();
     }
 
     private static byte[] bytes(String s) {
@@ -120,26 +120,32 @@ class ExactNumbersTest {
         // 18 digits fit BIGINT b, though TINYINT t holds 2; digits, points and exponents in other
         // columns' strings and in nested values are no numbers of a checked column
         assertThat(
-                        n.mayBeInexact(
-                                bytes(
-                                        "{\"b\": 123456789012345678, \"name\": \"0a3e5.99\","
-                                                + " \"x\": 1.5, \"t\": 12, \"n\": {\"i\": 1.5}}")))
+                        n.preScan()
+                                .mayBeInexact(
+                                        bytes(
+                                                "{\"b\": 123456789012345678, \"name\":"
+                                                    + " \"0a3e5.99\", \"x\": 1.5, \"t\": 12, \"n\":"
+                                                    + " {\"i\": 1.5}}")))
                 .isFalse();
-        assertThat(n.mayBeInexactAnywhere(bytes("{\"b\": 123456789012345678}"))).isTrue();
+        assertThat(n.preScan().mayBeInexactAnywhere(bytes("{\"b\": 123456789012345678}"))).isTrue();
         // an integer with more digits than always fit, within the column's range: exact
-        assertThat(n.mayBeInexact(bytes("{\"b\": 1234567890123456789}"))).isFalse();
-        assertThat(n.mayBeInexact(bytes("{\"b\": 9223372036854775807}"))).isFalse();
-        assertThat(n.mayBeInexact(bytes("{\"b\": -9223372036854775808}"))).isFalse();
-        assertThat(n.mayBeInexact(bytes("{\"b\": 9223372036854775808}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"b\": -9223372036854775809}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"b\": 12345678901234567890}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"t\": 127, \"i\": -2147483648}"))).isFalse();
-        assertThat(n.mayBeInexact(bytes("{\"t\": -129}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\": 2147483648}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\": \"1.5\"}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\": -1E2}"))).isTrue();
-        assertThat(n.mayBeInexact(bytes("{\"i\\u0020\": 1}"))).as("an escaped key").isTrue();
-        assertThat(n.mayBeInexact(bytes("[{\"i\": 1.5}]"))).as("an array of records").isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": 1234567890123456789}"))).isFalse();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": 9223372036854775807}"))).isFalse();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": -9223372036854775808}"))).isFalse();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": 9223372036854775808}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": -9223372036854775809}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"b\": 12345678901234567890}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"t\": 127, \"i\": -2147483648}"))).isFalse();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"t\": -129}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\": 2147483648}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\": \"1.5\"}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\": -1E2}"))).isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("{\"i\\u0020\": 1}")))
+                .as("an escaped key")
+                .isTrue();
+        assertThat(n.preScan().mayBeInexact(bytes("[{\"i\": 1.5}]")))
+                .as("an array of records")
+                .isTrue();
     }
 
     /**
@@ -170,10 +176,10 @@ class ExactNumbersTest {
             boolean isRefused = n.check(record) != null;
             refused += isRefused ? 1 : 0;
             if (isRefused) {
-                assertThat(n.mayBeInexact(record)).as(r.toString()).isTrue();
+                assertThat(n.preScan().mayBeInexact(record)).as(r.toString()).isTrue();
             }
-            sparedByKeys += n.mayBeInexact(record) ? 0 : 1;
-            sparedAnywhere += n.mayBeInexactAnywhere(record) ? 0 : 1;
+            sparedByKeys += n.preScan().mayBeInexact(record) ? 0 : 1;
+            sparedAnywhere += n.preScan().mayBeInexactAnywhere(record) ? 0 : 1;
         }
         System.out.printf(
                 "20,000 records: %d refused; spared %d by the key-aware scan, %d by the byte"
