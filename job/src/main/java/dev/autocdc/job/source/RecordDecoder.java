@@ -157,7 +157,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
             format.deserialize(bytes, into);
         } catch (Exception e) {
             if (unavailable(e)) {
-                throw e; // a schema registry that does not answer: fail and retry, lose nothing
+                throw e; // a service the format calls does not answer: fail and retry, lose nothing
             }
             // a number out of its type's range fails some formats: say so rather than "parse error"
             List<ExactNumbers.Inexact> inexact = inexactNumbers(bytes);
@@ -274,8 +274,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof java.net.SocketException
                     || t instanceof java.net.SocketTimeoutException
-                    || t instanceof java.net.UnknownHostException
-                    || t.getClass().getSimpleName().equals("RestClientException")) {
+                    || t instanceof java.net.UnknownHostException) {
                 return true;
             }
         }
