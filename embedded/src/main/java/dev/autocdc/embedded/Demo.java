@@ -30,7 +30,7 @@ public final class Demo {
 
     /** Runs the demo into Kafka topics; returns whether every table equals the reference. */
     public static boolean run(PrintStream out) throws Exception {
-        return run(out, "kafka");
+        return run(out, "kafka", "json");
     }
 
     /**
@@ -38,17 +38,24 @@ public final class Demo {
      *
      * @param target {@code kafka}: every walkthrough into upsert-kafka topics; {@code paimon}: the
      *     employees walkthrough into a Paimon table in a local warehouse, asked in batch SQL
+     * @param source {@code json}: change events the demo writes; {@code postgres}: a PostgreSQL
+     *     database captured by Debezium ({@link PostgresDemo}, into a Paimon table)
      */
-    public static boolean run(PrintStream out, String target) throws Exception {
+    public static boolean run(PrintStream out, String target, String source) throws Exception {
         if (!target.equals("kafka") && !target.equals("paimon")) {
             throw new IllegalArgumentException("demo --target is kafka or paimon, not " + target);
+        }
+        if (!source.equals("json") && !source.equals("postgres")) {
+            throw new IllegalArgumentException("demo --source is json or postgres, not " + source);
         }
         out.println("Starting an in-JVM Kafka broker (KRaft) ...");
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             out.println("Kafka is up at " + kafka.bootstrapServers() + "; Flink runs in this JVM.");
             Path dir = Files.createTempDirectory("autocdc-demo-");
             DemoSession session = new DemoSession(out, kafka, dir);
-            if (target.equals("paimon")) {
+            if (source.equals("postgres")) {
+                new PostgresDemo(session, dir).run();
+            } else if (target.equals("paimon")) {
                 new LakeDemo(session).employees(dir.resolve("warehouse"));
             } else {
                 Demo demo = new Demo(session);

@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -18,6 +20,9 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -30,6 +35,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class DemoSession {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final DateTimeFormatter SECONDS =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     final PrintStream out;
     final EmbeddedKafka kafka;
@@ -114,6 +121,33 @@ final class DemoSession {
                 row.put(f.getKey(), f.getValue().isNull() ? null : f.getValue().asText());
             }
             rows.add(row);
+        }
+        return rows;
+    }
+
+    /**
+     * A query's answer as rows of column -> text (null for null; timestamps to the second, as the
+     * references print them).
+     */
+    static List<Map<String, String>> rows(TableResult result) throws Exception {
+        List<String> columns = result.getResolvedSchema().getColumnNames();
+        List<Map<String, String>> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            while (it.hasNext()) {
+                Row r = it.next();
+                Map<String, String> row = new LinkedHashMap<>();
+                for (int i = 0; i < columns.size(); i++) {
+                    Object v = r.getField(i);
+                    row.put(
+                            columns.get(i),
+                            v == null
+                                    ? null
+                                    : v instanceof LocalDateTime t
+                                            ? t.format(SECONDS)
+                                            : v.toString());
+                }
+                rows.add(row);
+            }
         }
         return rows;
     }

@@ -2,17 +2,11 @@ package dev.autocdc.embedded;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 /**
  * {@code demo --target paimon}: the employees walkthrough ({@link EmployeeDemo#changeEvents}) from
@@ -21,9 +15,6 @@ import org.apache.flink.util.CloseableIterator;
  * Each answer is checked against the reference.
  */
 final class LakeDemo {
-    private static final DateTimeFormatter SECONDS =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
-
     private final DemoSession session;
     private final PrintStream out;
 
@@ -121,24 +112,7 @@ final class LakeDemo {
         out.println("\n" + sql + ";");
         TableResult result = batch.executeSql(sql);
         List<String> columns = result.getResolvedSchema().getColumnNames();
-        List<Map<String, String>> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = result.collect()) {
-            while (it.hasNext()) {
-                Row r = it.next();
-                Map<String, String> row = new LinkedHashMap<>();
-                for (int i = 0; i < columns.size(); i++) {
-                    Object v = r.getField(i);
-                    row.put(
-                            columns.get(i),
-                            v == null
-                                    ? null
-                                    : v instanceof LocalDateTime t
-                                            ? t.format(SECONDS)
-                                            : v.toString());
-                }
-                rows.add(row);
-            }
-        }
+        List<Map<String, String>> rows = DemoSession.rows(result);
         session.show(title, rows, columns, row -> true, expected);
     }
 }

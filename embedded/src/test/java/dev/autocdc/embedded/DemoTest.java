@@ -32,7 +32,7 @@ class DemoTest {
     @Test
     void thePaimonDemoAnswersTheQuestionsFromTheTable() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        boolean ok = Demo.run(new PrintStream(out, true, StandardCharsets.UTF_8), "paimon");
+        boolean ok = Demo.run(new PrintStream(out, true, StandardCharsets.UTF_8), "paimon", "json");
         String printed = out.toString(StandardCharsets.UTF_8);
         assertThat(ok).as(printed).isTrue();
         assertThat(printed)

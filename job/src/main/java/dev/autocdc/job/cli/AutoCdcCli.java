@@ -61,7 +61,7 @@ public final class AutoCdcCli {
                     "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
                     "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
                             + " DIR [--as-of SQL] [--max-parallelism N]",
-                    "       autocdc demo [--target kafka|paimon]",
+                    "       autocdc demo [--target kafka|paimon] [--source json|postgres]",
                     "       autocdc --help | --version");
 
     /**
@@ -218,8 +218,8 @@ public final class AutoCdcCli {
         }
         try {
             return (Boolean)
-                            demo.getMethod("run", PrintStream.class, String.class)
-                                    .invoke(null, out, options.demoTarget)
+                            demo.getMethod("run", PrintStream.class, String.class, String.class)
+                                    .invoke(null, out, options.demoTarget, options.demoSource)
                     ? 0
                     : 1;
         } catch (InvocationTargetException e) {

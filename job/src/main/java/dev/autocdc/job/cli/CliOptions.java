@@ -34,6 +34,12 @@ final class CliOptions {
     /** The demo's target: {@code kafka} (upsert-kafka topics) or {@code paimon} (a local table). */
     String demoTarget = "kafka";
 
+    /**
+     * The demo's source: {@code json} (change events written to Kafka by the demo) or {@code
+     * postgres} (a PostgreSQL database captured by Debezium, into a Paimon table).
+     */
+    String demoSource = "json";
+
     Integer metricsPort;
     String logLevel;
 
@@ -146,6 +152,13 @@ final class CliOptions {
                 if (!command.equals("demo") || !List.of("kafka", "paimon").contains(demoTarget)) {
                     throw new IllegalArgumentException(
                             "--target is for demo, and is kafka (the default) or paimon");
+                }
+            }
+            case "--source" -> {
+                demoSource = value(args, ++i, a);
+                if (!command.equals("demo") || !List.of("json", "postgres").contains(demoSource)) {
+                    throw new IllegalArgumentException(
+                            "--source is for demo, and is json (the default) or postgres");
                 }
             }
             case "--metrics-port" -> {

