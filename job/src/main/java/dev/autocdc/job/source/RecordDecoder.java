@@ -174,8 +174,7 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
                         in,
                         bytes,
                         DeadLetter.PARSE_ERROR,
-                        "the source's format could not parse the record: "
-                                + (e.getMessage() == null ? e.toString() : e.getMessage()));
+                        "the source's format could not parse the record: " + reason(e));
                 return;
             }
         }
@@ -267,6 +266,20 @@ final class RecordDecoder extends ProcessFunction<RowData, RowData> {
         } catch (IOException | RuntimeException e) {
             return List.of();
         }
+    }
+
+    /**
+     * A format's failure in words: its message, and its root cause's when that says more (Flink's
+     * formats wrap the reason in "Corrupt ... message").
+     */
+    static String reason(Throwable e) {
+        String top = e.getMessage() == null ? e.toString() : e.getMessage();
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String why = root.getMessage();
+        return root == e || why == null || top.contains(why) ? top : top + ": " + why;
     }
 
     /** Whether a failure is the format's service being unreachable, not the record being bad. */

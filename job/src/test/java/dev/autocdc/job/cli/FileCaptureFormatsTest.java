@@ -81,6 +81,44 @@ class FileCaptureFormatsTest {
         }
     }
 
+    /**
+     * PostgreSQL's default replica identity gives an update's change no {@code before}: {@code
+     * debezium-json} refuses it, and the refusal is a dead letter that says what to change.
+     */
+    @Test
+    void anUpdateWithoutItsBeforeImageIsADeadLetterNamingTheReplicaIdentity() throws Exception {
+        Path flow = flow("debezium-json", "value.source.timestamp");
+        Path changes = dir.resolve("changes.json");
+        Files.write(
+                changes,
+                List.of(
+                        "{\"before\": null, \"after\": {\"id\": 1, \"name\": \"a\"}, \"source\":"
+                                + " {\"ts_ms\": 1000}, \"op\": \"c\"}",
+                        "{\"before\": null, \"after\": {\"id\": 1, \"name\": \"b\"}, \"source\":"
+                                + " {\"ts_ms\": 2000}, \"op\": \"u\"}"));
+        Path result = dir.resolve("history.jsonl");
+        Path letters = dir.resolve("letters.jsonl");
+        assertThat(
+                        cli(
+                                "run",
+                                "--flow",
+                                flow.toString(),
+                                "--materialize",
+                                result.toString(),
+                                "--dead-letters",
+                                letters.toString()))
+                .as(err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(result))
+                .containsExactly(
+                        "{\"id\": 1, \"name\": \"a\", \"__START_AT\": \"1970-01-01 00:00:01Z\","
+                                + " \"__END_AT\": null}");
+        assertThat(Files.readAllLines(letters))
+                .singleElement()
+                .asString()
+                .contains("\"reason\": \"PARSE_ERROR\"", "REPLICA IDENTITY to FULL");
+    }
+
     @Test
     void anUnknownKeyIsRefusedWithEveryKeyTheSourceHas() throws Exception {
         assertThat(
