@@ -40,7 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DebeziumPostgresTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int TRANSACTIONS = 300;
+
+    /** 300 in the suite; -Dautocdc.debezium.transactions=N for a bigger run. */
+    private static final int TRANSACTIONS =
+            Integer.getInteger("autocdc.debezium.transactions", 300);
 
     @TempDir Path dir;
 

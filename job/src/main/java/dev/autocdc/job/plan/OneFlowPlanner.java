@@ -23,6 +23,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.WatermarkSpec;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -95,7 +96,14 @@ final class OneFlowPlanner {
                         : null;
         FlowMapping mapping;
         try {
-            mapping = FlowMapping.of(flow, sourceColumns);
+            // a watermark's time column times the snapshots, as the version does: not data
+            mapping =
+                    FlowMapping.of(
+                            flow,
+                            sourceColumns,
+                            source.getWatermarkSpecs().stream()
+                                    .map(WatermarkSpec::getRowtimeAttribute)
+                                    .toList());
         } catch (FlowDefinitionException e) {
             throw new FlowSyntaxException(
                     ClauseLines.lineOf(conditionLines, e, flow.line()), e.clause(), e.detail());

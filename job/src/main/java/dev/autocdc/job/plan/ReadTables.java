@@ -14,6 +14,7 @@ import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.ContextResolvedTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.QueryOperationCatalogView;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedCatalogView;
 
@@ -101,7 +102,9 @@ final class ReadTables {
                     line == null
                             ? new ReadTable(name, table, flow.line(), "FROM " + flow.source())
                             : new ReadTable(name, table, line, "CREATE TABLE " + name));
-        } else if (resolved instanceof ResolvedCatalogView view) {
+        } else if (resolved instanceof ResolvedCatalogView view
+                && !(view.getOrigin() instanceof QueryOperationCatalogView)) {
+            // a view of SQL text (one of a DataStream, such as snapshots from a function, has none)
             Matcher m = FULL_NAME.matcher(view.getExpandedQuery());
             while (m.find()) {
                 ObjectIdentifier read =

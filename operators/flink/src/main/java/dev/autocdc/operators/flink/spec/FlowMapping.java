@@ -22,7 +22,8 @@ import org.apache.flink.table.types.logical.RowType;
  *       the COLUMNS TO UPDATE column (even a key). Every source column is data, whatever its name
  *       or kind (a metadata column too).
  *   <li>A flow from snapshots leaves the SEQUENCE BY and SYSTEM SEQUENCE BY columns out unless
- *       COLUMNS (list) names them ({@link Builder#snapshot}).
+ *       COLUMNS (list) names them ({@link Builder#snapshot}), and so the source's columns that time
+ *       its snapshots, such as a watermark's ({@link Builder#snapshotTimes}).
  *   <li>A kept SEQUENCE BY or SYSTEM SEQUENCE BY column is marked a sequence column: it takes each
  *       event's value and is never tracked (semantics §4).
  *   <li>A name refers to the source column of the same name, or else of the same name ignoring
@@ -82,6 +83,7 @@ public final class FlowMapping {
             if (systemSequence != null) {
                 excepted.add(systemSequence);
             }
+            excepted.addAll(b.snapshotTimes);
             excepted.removeAll(keys);
         }
         if (b.columnsExcept != null) {
@@ -122,7 +124,18 @@ public final class FlowMapping {
 
     /** The mapping of {@code flow}'s column clauses over a source of {@code sourceColumns}. */
     public static FlowMapping of(AutoCdcFlow flow, List<String> sourceColumns) {
+        return of(flow, sourceColumns, List.of());
+    }
+
+    /**
+     * The mapping of {@code flow}'s column clauses over a source of {@code sourceColumns}, of which
+     * {@code snapshotTimes} time the snapshots of a flow from snapshots ({@link
+     * Builder#snapshotTimes}).
+     */
+    public static FlowMapping of(
+            AutoCdcFlow flow, List<String> sourceColumns, List<String> snapshotTimes) {
         return builder(sourceColumns)
+                .snapshotTimes(snapshotTimes)
                 .keys(flow.keys())
                 .sequenceBy(flow.sequenceBy())
                 .systemSequenceBy(flow.systemSequenceBy())
@@ -265,6 +278,7 @@ public final class FlowMapping {
         private List<String> columns;
         private List<String> columnsExcept;
         private boolean snapshot;
+        private List<String> snapshotTimes = List.of();
 
         private Builder(List<String> source) {
             this.source = List.copyOf(source);
@@ -303,6 +317,15 @@ public final class FlowMapping {
          */
         public Builder snapshot(boolean fromSnapshot) {
             this.snapshot = fromSnapshot;
+            return this;
+        }
+
+        /**
+         * Source columns that time the snapshots of a flow from snapshots, as the version does (a
+         * watermark's time column): left out of the target with the version.
+         */
+        public Builder snapshotTimes(List<String> columns) {
+            this.snapshotTimes = List.copyOf(columns);
             return this;
         }
 
