@@ -61,7 +61,9 @@ final class SnapshotSources {
                             + " complete: use a version of type INT, BIGINT, DATE or TIMESTAMP on a"
                             + " Kafka source or a JSON file source read by the flow, read it"
                             + " bounded ('scan.bounded.mode', or no 'source.monitor-interval'),"
-                            + " or declare WATERMARK FOR on the version (docs/snapshots.md)");
+                            + " or declare WATERMARK FOR on the version ('jdbc-snapshots': a"
+                            + " read-time metadata column, WATERMARK FOR it AS SOURCE_WATERMARK();"
+                            + " docs/snapshots.md)");
         }
     }
 

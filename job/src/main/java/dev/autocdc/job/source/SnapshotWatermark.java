@@ -1,5 +1,6 @@
 package dev.autocdc.job.source;
 
+import dev.autocdc.job.snapshots.JdbcSnapshotsFactory;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.Collection;
 import java.util.HashSet;
@@ -52,9 +53,10 @@ public record SnapshotWatermark(String column, String endCondition) {
     }
 
     /**
-     * Whether a Kafka or filesystem table with these options never ends: a filesystem table that
-     * watches its path ({@code source.monitor-interval}), a Kafka table without a bounded mode. A
-     * bounded input completes every snapshot at its end, in any row order, and gets no watermark.
+     * Whether a table with these options never ends: a filesystem table that watches its path
+     * ({@code source.monitor-interval}), a Kafka table without a bounded mode, a {@code
+     * jdbc-snapshots} table. A bounded input completes every snapshot at its end, in any row order,
+     * and gets no watermark.
      */
     public static boolean unbounded(Map<String, String> options) {
         String connector = options.get("connector");
@@ -64,7 +66,7 @@ public record SnapshotWatermark(String column, String endCondition) {
         if ("kafka".equals(connector)) {
             return options.getOrDefault("scan.bounded.mode", "unbounded").equals("unbounded");
         }
-        return false;
+        return JdbcSnapshotsFactory.IDENTIFIER.equals(connector);
     }
 
     /**

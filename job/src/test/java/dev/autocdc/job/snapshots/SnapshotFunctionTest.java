@@ -1,26 +1,19 @@
 package dev.autocdc.job.snapshots;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.job.flow.FlowScript;
-import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.PlannedFlow;
-import dev.autocdc.job.plan.TargetTable;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,55 +57,32 @@ class SnapshotFunctionTest {
                 DataTypes.BIGINT(),
                 SnapshotFunctionTest::nextAfter,
                 Duration.ofMillis(100));
-        List<PlannedFlow> planned =
-                List.of(
-                        new FlowPlanner(tEnv)
-                                .plan(
-                                        AutoCdcFlow.fromSnapshot("cities", "city_exports")
-                                                .keys("userId")
-                                                .sequenceBy("exportDay")
-                                                .storedAsScdType(2)
-                                                .build(),
-                                        new FlowScript.TargetTable("cities", null, null, 0)));
-        CloseableIterator<RowData> changelog =
-                new FlowJob(tEnv, planned).attach().get("cities").collectAsync();
-        TargetTable table = new TargetTable(planned.get(0).spec());
-        JobClient job = env.executeAsync("snapshots from a function");
-        Thread reader =
-                new Thread(
-                        () -> {
-                            try (changelog) {
-                                while (changelog.hasNext()) {
-                                    RowData r = changelog.next();
-                                    synchronized (table) {
-                                        table.apply(r);
-                                    }
-                                }
-                            } catch (Exception cancelled) {
-                                // the job is cancelled at the end of the test
-                            }
-                        });
-        reader.setDaemon(true);
-        reader.start();
-        try {
-            await(
-                    table,
+        PlannedFlow planned =
+                new FlowPlanner(tEnv)
+                        .plan(
+                                AutoCdcFlow.fromSnapshot("cities", "city_exports")
+                                        .keys("userId")
+                                        .sequenceBy("exportDay")
+                                        .storedAsScdType(2)
+                                        .build(),
+                                new FlowScript.TargetTable("cities", null, null, 0));
+        try (RunningTarget target = new RunningTarget(env, tEnv, planned)) {
+            target.await(
+                    row -> row,
                     row(1, "Paris", 1, null),
                     row(2, "Lyon", 1, 2),
                     row(2, "Nice", 2, null),
                     row(3, "Lille", 1, 2),
                     row(4, "Brest", 2, null));
             available = 3;
-            await(
-                    table,
+            target.await(
+                    row -> row,
                     row(1, "Paris", 1, 3),
                     row(2, "Lyon", 1, 2),
                     row(2, "Nice", 2, null),
                     row(3, "Lille", 1, 2),
                     row(4, "Brest", 2, 3),
                     row(4, "Rome", 3, null));
-        } finally {
-            job.cancel().get();
         }
     }
 
@@ -137,20 +107,5 @@ class SnapshotFunctionTest {
     private static String row(int id, String city, int start, Integer end) {
         return "{\"userId\": %d, \"city\": \"%s\", \"__START_AT\": %d, \"__END_AT\": %s}"
                 .formatted(id, city, start, end);
-    }
-
-    /** Waits up to a minute for the table to hold exactly {@code expected}. */
-    private static void await(TargetTable table, String... expected) throws Exception {
-        List<String> want = new ArrayList<>(List.of(expected));
-        want.sort(null);
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        List<String> rows;
-        do {
-            Thread.sleep(100);
-            synchronized (table) {
-                rows = table.toJsonLines().lines().sorted().toList();
-            }
-        } while (!rows.equals(want) && System.nanoTime() < deadline);
-        assertThat(rows).isEqualTo(want);
     }
 }
