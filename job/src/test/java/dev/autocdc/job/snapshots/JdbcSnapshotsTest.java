@@ -145,6 +145,27 @@ class JdbcSnapshotsTest {
     }
 
     @Test
+    void aTableWithoutTheSourcesWatermarkIsRefusedNamingIt() {
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
+        assertThatThrownBy(
+                        () ->
+                                plan(
+                                        tEnv,
+                                        """
+                                        CREATE TABLE exported (id INT, city STRING,
+                                          read_at TIMESTAMP_LTZ(3) METADATA FROM 'read-time' VIRTUAL)
+                                        WITH ('connector' = 'jdbc-snapshots', 'url' = 'jdbc:postgresql://x/y',
+                                              'table-name' = 't');
+                                        CREATE OR REFRESH STREAMING TABLE h;
+                                        CREATE FLOW f AS AUTO CDC INTO h FROM SNAPSHOT(exported)
+                                        KEYS (id) SEQUENCE BY read_at STORED AS SCD TYPE 2;
+                                        """))
+                .hasMessageContaining("FROM SNAPSHOT")
+                .hasMessageContaining("AS SOURCE_WATERMARK()");
+    }
+
+    @Test
     void aVersionColumnThatIsNotATimeIsRefused() {
         StreamTableEnvironment tEnv =
                 StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
