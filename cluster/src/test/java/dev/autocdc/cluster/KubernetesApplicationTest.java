@@ -185,7 +185,7 @@ class KubernetesApplicationTest {
     private static void layOutImage(OperatorStandalone operator, Path home, boolean mounted)
             throws Exception {
         Files.createDirectories(home.resolve("usrlib"));
-        for (Map.Entry<String, String> f : operator.imageFiles().entrySet()) {
+        for (Map.Entry<String, String> f : operator.imageFiles(ROOT).entrySet()) {
             if (mounted && operator.hiddenByMount(f.getKey())) {
                 continue;
             }

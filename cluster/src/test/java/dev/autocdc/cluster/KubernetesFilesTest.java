@@ -68,16 +68,20 @@ class KubernetesFilesTest {
         String jar = ROOT.relativize(LocalCluster.clusterJar().normalize()).toString();
         assertThat(sent)
                 .contains(jar)
-                .allMatch(p -> p.matches("job/target/autocdc-job-.*-cluster\\.jar"));
+                .allMatch(
+                        p ->
+                                p.matches("job/target/autocdc-job-.*-cluster\\.jar")
+                                        || p.matches("job/target/image-lib/[^/]+\\.jar"));
         // the rules exclude: without them, the sources and every target/ go too
         assertThat(inContext(List.of(), "README.md")).isTrue();
         assertThat(inContext(rules, "README.md")).isFalse();
         assertThat(inContext(rules, "job/target/classes/x.class")).isFalse();
-        // the Dockerfile copies that jar, and only it
+        // the Dockerfile copies that jar and the jars for lib/, and every one is sent
         String dockerfile = Files.readString(K8S.resolve("Dockerfile"));
         JsonNode deployment = read(K8S.resolve("autocdc-deployment.yaml"));
-        Map<String, String> image = new OperatorStandalone(deployment, dockerfile).imageFiles();
-        assertThat(image.values()).containsExactly(jar);
+        Map<String, String> image = new OperatorStandalone(deployment, dockerfile).imageFiles(ROOT);
+        assertThat(image.values()).contains(jar).hasSizeGreaterThan(1);
+        assertThat(sent).containsAll(image.values());
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.autocdc.cluster;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -156,9 +159,9 @@ final class OperatorStandalone {
 
     /**
      * The files the Dockerfile adds to Flink's image: destination to source (relative to the build
-     * context), its {@code ARG} defaults resolved.
+     * context, {@code root}), its {@code ARG} defaults resolved; a directory's files each.
      */
-    Map<String, String> imageFiles() {
+    Map<String, String> imageFiles(Path root) throws IOException {
         Map<String, String> args = new HashMap<>();
         for (Matcher m = ARG.matcher(dockerfile); m.find(); ) {
             args.put(m.group(1), m.group(2));
@@ -169,7 +172,16 @@ final class OperatorStandalone {
             for (Map.Entry<String, String> a : args.entrySet()) {
                 source = source.replace("${" + a.getKey() + "}", a.getValue());
             }
-            files.put(m.group(2), source);
+            if (!source.endsWith("/")) {
+                files.put(m.group(2), source);
+                continue;
+            }
+            try (Stream<Path> listed = Files.list(root.resolve(source))) {
+                for (Path f : listed.sorted().toList()) {
+                    String name = f.getFileName().toString();
+                    files.put(m.group(2) + name, source + name);
+                }
+            }
         }
         return files;
     }
