@@ -139,8 +139,55 @@ class SessionClusterTest {
         cluster.cancel(job);
     }
 
+    /**
+     * Triggered runs on the cluster ({@code flink run ... run --available-now}): each reads the
+     * topic up to its ends at the start, stops with a savepoint into the directory and ends; the
+     * second, after more events (bad records among them), starts from that savepoint. The history
+     * equals the workload's, each event applied once.
+     */
     @Test
     @Order(4)
+    void flinkRunAvailableNowCatchesUpStopsAndTheNextRunResumes() throws Exception {
+        Scd2Workload w = new Scd2Workload(16, 200, 6);
+        int half = w.lines.size() / 2;
+        Topics.produce(kafka, "cdc_now", w.lines.subList(0, half), 2);
+        Path flow = dir.resolve("now.sql");
+        Files.writeString(
+                flow, Scd2Workload.flow(kafka.bootstrapServers(), "cdc_now", "hist_now", false));
+        Path savepoints = dir.resolve("now-savepoints");
+        for (int run = 0; run < 2; run++) {
+            if (run == 1) {
+                Topics.append(kafka, "cdc_now", w.lines.subList(half, w.lines.size()), 2);
+            }
+            Path log = dir.resolve("flink-now-" + run + ".log");
+            Process client =
+                    cluster.flink(
+                            log,
+                            "run",
+                            LocalCluster.clusterJar().toString(),
+                            "run",
+                            "--flow",
+                            flow.toString(),
+                            "--available-now",
+                            "--savepoint-dir",
+                            savepoints.toUri().toString());
+            try {
+                assertThat(client.waitFor(3, TimeUnit.MINUTES)).as(Files.readString(log)).isTrue();
+            } finally {
+                client.destroyForcibly();
+            }
+            String said = Files.readString(log);
+            assertThat(client.exitValue()).as(said).isZero();
+            assertThat(said).contains("caught up to the offsets noted at the start");
+            if (run == 1) {
+                assertThat(said).contains("starting from savepoint");
+            }
+        }
+        Topics.awaitRows(kafka, "hist_now", w.expected(), Duration.ofMinutes(1));
+    }
+
+    @Test
+    @Order(5)
     void stopLeavesNoProcess() throws Exception {
         List<Long> pids = cluster.pids();
         assertThat(pids).hasSize(2);

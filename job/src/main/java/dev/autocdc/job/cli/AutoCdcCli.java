@@ -6,6 +6,7 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
+import dev.autocdc.job.plan.KafkaBounds;
 import dev.autocdc.job.plan.LetterCounts;
 import dev.autocdc.job.plan.PlannedFlow;
 import dev.autocdc.job.plan.TargetTable;
@@ -46,24 +47,6 @@ import org.apache.logging.log4j.core.config.Configurator;
  * {@code --parallelism}) and the exit code as the process's.
  */
 public final class AutoCdcCli {
-    static final String USAGE =
-            String.join(
-                    "\n",
-                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl]"
-                            + " [--dead-letters FILE.jsonl] [--parallelism N]",
-                    "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
-                            + " [--from-savepoint DIR] [-Dkey=value ...]",
-                    "                   [--metrics-port PORT] [--log-level"
-                            + " error|warn|info|debug|trace]",
-                    "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
-                    "       autocdc sql --flow FILE.sql [-Dkey=value ...]   (Flink SQL: SELECT"
-                            + " prints a table)",
-                    "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
-                    "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
-                            + " DIR [--as-of SQL] [--max-parallelism N]",
-                    "       autocdc demo [--target kafka|paimon] [--source json|postgres]",
-                    "       autocdc --help | --version");
-
     /**
      * How often a local run prints its progress line ({@link ProgressReporter}); {@code
      * -Dmetrics.reporter.autocdc_progress.interval=...} changes it.
@@ -157,7 +140,7 @@ public final class AutoCdcCli {
     /** Runs a command; returns the exit code. */
     public int run(String[] args) {
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            out.println(USAGE);
+            out.println(CliOptions.USAGE);
             return 0;
         }
         if (List.of(args).contains("--version")) {
@@ -170,7 +153,7 @@ public final class AutoCdcCli {
             options.checkFor(local);
         } catch (IllegalArgumentException e) {
             err.println("autocdc: " + e.getMessage());
-            err.println(USAGE);
+            err.println(CliOptions.USAGE);
             return 2;
         }
         if (options.logLevel != null) {
@@ -192,7 +175,7 @@ public final class AutoCdcCli {
                 case "rebuild":
                     return new OperationCommands(out, err, local, this::load).rebuild(options);
                 default:
-                    err.println(USAGE);
+                    err.println(CliOptions.USAGE);
                     return 2;
             }
         } catch (FlowSyntaxException e) {
@@ -272,6 +255,9 @@ public final class AutoCdcCli {
 
     private int runFlows(CliOptions options, FlowScript script, Configuration conf)
             throws Exception {
+        if (options.availableNow) {
+            AvailableNow.resume(conf, options.savepointDir, err);
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         reuseObjectsUnlessConfigured(env);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
@@ -282,6 +268,8 @@ public final class AutoCdcCli {
             err.println("autocdc: " + unreachable);
             return 1;
         }
+        KafkaBounds bounds =
+                options.availableNow ? AvailableNow.bounds(env, tEnv, flows, err) : null;
         FlowJob job = new FlowJob(tEnv, flows, planner.inserts());
         if (options.deadLetters != null) {
             job.lettersTo(new DeadLetterFile(options.deadLetters), options.deadLetters.toString());
@@ -316,12 +304,18 @@ public final class AutoCdcCli {
         String jobName = "AUTO CDC " + FlowFile.name(options.flow);
         if (collected.isEmpty()) {
             JobExecutionResult result =
-                    local
-                            ? StoppableRun.await(
-                                    env.executeAsync(jobName),
-                                    () -> stoppedSummary(ProgressReporter.idOf(conf), flows, job),
-                                    err)
-                            : env.execute(jobName);
+                    bounds != null
+                            ? AvailableNow.run(env, jobName, bounds, options.savepointDir, err)
+                            : local
+                                    ? StoppableRun.await(
+                                            env.executeAsync(jobName),
+                                            () ->
+                                                    stoppedSummary(
+                                                            ProgressReporter.idOf(conf),
+                                                            flows,
+                                                            job),
+                                            err)
+                                    : env.execute(jobName);
             lastProgress(conf);
             reportLetters(result, flows, job);
             return 0;
@@ -329,11 +323,16 @@ public final class AutoCdcCli {
         Materializer.Result materialized = Materializer.run(env, jobName, collected);
         lastProgress(conf);
         reportLetters(materialized.job(), flows, job);
+        writeMaterialized(materialized, options.materialize, flows.size());
+        return 0;
+    }
+
+    /** Writes each materialized target as JSON lines, line by line, and says where. */
+    private void writeMaterialized(Materializer.Result materialized, Path into, int flows)
+            throws IOException {
         for (Map.Entry<PlannedFlow, TargetTable> e : materialized.tables().entrySet()) {
             TargetTable table = e.getValue();
-            Path file =
-                    Materializer.file(
-                            options.materialize, e.getKey().flow().target(), flows.size());
+            Path file = Materializer.file(into, e.getKey().flow().target(), flows);
             try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
                 table.writeJsonLines(w); // line by line: no second copy of the table in memory
             }
@@ -345,7 +344,6 @@ public final class AutoCdcCli {
                             + " to "
                             + file);
         }
-        return 0;
     }
 
     /**

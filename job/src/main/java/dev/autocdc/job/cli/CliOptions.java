@@ -20,6 +20,26 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 
 /** The command line's options, parsed and checked before anything runs. */
 final class CliOptions {
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl]"
+                            + " [--dead-letters FILE.jsonl] [--parallelism N]",
+                    "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
+                            + " [--from-savepoint DIR] [-Dkey=value ...]",
+                    "                   [--available-now --savepoint-dir DIR]   (read Kafka up to"
+                        + " its ends at the start, stop with a savepoint; the next run resumes)",
+                    "                   [--metrics-port PORT] [--log-level"
+                            + " error|warn|info|debug|trace]",
+                    "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
+                    "       autocdc sql --flow FILE.sql [-Dkey=value ...]   (Flink SQL: SELECT"
+                            + " prints a table)",
+                    "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
+                    "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
+                            + " DIR [--as-of SQL] [--max-parallelism N]",
+                    "       autocdc demo [--target kafka|paimon] [--source json|postgres]",
+                    "       autocdc --help | --version");
+
     String command;
 
     /** A path or a Flink file-system URI ({@link FlowFile}). */
@@ -54,6 +74,17 @@ final class CliOptions {
 
     /** run: the savepoint the job starts from (execution.state-recovery.path). */
     String fromSavepoint;
+
+    /**
+     * run: read the Kafka sources up to their ends at the start, then stop with a savepoint into
+     * {@link #savepointDir} ({@link AvailableNow}).
+     */
+    boolean availableNow;
+
+    /**
+     * run --available-now: where each run's savepoint goes; the next run starts from the newest.
+     */
+    String savepointDir;
 
     /** rebuild: what the rebuilt flows and targets are suffixed with. */
     String suffix;
@@ -144,6 +175,8 @@ final class CliOptions {
             case "--out" -> out = Path.of(value(args, ++i, a));
             case "--savepoint" -> savepoint = value(args, ++i, a);
             case "--from-savepoint" -> fromSavepoint = value(args, ++i, a);
+            case "--available-now" -> availableNow = true;
+            case "--savepoint-dir" -> savepointDir = value(args, ++i, a);
             case "--max-parallelism" ->
                     maxParallelism =
                             number(value(args, ++i, a), "--max-parallelism needs a number");
@@ -224,6 +257,21 @@ final class CliOptions {
         }
         if (fromSavepoint != null && !command.equals("run")) {
             throw new IllegalArgumentException("--from-savepoint is for run");
+        }
+        if ((availableNow || savepointDir != null) && !command.equals("run")) {
+            throw new IllegalArgumentException("--available-now and --savepoint-dir are for run");
+        }
+        if (availableNow != (savepointDir != null)) {
+            throw new IllegalArgumentException(
+                    "run --available-now needs --savepoint-dir DIR (each run's savepoint goes"
+                            + " there, and the next run starts from the newest), and"
+                            + " --savepoint-dir is for --available-now");
+        }
+        if (availableNow && materialize != null) {
+            throw new IllegalArgumentException(
+                    "--available-now keeps the flow's state in a savepoint for the next run;"
+                            + " --materialize builds a target from one run alone: write to a target"
+                            + " table instead");
         }
         if (fromSavepoint != null && materialize != null) {
             throw new IllegalArgumentException(

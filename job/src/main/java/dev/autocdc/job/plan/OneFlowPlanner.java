@@ -94,20 +94,7 @@ final class OneFlowPlanner {
                 options.decodesSource(flow.name())
                         ? decode(flow, sourceColumns, options, mayShare, conditionLines)
                         : null;
-        FlowMapping mapping;
-        try {
-            // a watermark's time column times the snapshots, as the version does: not data
-            mapping =
-                    FlowMapping.of(
-                            flow,
-                            sourceColumns,
-                            source.getWatermarkSpecs().stream()
-                                    .map(WatermarkSpec::getRowtimeAttribute)
-                                    .toList());
-        } catch (FlowDefinitionException e) {
-            throw new FlowSyntaxException(
-                    ClauseLines.lineOf(conditionLines, e, flow.line()), e.clause(), e.detail());
-        }
+        FlowMapping mapping = mapping(flow, source, sourceColumns, conditionLines);
 
         if (flow.fromSnapshot()) {
             SnapshotSources.check(tEnv, flow, source, decoded);
@@ -212,6 +199,28 @@ final class OneFlowPlanner {
                     flow.line(),
                     "AUTO CDC",
                     "Flink could not plan the flow's input: " + rootMessage(e));
+        }
+    }
+
+    /**
+     * The flow's column clauses over its source; a watermark's time column times the snapshots of a
+     * flow from snapshots, as the version does, so it is not data.
+     */
+    private static FlowMapping mapping(
+            AutoCdcFlow flow,
+            ResolvedSchema source,
+            List<String> sourceColumns,
+            Map<String, Integer> conditionLines) {
+        try {
+            return FlowMapping.of(
+                    flow,
+                    sourceColumns,
+                    source.getWatermarkSpecs().stream()
+                            .map(WatermarkSpec::getRowtimeAttribute)
+                            .toList());
+        } catch (FlowDefinitionException e) {
+            throw new FlowSyntaxException(
+                    ClauseLines.lineOf(conditionLines, e, flow.line()), e.clause(), e.detail());
         }
     }
 

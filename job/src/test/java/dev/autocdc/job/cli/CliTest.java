@@ -309,6 +309,40 @@ class CliTest {
     }
 
     @Test
+    void availableNowNeedsASavepointDirectoryAndATargetTable() throws Exception {
+        Path flow = dir.resolve("f.sql");
+        Files.writeString(flow, "CREATE TABLE t (a INT) WITH ('connector' = 'datagen');");
+        assertThatThrownBy(
+                        () ->
+                                CliOptions.parse(
+                                        new String[] {
+                                            "run", "--flow", flow.toString(), "--available-now"
+                                        }))
+                .hasMessageContaining("run --available-now needs --savepoint-dir DIR");
+        assertThatThrownBy(
+                        () ->
+                                CliOptions.parse(
+                                        new String[] {
+                                            "run",
+                                            "--flow",
+                                            flow.toString(),
+                                            "--available-now",
+                                            "--savepoint-dir",
+                                            "sp",
+                                            "--materialize",
+                                            dir.resolve("out.jsonl").toString()
+                                        }))
+                .hasMessageContaining("write to a target table instead");
+        assertThatThrownBy(
+                        () ->
+                                CliOptions.parse(
+                                        new String[] {
+                                            "validate", "--flow", flow.toString(), "--available-now"
+                                        }))
+                .hasMessageContaining("--available-now and --savepoint-dir are for run");
+    }
+
+    @Test
     void wrongUsageExitsWith2AndAFailingFlowWith1() throws Exception {
         assertThat(cli()).isEqualTo(2);
         assertThat(cli("frobnicate")).isEqualTo(2);

@@ -1,0 +1,202 @@
+package dev.autocdc.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.autocdc.embedded.kafka.EmbeddedKafka;
+import dev.autocdc.job.cli.AutoCdcCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Triggered runs ({@code run --available-now}): three runs, with new events written to the topic
+ * between them, each reading up to the topic's ends at its start and stopping with a savepoint that
+ * the next starts from, equal one continuous run over every event; the runs' engines took in every
+ * event exactly once between them. A source it cannot bound is refused, naming it.
+ */
+class AvailableNowTest {
+    private static final int BATCH = 2_000;
+    private static final Pattern EVENTS_IN =
+            Pattern.compile("autocdc: progress: ([0-9,]+) events in");
+
+    @TempDir Path dir;
+
+    @Test
+    void threeTriggeredRunsEqualOneContinuousRun() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("changes", 3);
+            kafka.createTopic("history_triggered", 1);
+            kafka.createTopic("history_continuous", 1);
+            Random random = new Random(7);
+            Path savepoints = dir.resolve("savepoints");
+            Path triggered = flow(kafka, "triggered", "history_triggered", "");
+            long applied = 0;
+            for (int run = 0; run < 3; run++) {
+                produce(kafka, random, run * BATCH);
+                String err =
+                        cli(
+                                "run",
+                                "--flow",
+                                triggered.toString(),
+                                "--parallelism",
+                                "2",
+                                "--available-now",
+                                "--savepoint-dir",
+                                savepoints.toString());
+                assertThat(err).contains("autocdc: savepoint ");
+                if (run > 0) {
+                    assertThat(err).containsPattern("starting from savepoint file:" + savepoints);
+                }
+                applied += eventsIn(err);
+            }
+            assertThat(applied).as("events the three runs took in").isEqualTo(3L * BATCH);
+            Path continuous =
+                    flow(
+                            kafka,
+                            "continuous",
+                            "history_continuous",
+                            ", 'scan.bounded.mode' = 'latest-offset'");
+            cli("run", "--flow", continuous.toString(), "--parallelism", "2");
+            List<String> history = upsertTopic(kafka, "history_triggered");
+            assertThat(history).hasSizeGreaterThan(BATCH);
+            assertThat(history).isEqualTo(upsertTopic(kafka, "history_continuous"));
+        }
+    }
+
+    @Test
+    void aSourceItCannotBoundIsRefusedNamingIt() throws Exception {
+        Path files = Files.createDirectories(dir.resolve("in"));
+        Path flow = dir.resolve("files.sql");
+        Files.writeString(
+                flow,
+                """
+                CREATE TABLE changes (userId INT, name STRING, operation STRING, sequenceNum INT)
+                WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json',
+                      'source.monitor-interval' = '1 s');
+                CREATE OR REFRESH STREAMING TABLE history;
+                CREATE FLOW apply AS AUTO CDC INTO history FROM STREAM(changes) KEYS (userId)
+                APPLY AS DELETE WHEN operation = 'DELETE' SEQUENCE BY sequenceNum
+                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
+                """
+                        .formatted(files));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(
+                                new String[] {
+                                    "run",
+                                    "--flow",
+                                    flow.toString(),
+                                    "--available-now",
+                                    "--savepoint-dir",
+                                    dir.resolve("sp").toString()
+                                });
+        assertThat(code).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("table changes is a 'filesystem' table, which it cannot bound");
+    }
+
+    private Path flow(EmbeddedKafka kafka, String group, String target, String bound)
+            throws Exception {
+        Path flow = dir.resolve(group + ".sql");
+        Files.writeString(
+                flow,
+                """
+                CREATE TABLE changes (userId INT, name STRING, operation STRING, sequenceNum INT)
+                WITH ('connector' = 'kafka', 'topic' = 'changes', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = '%s', 'scan.startup.mode' = 'earliest-offset',
+                      'format' = 'json'%s);
+                CREATE OR REFRESH STREAMING TABLE history
+                WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+                      'key.format' = 'json', 'value.format' = 'json');
+                CREATE FLOW apply AS AUTO CDC INTO history FROM STREAM(changes) KEYS (userId)
+                APPLY AS DELETE WHEN operation = 'DELETE' SEQUENCE BY sequenceNum
+                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
+                """
+                        .formatted(
+                                kafka.bootstrapServers(),
+                                group,
+                                bound,
+                                target,
+                                kafka.bootstrapServers()));
+        return flow;
+    }
+
+    /** A batch of events over 200 keys, one in ten a delete, spread over the partitions. */
+    private static void produce(EmbeddedKafka kafka, Random random, int first) throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (int i = first; i < first + BATCH; i++) {
+                int key = random.nextInt(200);
+                producer.send(
+                        new ProducerRecord<>(
+                                "changes",
+                                random.nextInt(3),
+                                null,
+                                "{\"userId\": %d, \"name\": \"n%d\", \"operation\": \"%s\", \"sequenceNum\": %d}"
+                                        .formatted(
+                                                key,
+                                                i,
+                                                random.nextInt(10) == 0 ? "DELETE" : "UPSERT",
+                                                i + 1)));
+            }
+        }
+    }
+
+    /** Runs the CLI; returns what it wrote to standard error, once it succeeded. */
+    private static String cli(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream()),
+                                new PrintStream(err, true, StandardCharsets.UTF_8))
+                        .run(args);
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(text).isZero();
+        return text;
+    }
+
+    /** The events the run's engines took in, from its last progress line. */
+    private static long eventsIn(String err) {
+        Matcher m = EVENTS_IN.matcher(err);
+        long last = -1;
+        while (m.find()) {
+            last = Long.parseLong(m.group(1).replace(",", ""));
+        }
+        assertThat(last).as(err).isNotNegative();
+        return last;
+    }
+
+    /** An upsert-kafka topic materialized: the last value per key, sorted. */
+    private static List<String> upsertTopic(EmbeddedKafka kafka, String topic) {
+        Map<String, String> table = new TreeMap<>();
+        for (ConsumerRecord<String, String> r : kafka.readAll(topic)) {
+            if (r.value() == null) {
+                table.remove(r.key());
+            } else {
+                table.put(r.key(), r.value());
+            }
+        }
+        return new ArrayList<>(table.values());
+    }
+}
