@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
@@ -114,6 +115,18 @@ final class AvailableNow {
      */
     static String stopWhenCaughtUp(JobClient job, KafkaBounds bounds, String dir, PrintStream err)
             throws Exception {
+        try {
+            job.getJobStatus().get();
+        } catch (RuntimeException | ExecutionException noHandle) {
+            // a jar run from the dashboard's REST API: Flink gives the program no handle
+            throw new IllegalStateException(
+                    "run --available-now must watch its job and stop it, which a program run from"
+                            + " the dashboard's REST API cannot; job "
+                            + job.getJobID()
+                            + " runs on: cancel it there, and start triggered runs with flink run"
+                            + " (attached) or in application mode",
+                    noHandle);
+        }
         List<String> behind = bounds.behind();
         while (!behind.isEmpty()) {
             if (job.getJobStatus().get().isGloballyTerminalState()) {
