@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.AfterAll;
@@ -137,6 +138,29 @@ class SessionClusterTest {
         assertThat(job).as(run.body()).matches("[0-9a-f]{32}");
         Topics.awaitRows(kafka, "hist_rest", w.expected(), Duration.ofMinutes(3));
         cluster.cancel(job);
+        cluster.awaitJobState(job, "CANCELED", Duration.ofMinutes(1));
+        // a triggered run cannot watch its job from there: it says so, naming the job to cancel
+        body.putArray("programArgsList")
+                .add("run")
+                .add("--flow")
+                .add(flow.toString())
+                .add("--available-now")
+                .add("--savepoint-dir")
+                .add(dir.resolve("rest-savepoints").toUri().toString());
+        var triggered =
+                cluster.send(
+                        HttpRequest.newBuilder(
+                                        cluster.rest("/jars/" + cluster.uploadedJar() + "/run"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
+        assertThat(triggered.body())
+                .as("status " + triggered.statusCode())
+                .contains("the dashboard's REST API cannot");
+        var named = Pattern.compile("job ([0-9a-f]{32}) runs on").matcher(triggered.body());
+        assertThat(named.find()).as(triggered.body()).isTrue();
+        String submitted = named.group(1);
+        cluster.cancel(submitted);
+        cluster.awaitJobState(submitted, "CANCELED", Duration.ofMinutes(1));
     }
 
     /**
