@@ -79,7 +79,8 @@ class ClusterJarContentsTest {
                         "org/apache/flink/connector/kafka/source/KafkaSource.class",
                         "org/apache/flink/streaming/connectors/kafka/table/KafkaDynamicTableFactory.class",
                         "org/apache/kafka/clients/producer/KafkaProducer.class",
-                        "org/apache/flink/state/api/SavepointWriter.class")) {
+                        "org/apache/flink/state/api/SavepointWriter.class",
+                        "picocli/CommandLine.class")) {
             assertThat(classes).as("bundled").contains(bundled);
         }
         for (String absent :

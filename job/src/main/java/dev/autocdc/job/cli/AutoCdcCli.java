@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.Writer;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
@@ -139,21 +140,16 @@ public final class AutoCdcCli {
 
     /** Runs a command; returns the exit code. */
     public int run(String[] args) {
-        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            out.println(CliOptions.USAGE);
-            return 0;
-        }
-        if (List.of(args).contains("--version")) {
-            out.println("autocdc " + version());
-            return 0;
-        }
         CliOptions options;
         try {
-            options = CliOptions.parse(args);
+            options = CliOptions.parse(args, new PrintWriter(out, true));
+            if (options == null) {
+                return 0; // --help or --version, printed
+            }
             options.checkFor(local);
         } catch (IllegalArgumentException e) {
             err.println("autocdc: " + e.getMessage());
-            err.println(CliOptions.USAGE);
+            err.print(CliOptions.usage(args));
             return 2;
         }
         if (options.logLevel != null) {
@@ -175,7 +171,7 @@ public final class AutoCdcCli {
                 case "rebuild":
                     return new OperationCommands(out, err, local, this::load).rebuild(options);
                 default:
-                    err.println(CliOptions.USAGE);
+                    err.print(CliOptions.usage(new String[0]));
                     return 2;
             }
         } catch (FlowSyntaxException e) {

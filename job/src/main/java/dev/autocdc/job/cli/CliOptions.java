@@ -1,6 +1,8 @@
 package dev.autocdc.job.cli;
 
 import dev.autocdc.job.flow.FlowFile;
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -17,29 +20,10 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import picocli.CommandLine;
 
 /** The command line's options, parsed and checked before anything runs. */
 final class CliOptions {
-    static final String USAGE =
-            String.join(
-                    "\n",
-                    "usage: autocdc run --flow FILE.sql [--materialize OUT.jsonl]"
-                            + " [--dead-letters FILE.jsonl] [--parallelism N]",
-                    "                   [--state-backend rocksdb|hashmap] [--checkpoint-dir DIR]"
-                            + " [--from-savepoint DIR] [-Dkey=value ...]",
-                    "                   [--available-now --savepoint-dir DIR]   (read Kafka up to"
-                        + " its ends at the start, stop with a savepoint; the next run resumes)",
-                    "                   [--metrics-port PORT] [--log-level"
-                            + " error|warn|info|debug|trace]",
-                    "       autocdc validate --flow FILE.sql [-Dkey=value ...]",
-                    "       autocdc sql --flow FILE.sql [-Dkey=value ...]   (Flink SQL: SELECT"
-                            + " prints a table)",
-                    "       autocdc rebuild --flow FILE.sql --suffix NAME [--out FILE.sql]",
-                    "       autocdc bootstrap --flow FILE.sql --from [FLOW=]TABLE ... --savepoint"
-                            + " DIR [--as-of SQL] [--max-parallelism N]",
-                    "       autocdc demo [--target kafka|paimon] [--source json|postgres]",
-                    "       autocdc --help | --version");
-
     String command;
 
     /** A path or a Flink file-system URI ({@link FlowFile}). */
@@ -129,19 +113,32 @@ final class CliOptions {
                 : args;
     }
 
-    static CliOptions parse(String[] args) {
-        if (args.length == 0) {
+    /**
+     * The command line parsed by its grammar ({@link CliCommands}), then checked across options.
+     *
+     * @return null when the line asks for help or the version, which {@code help} has printed
+     * @throws IllegalArgumentException the line's fault, in words
+     */
+    static CliOptions parse(String[] args, PrintWriter help) {
+        CommandLine line = new CommandLine(new CliCommands());
+        line.setOut(help);
+        CommandLine.ParseResult parsed;
+        try {
+            parsed = line.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+        if (CommandLine.printHelpIfRequested(parsed)) {
+            help.flush();
+            return null;
+        }
+        if (!parsed.hasSubcommand()) {
             throw new IllegalArgumentException("no command");
         }
+        CommandLine.ParseResult sub = parsed.subcommand();
         CliOptions o = new CliOptions();
-        o.command = args[0];
-        if (!List.of("run", "validate", "sql", "demo", "bootstrap", "rebuild")
-                .contains(o.command)) {
-            throw new IllegalArgumentException("unknown command " + o.command);
-        }
-        for (int i = 1; i < args.length; i++) {
-            i = o.option(args, i);
-        }
+        o.command = sub.commandSpec().name();
+        ((CliCommands.Parsed) sub.commandSpec().userObject()).into(o);
         o.checkCommand();
         // checked before the job runs, not after it has read every event
         writableFile("--materialize", o.materialize);
@@ -149,123 +146,55 @@ final class CliOptions {
         return o;
     }
 
-    /**
-     * Reads the option at {@code args[i]}, with its value if it takes one.
-     *
-     * @return the index of the option's last argument
-     */
-    private int option(String[] args, int i) {
-        String a = args[i];
-        switch (a) {
-            case "--flow" -> flow = value(args, ++i, a);
-            case "--materialize" -> materialize = Path.of(value(args, ++i, a));
-            case "--dead-letters" -> deadLetters = Path.of(value(args, ++i, a));
-            case "--parallelism" ->
-                    parallelism = number(value(args, ++i, a), "--parallelism needs a number");
-            case "--state-backend" -> {
-                stateBackend = value(args, ++i, a);
-                if (!stateBackend.equals("rocksdb") && !stateBackend.equals("hashmap")) {
-                    throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
-                }
-            }
-            case "--checkpoint-dir" -> checkpointDir = value(args, ++i, a);
-            case "--from" -> from.add(value(args, ++i, a));
-            case "--as-of" -> asOf = value(args, ++i, a);
-            case "--suffix" -> suffix = value(args, ++i, a);
-            case "--out" -> out = Path.of(value(args, ++i, a));
-            case "--savepoint" -> savepoint = value(args, ++i, a);
-            case "--from-savepoint" -> fromSavepoint = value(args, ++i, a);
-            case "--available-now" -> availableNow = true;
-            case "--savepoint-dir" -> savepointDir = value(args, ++i, a);
-            case "--max-parallelism" ->
-                    maxParallelism =
-                            number(value(args, ++i, a), "--max-parallelism needs a number");
-            case "--target" -> {
-                demoTarget = value(args, ++i, a);
-                if (!command.equals("demo") || !List.of("kafka", "paimon").contains(demoTarget)) {
-                    throw new IllegalArgumentException(
-                            "--target is for demo, and is kafka (the default) or paimon");
-                }
-            }
-            case "--source" -> {
-                demoSource = value(args, ++i, a);
-                if (!command.equals("demo") || !List.of("json", "postgres").contains(demoSource)) {
-                    throw new IllegalArgumentException(
-                            "--source is for demo, and is json (the default) or postgres");
-                }
-            }
-            case "--metrics-port" -> {
-                metricsPort = number(value(args, ++i, a), "--metrics-port needs a port number");
-                if (metricsPort < 1 || metricsPort > 65535) {
-                    throw new IllegalArgumentException(
-                            "--metrics-port needs a port number (1 to 65535)");
-                }
-            }
-            case "--log-level" -> {
-                logLevel = value(args, ++i, a).toUpperCase(java.util.Locale.ROOT);
-                if (!LOG_LEVELS.contains(logLevel)) {
-                    throw new IllegalArgumentException(
-                            "--log-level is one of "
-                                    + String.join(", ", LOG_LEVELS)
-                                            .toLowerCase(java.util.Locale.ROOT));
-                }
-            }
-            default -> {
-                if (a.startsWith("-D") && a.contains("=")) {
-                    properties.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-                } else {
-                    throw new IllegalArgumentException("unknown option " + a);
-                }
-            }
-        }
-        return i;
+    /** Parses a command line that asks for neither help nor the version. */
+    static CliOptions parse(String[] args) {
+        return parse(args, new PrintWriter(Writer.nullWriter()));
     }
 
-    /** Checks that the command has the options it needs, and only options it takes. */
-    private void checkCommand() {
-        if (!command.equals("demo")) {
-            if (flow == null) {
-                throw new IllegalArgumentException(command + " needs --flow FILE.sql");
+    /** The usage of the command a line names, else of every command. */
+    static String usage(String[] args) {
+        CommandLine line = new CommandLine(new CliCommands());
+        CommandLine command = args.length == 0 ? null : line.getSubcommands().get(args[0]);
+        return (command == null ? line : command).getUsageMessage();
+    }
+
+    /** Checks the values that have a range or a set of names. */
+    private void checkValues() {
+        if (stateBackend != null && !List.of("rocksdb", "hashmap").contains(stateBackend)) {
+            throw new IllegalArgumentException("--state-backend is rocksdb or hashmap");
+        }
+        if (!List.of("kafka", "paimon").contains(demoTarget)) {
+            throw new IllegalArgumentException("--target is kafka (the default) or paimon");
+        }
+        if (!List.of("json", "postgres").contains(demoSource)) {
+            throw new IllegalArgumentException("--source is json (the default) or postgres");
+        }
+        if (metricsPort != null && (metricsPort < 1 || metricsPort > 65535)) {
+            throw new IllegalArgumentException("--metrics-port needs a port number (1 to 65535)");
+        }
+        if (logLevel != null) {
+            logLevel = logLevel.toUpperCase(Locale.ROOT);
+            if (!LOG_LEVELS.contains(logLevel)) {
+                throw new IllegalArgumentException(
+                        "--log-level is one of "
+                                + String.join(", ", LOG_LEVELS).toLowerCase(Locale.ROOT));
             }
+        }
+    }
+
+    /**
+     * Checks the rules across options (the grammar has refused an option the command does not take
+     * and a missing required one).
+     */
+    private void checkCommand() {
+        checkValues();
+        if (flow != null) {
             FlowFile.check(flow);
         }
-        if (command.equals("bootstrap") && (from.isEmpty() || savepoint == null)) {
-            throw new IllegalArgumentException(
-                    "bootstrap needs --from TABLE (the stored history) and --savepoint DIR (where"
-                            + " the flow's state is written)");
-        }
-        if (!command.equals("bootstrap")
-                && (!from.isEmpty()
-                        || asOf != null
-                        || savepoint != null
-                        || maxParallelism != null)) {
-            throw new IllegalArgumentException(
-                    "--from, --as-of, --savepoint and --max-parallelism are for bootstrap");
-        }
-        if (command.equals("rebuild") && (suffix == null || !suffix.matches("[A-Za-z0-9_]+"))) {
+        if (command.equals("rebuild") && !suffix.matches("[A-Za-z0-9_]+")) {
             throw new IllegalArgumentException(
                     "rebuild needs --suffix NAME (letters, digits, _), say --suffix v2: the rebuilt"
                             + " flows and targets are named <name>_v2");
-        }
-        if ((suffix != null || out != null) && !command.equals("rebuild")) {
-            throw new IllegalArgumentException("--suffix and --out are for rebuild");
-        }
-        if (command.equals("sql")
-                && (materialize != null || deadLetters != null || checkpointDir != null)) {
-            throw new IllegalArgumentException(
-                    "sql takes --flow FILE.sql, --parallelism, --log-level and -Dkey=value");
-        }
-        if (fromSavepoint != null && !command.equals("run")) {
-            throw new IllegalArgumentException("--from-savepoint is for run");
-        }
-        if ((availableNow || savepointDir != null) && !command.equals("run")) {
-            throw new IllegalArgumentException("--available-now and --savepoint-dir are for run");
-        }
-        if (availableNow != (savepointDir != null)) {
-            throw new IllegalArgumentException(
-                    "run --available-now needs --savepoint-dir DIR (each run's savepoint goes"
-                            + " there, and the next run starts from the newest), and"
-                            + " --savepoint-dir is for --available-now");
         }
         if (availableNow && materialize != null) {
             throw new IllegalArgumentException(
@@ -278,17 +207,6 @@ final class CliOptions {
                     "--materialize builds a target from this run's changelog alone, without the"
                             + " rows the savepoint's state stands for; a run from a savepoint"
                             + " writes into the target table that holds them");
-        }
-    }
-
-    /**
-     * An option's value as a number, else {@code problem} as an {@link IllegalArgumentException}.
-     */
-    private static int number(String value, String problem) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(problem);
         }
     }
 
@@ -317,13 +235,6 @@ final class CliOptions {
         if (!Files.isWritable(parent)) {
             throw new IllegalArgumentException(option + " " + file + ": cannot write in " + parent);
         }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 
     /**

@@ -1,27 +1,19 @@
 package dev.autocdc.job.plan;
 
 import dev.autocdc.operators.core.Values;
+import dev.autocdc.operators.flink.runtime.JsonRows;
 import dev.autocdc.operators.flink.spec.EngineSpec;
 import dev.autocdc.operators.flink.spec.TypeMapping;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.ArrayType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -150,147 +142,6 @@ public final class TargetTable {
     }
 
     private String jsonLine(Object[] row) {
-        StringBuilder b = new StringBuilder();
-        object(b, type, row);
-        return b.toString();
-    }
-
-    static void value(StringBuilder b, LogicalType t, Object v) {
-        if (v == null) {
-            b.append("null");
-            return;
-        }
-        switch (t.getTypeRoot()) {
-            case DECIMAL:
-                b.append(((BigDecimal) v).toPlainString());
-                break;
-            case TINYINT:
-            case SMALLINT:
-            case INTEGER:
-            case BIGINT:
-            case BOOLEAN:
-                b.append(v);
-                break;
-            case FLOAT:
-            case DOUBLE:
-                {
-                    double d = ((Number) v).doubleValue();
-                    if (Double.isNaN(d) || Double.isInfinite(d)) {
-                        string(b, v.toString());
-                    } else {
-                        b.append(v);
-                    }
-                    break;
-                }
-            case DATE:
-                string(b, v.toString());
-                break;
-            case TIME_WITHOUT_TIME_ZONE:
-                string(b, time((LocalTime) v));
-                break;
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-                {
-                    LocalDateTime ts = (LocalDateTime) v;
-                    string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()));
-                    break;
-                }
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                {
-                    LocalDateTime ts = LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC);
-                    string(b, ts.toLocalDate() + " " + time(ts.toLocalTime()) + "Z");
-                    break;
-                }
-            case BINARY:
-            case VARBINARY:
-                string(b, Base64.getEncoder().encodeToString((byte[]) v));
-                break;
-            case ROW:
-                object(b, (RowType) t, (Object[]) v);
-                break;
-            case ARRAY:
-                array(b, ((ArrayType) t).getElementType(), (List<?>) v);
-                break;
-            case MAP:
-                map(b, (MapType) t, (Map<?, ?>) v);
-                break;
-            default:
-                string(b, v.toString());
-        }
-    }
-
-    /** A row (the table's or a ROW value's) as an object by field name. */
-    private static void object(StringBuilder b, RowType t, Object[] fields) {
-        b.append('{');
-        for (int i = 0; i < fields.length; i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            string(b, t.getFieldNames().get(i));
-            b.append(": ");
-            value(b, t.getTypeAt(i), fields[i]);
-        }
-        b.append('}');
-    }
-
-    private static void array(StringBuilder b, LogicalType element, List<?> list) {
-        b.append('[');
-        for (int i = 0; i < list.size(); i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            value(b, element, list.get(i));
-        }
-        b.append(']');
-    }
-
-    /** A MAP as an object, each key as its value's text. */
-    private static void map(StringBuilder b, MapType t, Map<?, ?> map) {
-        b.append('{');
-        boolean first = true;
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-            if (!first) {
-                b.append(", ");
-            }
-            first = false;
-            StringBuilder k = new StringBuilder();
-            value(k, t.getKeyType(), e.getKey());
-            String key = k.toString();
-            string(b, key.startsWith("\"") ? key.substring(1, key.length() - 1) : key);
-            b.append(": ");
-            value(b, t.getValueType(), e.getValue());
-        }
-        b.append('}');
-    }
-
-    /** HH:MM:SS, with the fraction only when not zero, trailing zeros removed. */
-    static String time(LocalTime t) {
-        String s = String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond());
-        if (t.getNano() == 0) {
-            return s;
-        }
-        String fraction = String.format("%09d", t.getNano()).replaceAll("0+$", "");
-        return s + "." + fraction;
-    }
-
-    static void string(StringBuilder b, String s) {
-        b.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        b.append('"');
+        return JsonRows.object(type.getFieldNames(), type.getChildren(), row);
     }
 }

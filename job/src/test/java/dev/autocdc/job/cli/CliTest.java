@@ -318,7 +318,7 @@ class CliTest {
                                         new String[] {
                                             "run", "--flow", flow.toString(), "--available-now"
                                         }))
-                .hasMessageContaining("run --available-now needs --savepoint-dir DIR");
+                .hasMessageContaining("Missing required argument(s): --savepoint-dir=DIR");
         assertThatThrownBy(
                         () ->
                                 CliOptions.parse(
@@ -339,7 +339,7 @@ class CliTest {
                                         new String[] {
                                             "validate", "--flow", flow.toString(), "--available-now"
                                         }))
-                .hasMessageContaining("--available-now and --savepoint-dir are for run");
+                .hasMessageContaining("Unknown option: '--available-now'");
     }
 
     @Test
@@ -347,7 +347,8 @@ class CliTest {
         assertThat(cli()).isEqualTo(2);
         assertThat(cli("frobnicate")).isEqualTo(2);
         assertThat(cli("run")).isEqualTo(2);
-        assertThat(err.toString()).contains("run needs --flow FILE.sql", "usage: autocdc run");
+        assertThat(err.toString())
+                .contains("Missing required option: '--flow=FILE.sql'", "Usage: autocdc run");
         Path bad = dir.resolve("bad.sql");
         Files.writeString(
                 bad,
@@ -529,7 +530,9 @@ class CliTest {
                 .hasMessageContaining("--metrics-port is for local runs");
         assertThat(o.configuration(false).toMap()).isEmpty();
         assertThat(cli("run", "--flow", flow.toString(), "--metrics-port", "x")).isEqualTo(2);
-        assertThat(err.toString()).contains("--metrics-port needs a port number");
+        assertThat(err.toString()).contains("Invalid value for option '--metrics-port': 'x'");
+        assertThat(cli("run", "--flow", flow.toString(), "--metrics-port", "70000")).isEqualTo(2);
+        assertThat(err.toString()).contains("--metrics-port needs a port number (1 to 65535)");
         assertThat(cli("validate", "--flow", flow.toString(), "--log-level", "loud")).isEqualTo(2);
         assertThat(err.toString())
                 .contains("--log-level is one of error, warn, info, debug, trace");
@@ -558,10 +561,19 @@ class CliTest {
     @Test
     void helpAndVersionExitZero() {
         assertThat(cli("--help")).isZero();
-        assertThat(out.toString()).contains("usage: autocdc run --flow FILE.sql");
+        assertThat(out.toString())
+                .contains("Usage: autocdc", "Commands:", "run", "bootstrap", "rebuild", "demo");
         out.reset();
+        // each command's help names its own options, and only those
         assertThat(cli("run", "--help")).isZero();
-        assertThat(out.toString()).contains("usage:");
+        assertThat(out.toString())
+                .contains("Usage: autocdc run", "--flow=FILE.sql", "--available-now")
+                .doesNotContain("--suffix", "--as-of");
+        out.reset();
+        assertThat(cli("bootstrap", "-h")).isZero();
+        assertThat(out.toString())
+                .contains("Usage: autocdc bootstrap", "--from=[FLOW=]TABLE", "--as-of=SQL")
+                .doesNotContain("--materialize");
         out.reset();
         assertThat(cli("--version")).isZero();
         assertThat(out.toString().strip()).matches("autocdc \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");

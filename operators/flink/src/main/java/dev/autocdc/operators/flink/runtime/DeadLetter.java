@@ -122,7 +122,7 @@ public class DeadLetter {
      * (a string), topic, partition, offset, raw (base64).
      */
     public String toJson() {
-        return JsonText.object(
+        return JsonRows.object(
                 List.of(
                         "flow",
                         "source",

@@ -49,14 +49,14 @@ final class RowLetters {
     }
 
     /**
-     * The source record as JSON text (see {@link JsonText}): the base columns, then the columns the
+     * The source record as JSON text (see {@link JsonRows}): the base columns, then the columns the
      * target leaves out ({@link ControlColumn#RECORD}); without that column (a target that keeps
      * every source column, or a DataStream input), every input field, the engine's own included. A
      * field that cannot be read is rendered as null.
      */
     private String describe(RowData input) {
         if (record < 0) {
-            return JsonText.object(
+            return JsonRows.object(
                     spec.inputType().getFieldNames(),
                     Arrays.asList(inputTypes),
                     read(input, allFields()));
@@ -77,7 +77,7 @@ final class RowLetters {
         if (rest instanceof Object[] r) {
             System.arraycopy(r, 0, all, values.length, r.length);
         }
-        return JsonText.object(names, types, all);
+        return JsonRows.object(names, types, all);
     }
 
     private int[] allFields() {
