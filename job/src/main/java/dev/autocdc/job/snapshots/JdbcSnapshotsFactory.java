@@ -10,7 +10,6 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -82,14 +81,7 @@ public final class JdbcSnapshotsFactory implements DynamicTableSourceFactory {
                                 + "' is not a physical column of the table; the columns are "
                                 + physical.getFieldNames());
             }
-            LogicalTypeRoot root = physical.getTypeAt(i).getTypeRoot();
-            if (!Set.of(
-                            LogicalTypeRoot.INTEGER,
-                            LogicalTypeRoot.BIGINT,
-                            LogicalTypeRoot.DATE,
-                            LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
-                            LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE)
-                    .contains(root)) {
+            if (!VersionTimes.timed(physical.getTypeAt(i))) {
                 throw new ValidationException(
                         "'version-column' = '"
                                 + version

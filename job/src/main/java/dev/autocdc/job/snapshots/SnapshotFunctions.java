@@ -14,7 +14,6 @@ import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.types.Row;
 
 /**
@@ -60,21 +59,9 @@ public final class SnapshotFunctions {
             DataType versionType,
             SnapshotFunction<V> function,
             Duration interval) {
-        LogicalTypeRoot root = versionType.getLogicalType().getTypeRoot();
-        if (!List.of(
-                        LogicalTypeRoot.INTEGER,
-                        LogicalTypeRoot.BIGINT,
-                        LogicalTypeRoot.DATE,
-                        LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
-                        LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE)
-                .contains(root)) {
-            throw new IllegalArgumentException(
-                    "the version of snapshots from a function must have a time, so that each"
-                        + " snapshot completes on a stream: INT, BIGINT, DATE or TIMESTAMP, not "
-                            + versionType);
-        }
         List<DataTypes.Field> fields = new ArrayList<>(DataType.getFields(rows));
-        fields.add(DataTypes.FIELD(versionColumn, versionType.bridgedTo(versionClass(root))));
+        fields.add(
+                DataTypes.FIELD(versionColumn, versionType.bridgedTo(versionClass(versionType))));
         DataType all = DataTypes.ROW(fields.toArray(new DataTypes.Field[0])).notNull();
         List<String> columns = DataType.getFieldNames(rows);
         PolledSnapshotSource<Row> source =
@@ -94,13 +81,20 @@ public final class SnapshotFunctions {
                                 .build()));
     }
 
-    private static Class<?> versionClass(LogicalTypeRoot root) {
-        return switch (root) {
+    /** The Java class of a version of this type; refused for a type without a time. */
+    private static Class<?> versionClass(DataType versionType) {
+        return switch (versionType.getLogicalType().getTypeRoot()) {
             case INTEGER -> Integer.class;
             case BIGINT -> Long.class;
             case DATE -> LocalDate.class;
             case TIMESTAMP_WITHOUT_TIME_ZONE -> LocalDateTime.class;
-            default -> Instant.class;
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> Instant.class;
+            default ->
+                    throw new IllegalArgumentException(
+                            "the version of snapshots from a function must have a time, so that"
+                                    + " each snapshot completes on a stream: INT, BIGINT, DATE or"
+                                    + " TIMESTAMP, not "
+                                    + versionType);
         };
     }
 

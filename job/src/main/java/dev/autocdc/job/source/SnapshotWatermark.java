@@ -1,6 +1,7 @@
 package dev.autocdc.job.source;
 
 import dev.autocdc.job.snapshots.JdbcSnapshotsFactory;
+import dev.autocdc.job.snapshots.VersionTimes;
 import dev.autocdc.operators.flink.spec.ControlColumn;
 import java.util.Collection;
 import java.util.HashSet;
@@ -8,7 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 /**
  * The watermark of an unbounded source of a flow from snapshots (semantics §10): per split (Kafka
@@ -37,19 +37,9 @@ public record SnapshotWatermark(String column, String endCondition) {
      */
     static final String TIME = "__snapshot_time";
 
-    private static final Set<LogicalTypeRoot> TIMED =
-            Set.of(
-                    LogicalTypeRoot.DATE,
-                    LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
-                    LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
-                    LogicalTypeRoot.TINYINT,
-                    LogicalTypeRoot.SMALLINT,
-                    LogicalTypeRoot.INTEGER,
-                    LogicalTypeRoot.BIGINT);
-
     /** Whether snapshots of a version of this type can be timed, so complete on a stream. */
     public static boolean timed(LogicalType type) {
-        return TIMED.contains(type.getTypeRoot());
+        return VersionTimes.timed(type);
     }
 
     /**
