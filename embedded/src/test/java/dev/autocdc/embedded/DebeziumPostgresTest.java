@@ -26,6 +26,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,10 +68,11 @@ class DebeziumPostgresTest {
                                     dir);
                     RunningFlow flow =
                             RunningFlow.start(
-                                    PostgresDemo.flow(warehouse, kafka.bootstrapServers()),
+                                    PostgresDemo.flow(warehouse, kafka.bootstrapServers())
+                                            + letters(kafka),
                                     2,
                                     Duration.ofSeconds(1))) {
-                counts = workload(sql, new Random(42));
+                counts = workload(sql, new Random(42), kafka);
                 TableEnvironment batch = lake(warehouse);
                 List<String> table = PostgresDemo.current(sql);
                 long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
@@ -93,6 +97,10 @@ class DebeziumPostgresTest {
                                                 null,
                                                 null)));
             }
+            // each bad record is one dead letter, with its reason
+            assertThat(kafka.readAll("accounts_letters"))
+                    .extracting(r -> JSON.readTree(r.value()).get("reason").asText())
+                    .containsExactlyInAnyOrder("PARSE_ERROR", "INEXACT_NUMBER", "BLANK_RECORD");
             // the workload made each kind of change it is meant to test
             assertThat(counts.twiceInOneTransaction).isGreaterThan(10);
             assertThat(counts.deletes).isGreaterThan(10);
@@ -126,7 +134,8 @@ class DebeziumPostgresTest {
      * Random transactions over up to 40 accounts, each of one to three statements; the column tier
      * is added halfway through, and set by updates after that.
      */
-    private static Counts workload(Connection sql, Random random) throws Exception {
+    private static Counts workload(Connection sql, Random random, EmbeddedKafka kafka)
+            throws Exception {
         Counts counts = new Counts();
         List<Integer> ids = new ArrayList<>();
         int nextId = 1;
@@ -135,6 +144,8 @@ class DebeziumPostgresTest {
             if (t == TRANSACTIONS / 2) {
                 PostgresDemo.execute(sql, List.of("ALTER TABLE accounts ADD COLUMN tier TEXT"));
                 tier = true;
+                // records no capture wrote, among Debezium's: each a dead letter, nothing else
+                produce(kafka, PostgresDemo.TOPIC, BAD);
             }
             List<String> statements = new ArrayList<>(List.of("BEGIN"));
             int n = 1 + random.nextInt(3);
@@ -191,12 +202,46 @@ class DebeziumPostgresTest {
         }
     }
 
+    /** Records another writer put in the topic: not JSON, a number that is no INT, a blank. */
+    private static final List<String> BAD =
+            List.of(
+                    "{\"before\": null, \"after\": {\"id\": ",
+                    "{\"before\": null, \"after\": {\"id\": 3000000000, \"owner\": \"x\"},"
+                            + " \"source\": {\"lsn\": 1}, \"op\": \"c\"}",
+                    "   ");
+
+    /** The flow's dead letters, into a topic the test reads. */
+    private static String letters(EmbeddedKafka kafka) throws Exception {
+        kafka.createTopic("accounts_letters", 1);
+        return """
+        CREATE TABLE letters (flow STRING, source STRING, reason STRING, message STRING,
+          payload STRING, topic STRING, `partition` INT, `offset` BIGINT, raw_record BYTES)
+        WITH ('connector' = 'kafka', 'topic' = 'accounts_letters',
+              'properties.bootstrap.servers' = '%s', 'format' = 'json');
+        SET 'autocdc.accounts.dead-letter-table' = 'letters';
+        """
+                .formatted(kafka.bootstrapServers());
+    }
+
+    private static void produce(EmbeddedKafka kafka, String topic, List<String> values)
+            throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (String v : values) {
+                producer.send(new ProducerRecord<>(topic, v)).get();
+            }
+        }
+    }
+
     /** Every change in the topic as the reference's event, sequenced by its LSN's rank. */
     private static Changes changes(EmbeddedKafka kafka) throws Exception {
         List<JsonNode> values = new ArrayList<>();
         TreeSet<Long> lsns = new TreeSet<>();
         for (ConsumerRecord<String, String> r : kafka.readAll(PostgresDemo.TOPIC)) {
-            if (r.value() != null) { // a delete's tombstone
+            if (r.value() != null && !BAD.contains(r.value())) { // not a tombstone, not a bad one
                 JsonNode v = JSON.readTree(r.value());
                 values.add(v);
                 lsns.add(v.get("source").get("lsn").asLong());
