@@ -109,6 +109,8 @@ public final class PostgresCapture implements java.util.concurrent.Callable<Inte
         p.setProperty("plugin.name", "pgoutput");
         p.setProperty("slot.name", slot);
         p.setProperty("publication.autocreate.mode", "filtered");
+        // a quiet table's slot still moves on, so the server does not keep its WAL for ever
+        p.setProperty("heartbeat.interval.ms", "10000");
         // what debezium-json reads: no schema envelope, exact decimals as text
         p.setProperty("converter.schemas.enable", "false");
         p.setProperty("decimal.handling.mode", "string");
@@ -146,21 +148,24 @@ public final class PostgresCapture implements java.util.concurrent.Callable<Inte
                                 .notifying(writer)
                                 .build()) {
             ExecutorService runner = Executors.newSingleThreadExecutor();
-            runner.execute(engine);
-            Thread stop =
-                    new Thread(
-                            () -> {
-                                try {
-                                    engine.close();
-                                    done.await();
-                                } catch (Exception e) {
-                                    // stopping anyway
-                                }
-                            },
-                            "autocdc-capture-stop");
-            Runtime.getRuntime().addShutdownHook(stop);
-            done.await();
-            runner.shutdown();
+            try {
+                runner.execute(engine);
+                Thread stop =
+                        new Thread(
+                                () -> {
+                                    try {
+                                        engine.close();
+                                        done.await();
+                                    } catch (Exception e) {
+                                        // stopping anyway
+                                    }
+                                },
+                                "autocdc-capture-stop");
+                Runtime.getRuntime().addShutdownHook(stop);
+                done.await();
+            } finally {
+                runner.shutdown();
+            }
         }
         if (failure.get() != null) {
             System.err.println("autocdc-capture: the connector stopped: " + failure.get());

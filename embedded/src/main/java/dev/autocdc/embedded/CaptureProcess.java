@@ -1,6 +1,7 @@
 package dev.autocdc.embedded;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,9 @@ final class CaptureProcess implements AutoCloseable {
             throws Exception {
         Path home = home();
         String classpath =
-                jar(home) + ":" + Files.readString(home.resolve("capture-classpath.txt")).trim();
+                jar(home)
+                        + File.pathSeparator
+                        + Files.readString(home.resolve("capture-classpath.txt")).trim();
         List<String> command =
                 new ArrayList<>(
                         List.of(
@@ -72,13 +75,14 @@ final class CaptureProcess implements AutoCloseable {
     }
 
     private void awaitStarted(Duration timeout) throws Exception {
-        Thread waiter = Thread.currentThread();
+        // a read of the process's output ignores interrupts: the timer ends the process, which
+        // closes the output, and the read returns
         Thread timer =
                 new Thread(
                         () -> {
                             try {
                                 Thread.sleep(timeout.toMillis());
-                                waiter.interrupt();
+                                process.destroy();
                             } catch (InterruptedException started) {
                                 // the capture started in time
                             }

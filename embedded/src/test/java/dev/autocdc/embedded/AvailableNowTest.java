@@ -21,6 +21,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -75,6 +76,88 @@ class AvailableNowTest {
             List<String> history = upsertTopic(kafka, "history_triggered");
             assertThat(history).hasSizeGreaterThan(BATCH);
             assertThat(history).isEqualTo(upsertTopic(kafka, "history_continuous"));
+        }
+    }
+
+    /**
+     * A topic written with transactions ends in a commit marker, and here in an aborted
+     * transaction's records too, which a read_committed consumer does not return: the run still
+     * ends, and applies the committed events alone.
+     */
+    @Test
+    @Timeout(180)
+    void aTopicWrittenWithTransactionsEndsTheRunToo() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("changes", 3);
+            kafka.createTopic("history_tx", 1);
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(
+                            Map.of(
+                                    "bootstrap.servers",
+                                    kafka.bootstrapServers(),
+                                    "transactional.id",
+                                    "writer"),
+                            new StringSerializer(),
+                            new StringSerializer())) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                for (int i = 0; i < 300; i++) {
+                    producer.send(new ProducerRecord<>("changes", i % 3, null, event(i % 50, i)));
+                }
+                producer.commitTransaction();
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>("changes", 0, null, event(999, 1000)));
+                producer.flush();
+                producer.abortTransaction();
+            }
+            String err =
+                    cli(
+                            "run",
+                            "--flow",
+                            flow(
+                                            kafka,
+                                            "tx",
+                                            "history_tx",
+                                            ", 'properties.isolation.level' = 'read_committed'")
+                                    .toString(),
+                            "--available-now",
+                            "--savepoint-dir",
+                            dir.resolve("tx-savepoints").toString());
+            assertThat(eventsIn(err)).isEqualTo(300);
+            assertThat(upsertTopic(kafka, "history_tx")).noneMatch(r -> r.contains("999"));
+        }
+    }
+
+    private static String event(int key, int i) {
+        return "{\"userId\": %d, \"name\": \"n%d\", \"operation\": \"UPSERT\", \"sequenceNum\": %d}"
+                .formatted(key, i, i + 1);
+    }
+
+    /** A first run that would start past the records it must read is refused, naming the fix. */
+    @Test
+    void aFirstRunAtTheLatestOffsetsIsRefused() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("changes", 1);
+            Path flow = flow(kafka, "latest", "history_latest", "");
+            Files.writeString(
+                    flow, Files.readString(flow).replace("'earliest-offset'", "'latest-offset'"));
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code =
+                    new AutoCdcCli(
+                                    new PrintStream(new ByteArrayOutputStream()),
+                                    new PrintStream(err, true, StandardCharsets.UTF_8))
+                            .run(
+                                    new String[] {
+                                        "run",
+                                        "--flow",
+                                        flow.toString(),
+                                        "--available-now",
+                                        "--savepoint-dir",
+                                        dir.resolve("latest-sp").toString()
+                                    });
+            assertThat(code).isNotZero();
+            assertThat(err.toString(StandardCharsets.UTF_8))
+                    .contains("table changes starts at 'latest-offset'", "'earliest-offset'");
         }
     }
 

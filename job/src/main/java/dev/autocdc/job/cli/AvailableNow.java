@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -35,22 +36,29 @@ final class AvailableNow {
 
     private AvailableNow() {}
 
-    /** The newest savepoint in {@code dir} (a directory holding {@code _metadata}); null: none. */
+    /**
+     * The newest savepoint in {@code dir}: the directory whose {@code _metadata} was written last
+     * (an object store gives its "directories" no time of their own); null: none.
+     */
     static String newestSavepoint(String dir) throws IOException {
         Path path = new Path(dir);
         FileSystem fs = path.getFileSystem();
         if (!fs.exists(path)) {
             return null;
         }
-        FileStatus newest = null;
+        Path newest = null;
+        long newestTime = Long.MIN_VALUE;
         for (FileStatus s : fs.listStatus(path)) {
-            if (s.isDir()
-                    && fs.exists(new Path(s.getPath(), "_metadata"))
-                    && (newest == null || s.getModificationTime() > newest.getModificationTime())) {
-                newest = s;
+            Path metadata = new Path(s.getPath(), "_metadata");
+            if (s.isDir() && fs.exists(metadata)) {
+                long written = fs.getFileStatus(metadata).getModificationTime();
+                if (newest == null || written > newestTime) {
+                    newest = s.getPath();
+                    newestTime = written;
+                }
             }
         }
-        return newest == null ? null : newest.getPath().toString();
+        return newest == null ? null : newest.toString();
     }
 
     /**
@@ -79,7 +87,9 @@ final class AvailableNow {
             List<PlannedFlow> flows,
             PrintStream err)
             throws Exception {
-        KafkaBounds bounds = KafkaBounds.of(tEnv, flows);
+        boolean restored =
+                env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+        KafkaBounds bounds = KafkaBounds.of(tEnv, flows, restored);
         bounds.noteEnds();
         bounds.describe().forEach(line -> err.println("autocdc: --available-now: " + line));
         if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
@@ -97,7 +107,13 @@ final class AvailableNow {
             PrintStream err)
             throws Exception {
         JobClient job = env.executeAsync(jobName);
-        String savepoint = stopWhenCaughtUp(job, bounds, dir, err);
+        String savepoint =
+                stopWhenCaughtUp(
+                        job,
+                        bounds,
+                        dir,
+                        Duration.ofMillis(env.getCheckpointConfig().getCheckpointInterval()),
+                        err);
         err.println(
                 "autocdc: savepoint "
                         + savepoint
@@ -107,16 +123,30 @@ final class AvailableNow {
         return job.getJobExecutionResult().get();
     }
 
+    /** Waits until every task of the job runs (a savepoint needs them all). */
+    private static void awaitRunning(JobClient job) throws Exception {
+        JobStatus status = job.getJobStatus().get();
+        while (status != JobStatus.RUNNING) {
+            if (status.isGloballyTerminalState()) {
+                job.getJobExecutionResult().get(); // its failure, if it failed
+                throw new IllegalStateException("the job ended before it ran: " + status);
+            }
+            Thread.sleep(POLL.toMillis());
+            status = job.getJobStatus().get();
+        }
+    }
+
     /**
      * Waits until the sources' committed offsets reach the ends noted at the start, then stops the
      * job with a savepoint into {@code dir}; returns the savepoint's path.
      *
      * @throws IllegalStateException when the job ends on its own first
      */
-    static String stopWhenCaughtUp(JobClient job, KafkaBounds bounds, String dir, PrintStream err)
+    static String stopWhenCaughtUp(
+            JobClient job, KafkaBounds bounds, String dir, Duration checkpoints, PrintStream err)
             throws Exception {
         try {
-            job.getJobStatus().get();
+            awaitRunning(job);
         } catch (RuntimeException | ExecutionException noHandle) {
             // a jar run from the dashboard's REST API: Flink gives the program no handle
             throw new IllegalStateException(
@@ -127,6 +157,8 @@ final class AvailableNow {
                             + " (attached) or in application mode",
                     noHandle);
         }
+        // the group's offsets may be an earlier job's: once this job has checkpointed, its own
+        Thread.sleep(2 * checkpoints.toMillis());
         List<String> behind = bounds.behind();
         while (!behind.isEmpty()) {
             if (job.getJobStatus().get().isGloballyTerminalState()) {
@@ -139,7 +171,17 @@ final class AvailableNow {
             behind = bounds.behind();
         }
         err.println("autocdc: caught up to the offsets noted at the start; taking a savepoint");
-        return job.stopWithSavepoint(false, dir, SavepointFormatType.CANONICAL)
-                .get(10, TimeUnit.MINUTES);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return job.stopWithSavepoint(false, dir, SavepointFormatType.CANONICAL)
+                        .get(10, TimeUnit.MINUTES);
+            } catch (ExecutionException e) {
+                // a task still deploying, a checkpoint in the way: the job runs on; try again
+                if (attempt == 3 || job.getJobStatus().get().isGloballyTerminalState()) {
+                    throw e;
+                }
+                Thread.sleep(checkpoints.toMillis());
+            }
+        }
     }
 }

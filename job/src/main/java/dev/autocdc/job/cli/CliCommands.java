@@ -62,6 +62,16 @@ final class CliCommands {
         @Option(names = "--parallelism", paramLabel = "N", description = "the job's parallelism")
         Integer parallelism;
 
+        @Mixin Logging logging = new Logging();
+
+        void into(CliOptions o) {
+            o.parallelism = parallelism;
+            logging.into(o);
+        }
+    }
+
+    /** A local run's log level: every command that runs Flink. */
+    static final class Logging {
         @Option(
                 names = "--log-level",
                 paramLabel = "LEVEL",
@@ -69,7 +79,6 @@ final class CliCommands {
         String logLevel;
 
         void into(CliOptions o) {
-            o.parallelism = parallelism;
             o.logLevel = logLevel;
         }
     }
@@ -197,6 +206,8 @@ final class CliCommands {
                     "The reference walkthroughs on an in-JVM Kafka broker and a local Flink, each"
                             + " table checked against the reference.")
     static final class Demo implements Parsed {
+        @Mixin Logging logging = new Logging();
+
         @Option(
                 names = "--target",
                 paramLabel = "kafka|paimon",
@@ -215,6 +226,7 @@ final class CliCommands {
 
         @Override
         public void into(CliOptions o) {
+            logging.into(o);
             o.demoTarget = target;
             o.demoSource = source;
         }

@@ -120,7 +120,7 @@ final class CliOptions {
      * @throws IllegalArgumentException the line's fault, in words
      */
     static CliOptions parse(String[] args, PrintWriter help) {
-        CommandLine line = new CommandLine(new CliCommands());
+        CommandLine line = grammar();
         line.setOut(help);
         CommandLine.ParseResult parsed;
         try {
@@ -146,6 +146,11 @@ final class CliOptions {
         return o;
     }
 
+    /** The grammar; an argument that starts with {@code @} is itself, not a file to read. */
+    private static CommandLine grammar() {
+        return new CommandLine(new CliCommands()).setExpandAtFiles(false);
+    }
+
     /** Parses a command line that asks for neither help nor the version. */
     static CliOptions parse(String[] args) {
         return parse(args, new PrintWriter(Writer.nullWriter()));
@@ -153,7 +158,7 @@ final class CliOptions {
 
     /** The usage of the command a line names, else of every command. */
     static String usage(String[] args) {
-        CommandLine line = new CommandLine(new CliCommands());
+        CommandLine line = grammar();
         CommandLine command = args.length == 0 ? null : line.getSubcommands().get(args[0]);
         return (command == null ? line : command).getUsageMessage();
     }

@@ -3,15 +3,19 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -40,21 +44,23 @@ public final class KafkaBounds {
 
     /**
      * The Kafka tables the flows read, checked: each must name its topics, have a consumer group
-     * that commits at checkpoints, and no bounded mode.
+     * that commits at checkpoints, and no bounded mode; on a first run (not {@code restored} from a
+     * savepoint), start at the earliest offsets or the group's.
      *
      * @throws FlowSyntaxException naming a table that cannot be bounded, and why
      */
-    public static KafkaBounds of(StreamTableEnvironment tEnv, List<PlannedFlow> flows) {
+    public static KafkaBounds of(
+            StreamTableEnvironment tEnv, List<PlannedFlow> flows, boolean restored) {
         Map<String, Bound> tables = new LinkedHashMap<>();
         for (PlannedFlow f : flows) {
             for (ReadTables.ReadTable t : ReadTables.of(tEnv, f.flow(), Map.of())) {
-                tables.computeIfAbsent(t.name(), n -> bound(t));
+                tables.computeIfAbsent(t.name(), n -> bound(t, restored));
             }
         }
         return new KafkaBounds(List.copyOf(tables.values()));
     }
 
-    private static Bound bound(ReadTables.ReadTable t) {
+    private static Bound bound(ReadTables.ReadTable t, boolean restored) {
         Map<String, String> o = t.options();
         String connector = o.get("connector");
         if (!"kafka".equals(connector) && !"upsert-kafka".equals(connector)) {
@@ -81,6 +87,18 @@ public final class KafkaBounds {
                             + " where this one stopped (a source that ended reads nothing after a"
                             + " restore)");
         }
+        String start = o.getOrDefault("scan.startup.mode", "group-offsets");
+        if (!restored && !start.equals("earliest-offset") && !start.equals("group-offsets")) {
+            throw t.error(
+                    "table "
+                            + t.name()
+                            + " starts at '"
+                            + start
+                            + "': a first triggered run (no savepoint yet) reads from the earliest"
+                            + " offsets or the group's, since the source commits nothing for a"
+                            + " partition it reads nothing from, and the run would wait for ever;"
+                            + " set 'scan.startup.mode' to 'earliest-offset' or 'group-offsets'");
+        }
         String group = o.get("properties.group.id");
         if (group == null || "false".equals(o.get("properties.commit.offsets.on.checkpoint"))) {
             throw t.error(
@@ -100,7 +118,10 @@ public final class KafkaBounds {
         return new Bound(t.name(), group, client, List.of(o.get("topic").split(";")));
     }
 
-    /** Notes the end offset of every partition of every topic (call when the run starts). */
+    /**
+     * Notes where every partition of every topic ends (call when the run starts): the offset after
+     * its last record ({@link LastRecords}).
+     */
     public void noteEnds() throws Exception {
         for (Bound b : bounds) {
             try (Admin admin = Admin.create(b.client())) {
@@ -120,13 +141,12 @@ public final class KafkaBounds {
                 Map<TopicPartition, Long> latest = offsets(admin, partitions, OffsetSpec.latest());
                 Map<TopicPartition, Long> earliest =
                         offsets(admin, partitions, OffsetSpec.earliest());
-                Map<TopicPartition, Long> toReach = new LinkedHashMap<>();
-                latest.forEach(
-                        (p, end) -> {
-                            if (end > earliest.get(p)) { // an empty partition has nothing to read
-                                toReach.put(p, end);
-                            }
-                        });
+                // the offset after each partition's last record (before a transaction's marker)
+                Map<TopicPartition, Long> toReach =
+                        new TreeMap<>(
+                                Comparator.comparing(TopicPartition::topic)
+                                        .thenComparingInt(TopicPartition::partition));
+                toReach.putAll(LastRecords.after(b.client(), earliest, latest));
                 ends.put(b, toReach);
             }
         }
@@ -137,7 +157,8 @@ public final class KafkaBounds {
         Map<TopicPartition, OffsetSpec> ask = new HashMap<>();
         partitions.forEach(p -> ask.put(p, spec));
         Map<TopicPartition, Long> out = new HashMap<>();
-        admin.listOffsets(ask)
+        // the last stable offset: records of a transaction still open are not the run's to wait for
+        admin.listOffsets(ask, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
                 .all()
                 .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
                 .forEach((p, info) -> out.put(p, info.offset()));

@@ -87,7 +87,8 @@ public final class JdbcSnapshotsFactory implements DynamicTableSourceFactory {
                                 + version
                                 + "' is "
                                 + physical.getTypeAt(i)
-                                + "; a version must have a time: INT, BIGINT, DATE or TIMESTAMP");
+                                + "; a version must have a time: an integer (TINYINT to BIGINT),"
+                                + " DATE or TIMESTAMP");
             }
         }
         if (options.get(INTERVAL).isZero() || options.get(INTERVAL).isNegative()) {

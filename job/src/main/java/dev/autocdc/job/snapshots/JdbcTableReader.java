@@ -23,8 +23,9 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <p>The version: the read's start time (the metadata column {@code read-time}), a new snapshot at
  * every read; or a column of the table ({@code version-column}): then a read happens only when the
- * column's greatest value is newer than the latest snapshot's, and each row is timed by its own
- * value (rows of older versions are late downstream, as in any snapshot source).
+ * column's greatest value is newer than the latest snapshot's, each row is timed by its own value,
+ * and the rows of versions sent before are not sent again (a table may keep several versions). A
+ * row whose version is null is sent as it is, and the flow refuses it (a dead letter per read).
  */
 final class JdbcTableReader implements SnapshotReader<RowData> {
     private static final long serialVersionUID = 1L;
@@ -105,6 +106,11 @@ final class JdbcTableReader implements SnapshotReader<RowData> {
                         long time = readTime;
                         if (versionField >= 0) {
                             time = row.isNullAt(versionField) ? Long.MIN_VALUE : clock.read(row);
+                            if (latest != null
+                                    && !row.isNullAt(versionField)
+                                    && time <= (Long) latest) {
+                                continue; // a version applied before: read, not sent again
+                            }
                             newest = Math.max(newest, time);
                         }
                         rows.emit(

@@ -130,6 +130,15 @@ public final class SnapshotFunctions {
             }
             V version = next.get().version();
             long time = time(version); // before any row: a version without a time emits nothing
+            if (latest != null && time <= time(latest)) {
+                throw new IllegalStateException(
+                        "the snapshot function returned version "
+                                + version
+                                + " after version "
+                                + latest
+                                + "; each snapshot it returns must be newer than the latest (return"
+                                + " Optional.empty() when there is nothing new)");
+            }
             for (Row r : next.get().rows()) {
                 Row row = new Row(columns.size() + 1);
                 boolean named = r.getFieldNames(false) != null;

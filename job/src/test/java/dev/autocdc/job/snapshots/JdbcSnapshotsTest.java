@@ -175,6 +175,6 @@ class JdbcSnapshotsTest {
         assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM t").execute())
                 .rootCause()
                 .hasMessageContaining("'version-column' = 'v' is STRING")
-                .hasMessageContaining("INT, BIGINT, DATE or TIMESTAMP");
+                .hasMessageContaining("an integer (TINYINT to BIGINT), DATE or TIMESTAMP");
     }
 }
