@@ -1,5 +1,6 @@
 package dev.autocdc.job.snapshots;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.embedded.postgres.PostgresServer;
@@ -8,9 +9,15 @@ import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.PlannedFlow;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -142,6 +149,38 @@ class JdbcSnapshotsTest {
                     "{\"id\": 3, \"city\": \"Riga\", \"__START_AT\": 1, \"__END_AT\": 2}",
                     "{\"id\": 4, \"city\": \"Pisa\", \"__START_AT\": 2, \"__END_AT\": null}");
         }
+    }
+
+    /**
+     * A table that keeps every export: each read sends the rows of the versions after the latest
+     * snapshot alone, each timed by its version; nothing when no version moved on.
+     */
+    @Test
+    void aTableKeepingEveryVersionSendsEachVersionOnce() throws Exception {
+        sql(
+                "CREATE TABLE all_exports (id INT, city TEXT, export_day INT,"
+                        + " PRIMARY KEY (id, export_day))",
+                "INSERT INTO all_exports VALUES (1, 'Lima', 1), (2, 'Oslo', 1)");
+        RowType columns =
+                RowType.of(
+                        new LogicalType[] {new IntType(), VarCharType.STRING_TYPE, new IntType()},
+                        new String[] {"id", "city", "export_day"});
+        JdbcTableReader reader =
+                new JdbcTableReader(
+                        postgres.url(), "all_exports", "postgres", "", columns, false, 2);
+        reader.open(getClass().getClassLoader());
+        List<String> sent = new ArrayList<>();
+        SnapshotReader.Rows<RowData> rows =
+                (row, time) -> sent.add(row.getInt(0) + "@" + row.getInt(2) + "/" + time);
+        SnapshotReader.Emitted first = reader.next(null, rows);
+        assertThat(first.time()).isEqualTo(1);
+        assertThat(sent).containsExactlyInAnyOrder("1@1/1", "2@1/1");
+        sent.clear();
+        assertThat(reader.next(first.version(), rows)).isNull(); // no version moved on
+        sql("INSERT INTO all_exports VALUES (1, 'Lima', 2), (3, 'Riga', 2)");
+        SnapshotReader.Emitted second = reader.next(first.version(), rows);
+        assertThat(second.time()).isEqualTo(2);
+        assertThat(sent).containsExactlyInAnyOrder("1@2/2", "3@2/2");
     }
 
     @Test
