@@ -12,10 +12,14 @@ import org.apache.flink.table.catalog.Column;
  * what makes a snapshot and when it is complete, the source and target schemas, the target's
  * primary key and changelog mode, where the target goes, and the engine's input query.
  */
-final class FlowReport {
+public final class FlowReport {
     private FlowReport() {}
 
-    static void print(PrintStream out, StreamTableEnvironment tEnv, PlannedFlow flow) {
+    /**
+     * Prints the report of {@code flow}, planned in {@code tEnv} ({@code validate}, the SQL
+     * procedure).
+     */
+    public static void print(PrintStream out, StreamTableEnvironment tEnv, PlannedFlow flow) {
         out.println(
                 "flow "
                         + flow.flow().name()
