@@ -8,12 +8,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -25,6 +27,10 @@ import org.apache.flink.table.gateway.service.context.DefaultContext;
 import org.apache.flink.table.gateway.service.session.SessionManager;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -148,6 +154,96 @@ class SqlGatewayIT {
             for (String job : jobs) {
                 cluster.cancelJob(JobID.fromHexString(job));
             }
+        }
+    }
+
+    /**
+     * A flow started by {@code CALL autocdc.sys.run_flow} in a gateway session: its job runs on the
+     * session's cluster, from the jar the session added, and its target follows the events written
+     * after it started, until it equals the reference's history.
+     */
+    @Test
+    void aFlowStartedByCallRunsOnTheSessionsCluster() throws Exception {
+        kafka.createTopic("call_users_cdf", 2);
+        kafka.createTopic("call_users_history", 1);
+        Path flow = Files.createTempDirectory("autocdc-call").resolve("users.sql");
+        Files.writeString(
+                flow,
+                """
+                CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
+                WITH ('connector' = 'kafka', 'topic' = 'call_users_cdf', 'properties.bootstrap.servers' = '%s',
+                      'properties.group.id' = 'call', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+                CREATE OR REFRESH STREAMING TABLE users_history
+                WITH ('connector' = 'upsert-kafka', 'topic' = 'call_users_history',
+                      'properties.bootstrap.servers' = '%s', 'key.format' = 'json', 'value.format' = 'json');
+                CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf) KEYS (userId)
+                APPLY AS DELETE WHEN operation = 'DELETE' SEQUENCE BY sequenceNum
+                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
+                """
+                        .formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+        String session = post("/sessions", Map.of()).get("sessionHandle").asText();
+        JsonNode called = null;
+        for (String statement :
+                List.of(
+                        "ADD JAR '" + JAR + "'",
+                        "CREATE CATALOG autocdc WITH ('type' = 'autocdc')",
+                        "CALL autocdc.sys.run_flow('" + flow + "')")) {
+            String operation =
+                    post("/sessions/" + session + "/statements", Map.of("statement", statement))
+                            .get("operationHandle")
+                            .asText();
+            called =
+                    fetchUntilReady(
+                            "/sessions/"
+                                    + session
+                                    + "/operations/"
+                                    + operation
+                                    + "/result/0?rowFormat=JSON");
+        }
+        String job = called.path("results").path("data").path(0).path("fields").path(0).asText();
+        assertThat(job).as(called.toString()).matches("[0-9a-f]{32}");
+        try {
+            // the events come once the job runs
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(
+                            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                            new StringSerializer(),
+                            new StringSerializer())) {
+                for (String line : Files.readAllLines(REPO.resolve("examples/users_cdf.json"))) {
+                    if (!line.isBlank()) {
+                        producer.send(new ProducerRecord<>("call_users_cdf", line)).get();
+                    }
+                }
+            }
+            List<String> expected =
+                    List.of(
+                            "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
+                            "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                            "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
+                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
+                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
+                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
+                            "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+            long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+            List<String> rows = List.of();
+            while (System.currentTimeMillis() < deadline) {
+                Map<String, String> table = new TreeMap<>();
+                for (ConsumerRecord<String, String> r : kafka.readAll("call_users_history")) {
+                    if (r.value() == null) {
+                        table.remove(r.key());
+                    } else {
+                        table.put(r.key(), r.value());
+                    }
+                }
+                rows = new ArrayList<>(table.values());
+                if (rows.size() == expected.size() && rows.containsAll(expected)) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
+        } finally {
+            cluster.cancelJob(JobID.fromHexString(job));
         }
     }
 

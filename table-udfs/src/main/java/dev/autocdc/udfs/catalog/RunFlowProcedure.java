@@ -4,7 +4,11 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.PlannedFlow;
+import java.security.CodeSource;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -22,6 +26,7 @@ public final class RunFlowProcedure implements Procedure {
 
     public String[] call(ProcedureContext context, String flow) throws Exception {
         StreamExecutionEnvironment env = context.getExecutionEnvironment();
+        shipThisJar(env);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowScript script = FlowText.script(flow);
         FlowPlanner planner = new FlowPlanner(tEnv);
@@ -29,5 +34,26 @@ public final class RunFlowProcedure implements Procedure {
         new FlowJob(tEnv, flows, planner.inserts()).attach();
         JobClient job = env.executeAsync(FlowText.jobName(flow));
         return new String[] {job.getJobID().toString()};
+    }
+
+    /**
+     * Adds the jar of these classes (the SQL functions' jar a session added) to the job's jars: the
+     * session's environment does not list it, and the cluster needs the engine's classes.
+     */
+    private static void shipThisJar(StreamExecutionEnvironment env) {
+        CodeSource source = RunFlowProcedure.class.getProtectionDomain().getCodeSource();
+        if (source == null || !source.getLocation().getPath().endsWith(".jar")) {
+            return; // the classes of a build, not a jar (tests in this module)
+        }
+        List<String> jars =
+                new ArrayList<>(
+                        env.getConfiguration().getOptional(PipelineOptions.JARS).orElse(List.of()));
+        String jar = source.getLocation().toString();
+        if (!jars.contains(jar)) {
+            jars.add(jar);
+            Configuration shipped = new Configuration();
+            shipped.set(PipelineOptions.JARS, jars);
+            env.configure(shipped);
+        }
     }
 }
