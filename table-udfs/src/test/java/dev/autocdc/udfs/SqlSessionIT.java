@@ -146,7 +146,7 @@ class SqlSessionIT {
     }
 
     @Test
-    void theInitFileRegistersEveryFunction() throws Exception {
+    void theInitFileRegistersEveryFunctionAndTheCatalog() throws Exception {
         // the init file names the jar relative to the repository root, where the client starts;
         // this test runs in the module's directory, so the same relative form reads one level down
         assertThat(
@@ -177,6 +177,11 @@ class SqlSessionIT {
         }
         assertThat(functions)
                 .contains("AUTO_CDC", "AUTO_CDC_UPSERT", "AS_OF", "VALID_AT", "BELIEVED_AT");
+        List<String> procedures = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql("SHOW PROCEDURES IN autocdc.sys").collect()) {
+            it.forEachRemaining(r -> procedures.add(String.valueOf(r.getField(0))));
+        }
+        assertThat(procedures).containsExactlyInAnyOrder("run_flow", "validate_flow");
     }
 
     /**
