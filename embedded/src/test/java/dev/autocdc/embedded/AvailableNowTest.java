@@ -141,22 +141,7 @@ class AvailableNowTest {
             Path flow = flow(kafka, "latest", "history_latest", "");
             Files.writeString(
                     flow, Files.readString(flow).replace("'earliest-offset'", "'latest-offset'"));
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code =
-                    new AutoCdcCli(
-                                    new PrintStream(new ByteArrayOutputStream()),
-                                    new PrintStream(err, true, StandardCharsets.UTF_8))
-                            .run(
-                                    new String[] {
-                                        "run",
-                                        "--flow",
-                                        flow.toString(),
-                                        "--available-now",
-                                        "--savepoint-dir",
-                                        dir.resolve("latest-sp").toString()
-                                    });
-            assertThat(code).isNotZero();
-            assertThat(err.toString(StandardCharsets.UTF_8))
+            assertThat(refused(flow))
                     .contains("table changes starts at 'latest-offset'", "'earliest-offset'");
         }
     }
@@ -177,6 +162,12 @@ class AvailableNowTest {
                 COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
                 """
                         .formatted(files));
+        assertThat(refused(flow))
+                .contains("table changes is a 'filesystem' table, which it cannot bound");
+    }
+
+    /** A triggered run of {@code flow} that fails; returns what it wrote to standard error. */
+    private String refused(Path flow) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code =
                 new AutoCdcCli(
@@ -189,11 +180,10 @@ class AvailableNowTest {
                                     flow.toString(),
                                     "--available-now",
                                     "--savepoint-dir",
-                                    dir.resolve("sp").toString()
+                                    dir.resolve("refused-savepoints").toString()
                                 });
         assertThat(code).isNotZero();
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("table changes is a 'filesystem' table, which it cannot bound");
+        return err.toString(StandardCharsets.UTF_8);
     }
 
     private Path flow(EmbeddedKafka kafka, String group, String target, String bound)
