@@ -6,13 +6,10 @@ import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.core.FlowDefinitionException;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.spec.FlowMapping;
-import dev.autocdc.udfs.AutoCdcPlan.Arguments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
-import org.apache.flink.table.types.logical.RowType;
 
 /**
  * An {@code AUTO_CDC} call's arguments read as a flow definition, for {@link AutoCdcPlan}: each
@@ -34,7 +31,7 @@ final class AutoCdcCall {
      * @param partitionBy the input positions of the PARTITION BY columns
      */
     static AutoCdcFlow flow(
-            String function, List<String> names, int[] partitionBy, Arguments args) {
+            String function, List<String> names, int[] partitionBy, AutoCdcArguments args) {
         if (partitionBy.length == 0) {
             throw error(
                     function,
@@ -46,12 +43,24 @@ final class AutoCdcCall {
             keys.add(names.get(p));
         }
         TargetType type = storedAs(function, args.storedAs);
-        if (args.sequenceBy == null || args.sequenceBy.isBlank()) {
+        if (args.sequenceBy == null) {
             throw error(
                     function,
                     "sequence_by",
                     "is required: name the column that orders a key's events, e.g. sequence_by =>"
-                            + " 'sequenceNum' (several, comma-separated, order as a STRUCT)");
+                            + " DESCRIPTOR(sequenceNum) (several order as a STRUCT)");
+        }
+        int ignoreNullForms =
+                (Boolean.TRUE.equals(args.ignoreNullUpdates) ? 1 : 0)
+                        + (args.ignoreNullUpdatesColumnList != null ? 1 : 0)
+                        + (args.ignoreNullUpdatesExceptColumnList != null ? 1 : 0);
+        if (ignoreNullForms > 1) {
+            throw error(
+                    function,
+                    "ignore_null_updates",
+                    "is given in two forms; give one of ignore_null_updates => TRUE (every"
+                            + " column), ignore_null_updates_column_list or"
+                            + " ignore_null_updates_except_column_list");
         }
         if (args.systemSequenceBy != null && type != TargetType.BITEMPORAL) {
             throw error(
@@ -71,8 +80,8 @@ final class AutoCdcCall {
 
     /** The clauses of a call whose required arguments are given. */
     private static AutoCdcFlow definition(
-            String function, List<String> keys, TargetType type, Arguments args) {
-        List<String> sequence = list(function, "sequence_by", args.sequenceBy);
+            String function, List<String> keys, TargetType type, AutoCdcArguments args) {
+        List<String> sequence = args.sequenceBy;
         AutoCdcFlow.Builder b =
                 AutoCdcFlow.builder(function.toLowerCase(Locale.ROOT), "input")
                         .keys(keys)
@@ -80,54 +89,19 @@ final class AutoCdcCall {
                         .systemSequenceBy(args.systemSequenceBy)
                         .applyAsDeletes(args.applyAsDeletes)
                         .columnsToUpdate(args.columnsToUpdate)
-                        .ignoreNullUpdates(Boolean.TRUE.equals(args.ignoreNullUpdates));
+                        .ignoreNullUpdates(Boolean.TRUE.equals(args.ignoreNullUpdates))
+                        .ignoreNullUpdatesColumnList(args.ignoreNullUpdatesColumnList)
+                        .ignoreNullUpdatesExceptColumnList(args.ignoreNullUpdatesExceptColumnList)
+                        .columnList(args.columnList)
+                        .exceptColumnList(args.exceptColumnList)
+                        .trackHistoryColumnList(args.trackHistoryColumnList)
+                        .trackHistoryExceptColumnList(args.trackHistoryExceptColumnList);
         if (sequence.size() == 1) {
             b.sequenceBy(sequence.get(0));
         } else {
             b.sequenceByStruct(sequence);
         }
-        if (args.columnList != null) {
-            b.columnList(list(function, "column_list", args.columnList));
-        }
-        if (args.exceptColumnList != null) {
-            b.exceptColumnList(list(function, "except_column_list", args.exceptColumnList));
-        }
-        if (args.trackHistoryColumnList != null) {
-            b.trackHistoryColumnList(list(args.trackHistoryColumnList));
-        }
-        if (args.trackHistoryExceptColumnList != null) {
-            b.trackHistoryExceptColumnList(list(args.trackHistoryExceptColumnList));
-        }
         return b.build();
-    }
-
-    /** The input position of the BOOLEAN column {@code apply_as_deletes} names, or -1. */
-    static int deleteFlag(String function, RowType input, Arguments args) {
-        if (args.applyAsDeletes == null) {
-            return -1;
-        }
-        List<String> names = input.getFieldNames();
-        int delete;
-        try {
-            delete =
-                    names.indexOf(
-                            FlowMapping.resolve(
-                                    names, args.applyAsDeletes, "APPLY AS DELETE WHEN"));
-        } catch (FlowDefinitionException e) {
-            throw error(function, "apply_as_deletes", wording(e, names));
-        }
-        if (input.getTypeAt(delete).getTypeRoot() != LogicalTypeRoot.BOOLEAN) {
-            throw error(
-                    function,
-                    "apply_as_deletes",
-                    "names "
-                            + names.get(delete)
-                            + ", which is "
-                            + input.getTypeAt(delete).asSummaryString()
-                            + ": name a BOOLEAN column, computed in the input query, e.g."
-                            + " SELECT *, operation = 'DELETE' AS is_delete FROM cdc");
-        }
-        return delete;
     }
 
     private static TargetType storedAs(String function, String storedAs) {
@@ -155,28 +129,6 @@ final class AutoCdcCall {
         }
     }
 
-    /** A comma-separated list argument's names; an empty list is an error naming the argument. */
-    private static List<String> list(String function, String argument, String commaSeparated) {
-        List<String> items = list(commaSeparated);
-        if (items.isEmpty()) {
-            throw error(
-                    function,
-                    argument,
-                    "is empty; name one or more input columns, comma-separated");
-        }
-        return items;
-    }
-
-    private static List<String> list(String commaSeparated) {
-        List<String> out = new ArrayList<>();
-        for (String s : commaSeparated.split(",")) {
-            if (!s.isBlank()) {
-                out.add(s.trim());
-            }
-        }
-        return out;
-    }
-
     /**
      * A column mistake in the words of the function's arguments (the flow language's otherwise).
      */
@@ -196,7 +148,7 @@ final class AutoCdcCall {
     }
 
     /** The argument a clause of the flow language comes from. */
-    static String argumentOf(String clause, Arguments args) {
+    static String argumentOf(String clause, AutoCdcArguments args) {
         Map<String, String> byClause =
                 Map.of(
                         "KEYS", "input (PARTITION BY)",
@@ -205,7 +157,10 @@ final class AutoCdcCall {
                         "STORED AS BITEMPORAL", "stored_as",
                         "IGNORE NULL UPDATES", "ignore_null_updates",
                         "COLUMNS TO UPDATE", "columns_to_update",
-                        "APPLY AS DELETE WHEN", "apply_as_deletes");
+                        "APPLY AS DELETE WHEN", "apply_as_deletes",
+                        "IGNORE NULL UPDATES ON", "ignore_null_updates_column_list",
+                        "IGNORE NULL UPDATES ON * EXCEPT",
+                                "ignore_null_updates_except_column_list");
         if (clause.startsWith("TRACK HISTORY")) {
             return args.trackHistoryColumnList != null
                     ? "track_history_column_list"

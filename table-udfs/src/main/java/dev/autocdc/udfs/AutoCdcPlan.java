@@ -16,6 +16,7 @@ import java.util.Map;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -23,8 +24,8 @@ import org.apache.flink.table.types.logical.RowType;
  * How one {@code AUTO_CDC} call maps its input table onto the engine: which columns the target
  * keeps, where the sequence, system sequence, delete flag and COLUMNS TO UPDATE list come from, and
  * the resulting {@link EngineSpec}. Built from the input's row type, its PARTITION BY columns (the
- * KEYS) and the call's literal arguments, the same way at planning time (to type the output and
- * fail early) and in the running function.
+ * KEYS) and the call's literal arguments ({@link AutoCdcArguments}), the same way at planning time
+ * (to type the output and fail early) and in the running function.
  *
  * <p>The rules are the flow language's (see the job's planner): the target keeps the columns of
  * {@code column_list}, or all columns but {@code except_column_list}; the keys always; never the
@@ -45,7 +46,7 @@ final class AutoCdcPlan implements Serializable {
     private final int[] sequence;
 
     private final int systemSequence;
-    private final int delete;
+    private final DeleteCondition delete;
     private final int columnsToUpdate;
 
     /**
@@ -60,7 +61,7 @@ final class AutoCdcPlan implements Serializable {
             int[] kept,
             int[] sequence,
             int systemSequence,
-            int delete,
+            DeleteCondition delete,
             int columnsToUpdate) {
         this.inputType = inputType;
         this.spec = spec;
@@ -72,21 +73,6 @@ final class AutoCdcPlan implements Serializable {
         this.targetKeys = spec.flow().keyIndexes();
     }
 
-    /** The call's scalar arguments as given (null = not given). */
-    static final class Arguments implements Serializable {
-        private static final long serialVersionUID = 1L;
-        String sequenceBy;
-        String storedAs;
-        String systemSequenceBy;
-        String applyAsDeletes;
-        String columnList;
-        String exceptColumnList;
-        Boolean ignoreNullUpdates;
-        String trackHistoryColumnList;
-        String trackHistoryExceptColumnList;
-        String columnsToUpdate;
-    }
-
     /**
      * Plans a call.
      *
@@ -95,7 +81,11 @@ final class AutoCdcPlan implements Serializable {
      * @param mode the changelog the function emits
      */
     static AutoCdcPlan of(
-            String function, RowType input, int[] partitionBy, Arguments args, OutputMode mode) {
+            String function,
+            RowType input,
+            int[] partitionBy,
+            AutoCdcArguments args,
+            OutputMode mode) {
         List<String> names = input.getFieldNames();
         AutoCdcFlow flow = AutoCdcCall.flow(function, names, partitionBy, args);
         FlowMapping mapping;
@@ -111,7 +101,10 @@ final class AutoCdcPlan implements Serializable {
         int system =
                 mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
         int ctu = mapping.columnsToUpdate() == null ? -1 : names.indexOf(mapping.columnsToUpdate());
-        int delete = AutoCdcCall.deleteFlag(function, input, args);
+        DeleteCondition delete =
+                args.applyAsDeletes == null
+                        ? null
+                        : DeleteCondition.parse(function, args.applyAsDeletes, input);
         int[] kept = mapping.kept().stream().mapToInt(names::indexOf).toArray();
         // every input column is data, whatever its name (semantics §11)
         String prefix = ControlColumn.prefixAvoiding(names);
@@ -144,7 +137,7 @@ final class AutoCdcPlan implements Serializable {
             int[] kept,
             int[] sequence,
             int system,
-            int delete,
+            DeleteCondition delete,
             int ctu,
             String prefix) {
         List<RowType.RowField> engineInput = new ArrayList<>();
@@ -160,10 +153,10 @@ final class AutoCdcPlan implements Serializable {
                             ControlColumn.SYSTEM_SEQUENCE.columnName(prefix),
                             input.getTypeAt(system)));
         }
-        if (delete >= 0) {
+        if (delete != null) {
             engineInput.add(
                     new RowType.RowField(
-                            ControlColumn.DELETE.columnName(prefix), input.getTypeAt(delete)));
+                            ControlColumn.DELETE.columnName(prefix), new BooleanType(false)));
         }
         if (ctu >= 0) {
             engineInput.add(
@@ -233,7 +226,7 @@ final class AutoCdcPlan implements Serializable {
                 kept.length
                         + 1
                         + (systemSequence >= 0 ? 1 : 0)
-                        + (delete >= 0 ? 1 : 0)
+                        + (delete != null ? 1 : 0)
                         + (columnsToUpdate >= 0 ? 1 : 0);
         GenericRowData row = new GenericRowData(in.getRowKind(), n);
         int f = 0;
@@ -252,8 +245,8 @@ final class AutoCdcPlan implements Serializable {
         if (systemSequence >= 0) {
             row.setField(f++, field(in, systemSequence));
         }
-        if (delete >= 0) {
-            row.setField(f++, field(in, delete));
+        if (delete != null) {
+            row.setField(f++, delete.test(in));
         }
         if (columnsToUpdate >= 0) {
             row.setField(f, field(in, columnsToUpdate));

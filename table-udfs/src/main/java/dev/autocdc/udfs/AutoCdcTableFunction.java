@@ -28,6 +28,7 @@ import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.ColumnList;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
@@ -41,18 +42,19 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * SELECT * FROM AUTO_CDC(
  *   input => TABLE users_cdc PARTITION BY userId,       -- the KEYS
- *   sequence_by => 'sequenceNum',
+ *   sequence_by => DESCRIPTOR(sequenceNum),
  *   stored_as => 'SCD TYPE 2',                          -- 'SCD TYPE 1' (default), 'SCD TYPE 2', 'BITEMPORAL'
- *   apply_as_deletes => 'is_delete',                    -- a BOOLEAN column computed in the input query
- *   except_column_list => 'operation, sequenceNum, is_delete',
+ *   apply_as_deletes => 'operation = ''DELETE''',       -- a condition ({@link DeleteCondition})
+ *   except_column_list => DESCRIPTOR(operation, sequenceNum),
  *   uid => 'users-scd2')
  * }</pre>
  *
- * <p>Other arguments: {@code system_sequence_by} (bitemporal), {@code column_list}, {@code
- * ignore_null_updates} (BOOLEAN), {@code track_history_column_list}, {@code
+ * <p>Other arguments ({@link AutoCdcArguments}): {@code system_sequence_by} (bitemporal), {@code
+ * column_list}, {@code ignore_null_updates} (BOOLEAN), {@code ignore_null_updates_column_list},
+ * {@code ignore_null_updates_except_column_list}, {@code track_history_column_list}, {@code
  * track_history_except_column_list}, {@code columns_to_update} (a column of ARRAY&lt;STRING&gt; or
- * comma-separated STRING). Column lists are comma-separated names. Every argument is a literal; a
- * wrong one fails at planning time with a message naming it.
+ * comma-separated STRING). Columns are named by DESCRIPTOR arguments. Every argument is a literal;
+ * a wrong one fails at planning time with a message naming it.
  *
  * <p>Guarantees: the engine, its state layout and its semantics (semantics §1-8) are the job's
  * ({@link AutoCdcProcessor}); the output is the target's changelog in retract mode ({@code +I},
@@ -107,33 +109,43 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                             name = "input")
                     Row input,
             @ArgumentHint(name = "sequence_by", isOptional = true)
-                    String sequenceBy, // required: checked with a clearer message
+                    ColumnList sequenceBy, // required: checked with a clearer message
             @ArgumentHint(name = "stored_as", isOptional = true) String storedAs,
-            @ArgumentHint(name = "system_sequence_by", isOptional = true) String systemSequenceBy,
+            @ArgumentHint(name = "system_sequence_by", isOptional = true)
+                    ColumnList systemSequenceBy,
             @ArgumentHint(name = "apply_as_deletes", isOptional = true) String applyAsDeletes,
-            @ArgumentHint(name = "column_list", isOptional = true) String columnList,
-            @ArgumentHint(name = "except_column_list", isOptional = true) String exceptColumnList,
+            @ArgumentHint(name = "column_list", isOptional = true) ColumnList columnList,
+            @ArgumentHint(name = "except_column_list", isOptional = true)
+                    ColumnList exceptColumnList,
             @ArgumentHint(name = "ignore_null_updates", isOptional = true)
                     Boolean ignoreNullUpdates,
+            @ArgumentHint(name = "ignore_null_updates_column_list", isOptional = true)
+                    ColumnList ignoreNullUpdatesColumnList,
+            @ArgumentHint(name = "ignore_null_updates_except_column_list", isOptional = true)
+                    ColumnList ignoreNullUpdatesExceptColumnList,
             @ArgumentHint(name = "track_history_column_list", isOptional = true)
-                    String trackHistoryColumnList,
+                    ColumnList trackHistoryColumnList,
             @ArgumentHint(name = "track_history_except_column_list", isOptional = true)
-                    String trackHistoryExceptColumnList,
-            @ArgumentHint(name = "columns_to_update", isOptional = true) String columnsToUpdate)
+                    ColumnList trackHistoryExceptColumnList,
+            @ArgumentHint(name = "columns_to_update", isOptional = true) ColumnList columnsToUpdate)
             throws Exception {
         if (processor == null) {
-            AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
-            args.sequenceBy = sequenceBy;
-            args.storedAs = storedAs;
-            args.systemSequenceBy = systemSequenceBy;
-            args.applyAsDeletes = applyAsDeletes;
-            args.columnList = columnList;
-            args.exceptColumnList = exceptColumnList;
-            args.ignoreNullUpdates = ignoreNullUpdates;
-            args.trackHistoryColumnList = trackHistoryColumnList;
-            args.trackHistoryExceptColumnList = trackHistoryExceptColumnList;
-            args.columnsToUpdate = columnsToUpdate;
-            start(ctx, args);
+            Object[] given = {
+                sequenceBy,
+                storedAs,
+                systemSequenceBy,
+                applyAsDeletes,
+                columnList,
+                exceptColumnList,
+                ignoreNullUpdates,
+                ignoreNullUpdatesColumnList,
+                ignoreNullUpdatesExceptColumnList,
+                trackHistoryColumnList,
+                trackHistoryExceptColumnList,
+                columnsToUpdate
+            };
+            List<String> names = List.copyOf(AutoCdcArguments.TYPES.keySet());
+            start(ctx, AutoCdcArguments.read(name(), (n, c) -> given[names.indexOf(n)]));
         }
         if (plan.spec().flow().targetType() == TargetType.SCD1) {
             states.bind(scd1, historyBlocks);
@@ -146,7 +158,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                 this::deadLetter);
     }
 
-    private void start(Context ctx, AutoCdcPlan.Arguments args) throws Exception {
+    private void start(Context ctx, AutoCdcArguments args) throws Exception {
         TableSemantics input = ctx.tableSemanticsFor("input");
         OutputMode mode =
                 ctx.getChangelogMode().contains(RowKind.UPDATE_BEFORE)
@@ -226,19 +238,8 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
      * Plans the call (failing on a bad argument) and returns the target's columns without the keys.
      */
     private Optional<DataType> outputType(CallContext call, List<StaticArgument> arguments) {
-        AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
-        args.sequenceBy = literal(call, arguments, "sequence_by", String.class);
-        args.storedAs = literal(call, arguments, "stored_as", String.class);
-        args.systemSequenceBy = literal(call, arguments, "system_sequence_by", String.class);
-        args.applyAsDeletes = literal(call, arguments, "apply_as_deletes", String.class);
-        args.columnList = literal(call, arguments, "column_list", String.class);
-        args.exceptColumnList = literal(call, arguments, "except_column_list", String.class);
-        args.ignoreNullUpdates = literal(call, arguments, "ignore_null_updates", Boolean.class);
-        args.trackHistoryColumnList =
-                literal(call, arguments, "track_history_column_list", String.class);
-        args.trackHistoryExceptColumnList =
-                literal(call, arguments, "track_history_except_column_list", String.class);
-        args.columnsToUpdate = literal(call, arguments, "columns_to_update", String.class);
+        AutoCdcArguments args =
+                AutoCdcArguments.read(name(), (n, c) -> literal(call, arguments, n, c));
         TableSemantics input =
                 call.getTableSemantics(0)
                         .orElseThrow(
@@ -280,7 +281,11 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
         }
         if (!call.isArgumentLiteral(pos)) {
             throw AutoCdcPlan.error(
-                    name(), name, "must be a literal, e.g. " + name + " => 'column'");
+                    name(),
+                    name,
+                    "must be a literal, e.g. "
+                            + name
+                            + (type == ColumnList.class ? " => DESCRIPTOR(column)" : " => 'text'"));
         }
         return call.getArgumentValue(pos, type)
                 .orElseThrow(

@@ -50,7 +50,7 @@ class AutoCdcMatchesTheJobTest {
                     new String[] {"id", "v", "seq", "sys", "is_delete"},
                     1,
                     "id",
-                    "except_column_list => 'seq, sys, is_delete'",
+                    "except_column_list => DESCRIPTOR(seq, sys, is_delete)",
                     b -> b,
                     new int[] {0, 1});
 
@@ -64,8 +64,8 @@ class AutoCdcMatchesTheJobTest {
                     new String[] {"v1", "k2", "seq", "k1", "v2", "is_delete"},
                     2,
                     "k1, k2",
-                    "except_column_list => 'is_delete', ignore_null_updates => TRUE,"
-                            + " track_history_column_list => 'v1'",
+                    "except_column_list => DESCRIPTOR(is_delete), ignore_null_updates => TRUE,"
+                            + " track_history_column_list => DESCRIPTOR(v1)",
                     b -> b.sequenceColumns("seq").ignoreNullUpdates().trackHistoryOn(List.of("v1")),
                     new int[] {3, 1, 0, 2, 4});
 
@@ -127,10 +127,12 @@ class AutoCdcMatchesTheJobTest {
         String sql =
                 "SELECT * FROM AUTO_CDC(input => TABLE cdc PARTITION BY "
                         + partitionBy
-                        + ", sequence_by => 'seq', stored_as => '"
+                        + ", sequence_by => DESCRIPTOR(seq), stored_as => '"
                         + storedAs
                         + "', apply_as_deletes => 'is_delete', "
-                        + (type == TargetType.BITEMPORAL ? "system_sequence_by => 'sys', " : "")
+                        + (type == TargetType.BITEMPORAL
+                                ? "system_sequence_by => DESCRIPTOR(sys), "
+                                : "")
                         + shape.arguments
                         + ")";
         Map<String, List<String>> out = new TreeMap<>();

@@ -52,10 +52,11 @@ class AutoCdcTableFunctionTest {
 
     static final String EMPLOYEES_BITEMPORAL =
             "CREATE TEMPORARY VIEW employees_bitemporal AS SELECT * FROM AUTO_CDC(input => TABLE"
-                + " employees_cdf PARTITION BY employeeId, sequence_by => 'effectiveDate',"
-                + " system_sequence_by => 'recordedAt', stored_as => 'BITEMPORAL', apply_as_deletes"
-                + " => 'is_delete', except_column_list => 'operation, is_delete, effectiveDate,"
-                + " recordedAt', uid => 'employees')";
+                + " employees_cdf PARTITION BY employeeId, sequence_by =>"
+                + " DESCRIPTOR(effectiveDate), system_sequence_by => DESCRIPTOR(recordedAt),"
+                + " stored_as => 'BITEMPORAL', apply_as_deletes => 'is_delete', except_column_list"
+                + " => DESCRIPTOR(operation, is_delete, effectiveDate, recordedAt), uid =>"
+                + " 'employees')";
 
     static TableEnvironment session(Configuration conf) {
         TableEnvironment t =
@@ -84,11 +85,60 @@ class AutoCdcTableFunctionTest {
                 Changelog.of(
                         session(),
                         "SELECT * FROM AUTO_CDC(input => TABLE users_cdf PARTITION BY userId,"
-                                + " sequence_by => 'sequenceNum', apply_as_deletes => 'is_delete',"
-                                + " except_column_list => 'operation, sequenceNum, is_delete')");
+                                + " sequence_by => DESCRIPTOR(sequenceNum), apply_as_deletes =>"
+                                + " 'is_delete', except_column_list => DESCRIPTOR(operation,"
+                                + " sequenceNum, is_delete))");
         assertThat(c.table())
                 .containsExactlyInAnyOrder(
                         "124/Raul/Oaxaca", "125/Mercedes/Guadalajara", "126/Lily/Cancun");
+    }
+
+    /**
+     * The delete condition as an expression on the raw feed (no computed column), and the two
+     * ignore-null lists: the same tables as the flow clauses give.
+     */
+    @Test
+    void aDeleteExpressionAndTheIgnoreNullLists() throws Exception {
+        TableEnvironment t = session();
+        Changelog users =
+                Changelog.of(
+                        t,
+                        "SELECT * FROM AUTO_CDC(input => TABLE users_cdf PARTITION BY userId,"
+                                + " sequence_by => DESCRIPTOR(sequenceNum), apply_as_deletes =>"
+                                + " 'operation IN (''DELETE'', ''TRUNCATE'') AND sequenceNum > 0',"
+                                + " column_list => DESCRIPTOR(userId, name, city))");
+        assertThat(users.table())
+                .containsExactlyInAnyOrder(
+                        "124/Raul/Oaxaca", "125/Mercedes/Guadalajara", "126/Lily/Cancun");
+        t.executeSql(
+                "CREATE TEMPORARY VIEW partial AS SELECT * FROM (VALUES (1, 'a', 'x', 1), (1,"
+                        + " CAST(NULL AS STRING), CAST(NULL AS STRING), 2)) AS t(id, v1, v2, seq)");
+        String call =
+                "SELECT * FROM AUTO_CDC(input => TABLE partial PARTITION BY id, sequence_by =>"
+                        + " DESCRIPTOR(seq), except_column_list => DESCRIPTOR(seq), ";
+        assertThat(
+                        Changelog.of(t, call + "ignore_null_updates_column_list => DESCRIPTOR(v1))")
+                                .table())
+                .as("a null keeps v1 and is written to v2")
+                .containsExactly("1/a/null");
+        assertThat(
+                        Changelog.of(
+                                        t,
+                                        call
+                                                + "ignore_null_updates_except_column_list =>"
+                                                + " DESCRIPTOR(v1))")
+                                .table())
+                .as("a null is written to v1 and keeps v2")
+                .containsExactly("1/null/x");
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        call
+                                                + "ignore_null_updates => TRUE,"
+                                                + " ignore_null_updates_column_list =>"
+                                                + " DESCRIPTOR(v1))"))
+                .hasStackTraceContaining(
+                        "AUTO_CDC: argument ignore_null_updates is given in two forms");
     }
 
     @Test
@@ -99,9 +149,10 @@ class AutoCdcTableFunctionTest {
                 Changelog.of(
                         session(conf),
                         "SELECT * FROM AUTO_CDC(input => TABLE users_cdf PARTITION BY userId,"
-                            + " sequence_by => 'sequenceNum', stored_as => 'SCD TYPE 2',"
-                            + " apply_as_deletes => 'is_delete', except_column_list => 'operation,"
-                            + " sequenceNum, is_delete', uid => 'users-scd2')");
+                            + " sequence_by => DESCRIPTOR(sequenceNum), stored_as => 'SCD TYPE 2',"
+                            + " apply_as_deletes => 'is_delete', except_column_list =>"
+                            + " DESCRIPTOR(operation, sequenceNum, is_delete), uid =>"
+                            + " 'users-scd2')");
         assertThat(c.table())
                 .containsExactlyInAnyOrder(
                         "123/Isabel/Monterrey/1/5",
@@ -168,7 +219,7 @@ class AutoCdcTableFunctionTest {
                 Changelog.of(
                         t,
                         "SELECT * FROM AUTO_CDC(input => TABLE bad PARTITION BY id, sequence_by =>"
-                                + " 'seq', except_column_list => 'seq')");
+                                + " DESCRIPTOR(seq), except_column_list => DESCRIPTOR(seq))");
         // the null sequence and the null key are dead letters (counted, logged); the others apply
         assertThat(c.table()).containsExactly("1/d");
     }
@@ -182,17 +233,18 @@ class AutoCdcTableFunctionTest {
         String plan =
                 t.explainSql(
                         "INSERT INTO users_current SELECT * FROM AUTO_CDC_UPSERT(input => TABLE"
-                            + " users_cdf PARTITION BY userId, sequence_by => 'sequenceNum',"
-                            + " apply_as_deletes => 'is_delete', except_column_list => 'operation,"
-                            + " sequenceNum, is_delete')",
+                                + " users_cdf PARTITION BY userId, sequence_by =>"
+                                + " DESCRIPTOR(sequenceNum), apply_as_deletes => 'is_delete',"
+                                + " except_column_list => DESCRIPTOR(operation, sequenceNum,"
+                                + " is_delete))",
                         ExplainDetail.CHANGELOG_MODE);
         assertThat(plan).containsPattern("ProcessTableFunction\\(.*changelogMode=\\[I,UA,D\\]");
         String retract =
                 t.explainSql(
                         "INSERT INTO users_current SELECT * FROM AUTO_CDC(input => TABLE users_cdf"
-                            + " PARTITION BY userId, sequence_by => 'sequenceNum', apply_as_deletes"
-                            + " => 'is_delete', except_column_list => 'operation, sequenceNum,"
-                            + " is_delete')",
+                                + " PARTITION BY userId, sequence_by => DESCRIPTOR(sequenceNum),"
+                                + " apply_as_deletes => 'is_delete', except_column_list =>"
+                                + " DESCRIPTOR(operation, sequenceNum, is_delete))",
                         ExplainDetail.CHANGELOG_MODE);
         assertThat(retract)
                 .containsPattern("ProcessTableFunction\\(.*changelogMode=\\[I,UB,UA,D\\]");
@@ -231,9 +283,9 @@ class AutoCdcTableFunctionTest {
         try (CloseableIterator<Row> it =
                 t.executeSql(
                                 "SELECT * FROM AUTO_CDC(input => TABLE events PARTITION BY id,"
-                                        + " sequence_by => 'seq', stored_as => '"
+                                        + " sequence_by => DESCRIPTOR(seq), stored_as => '"
                                         + storedAs
-                                        + "', except_column_list => 'seq')")
+                                        + "', except_column_list => DESCRIPTOR(seq))")
                         .collect()) {
             it.forEachRemaining(
                     r -> out.add(r.getKind().shortString() + " " + Changelog.fields(r)));
@@ -259,7 +311,7 @@ class AutoCdcTableFunctionTest {
                 Changelog.of(
                         t,
                         "SELECT * FROM AUTO_CDC(input => TABLE odd PARTITION BY id, sequence_by =>"
-                                + " 'seq')");
+                                + " DESCRIPTOR(seq))");
         assertThat(c.table()).containsExactly("1/1/true/2");
     }
 
@@ -269,7 +321,7 @@ class AutoCdcTableFunctionTest {
         String call = "SELECT * FROM AUTO_CDC(input => TABLE users_cdf PARTITION BY userId";
         assertThatThrownBy(() -> t.explainSql(call + ", stored_as => 'SCD TYPE 2')"))
                 .hasStackTraceContaining("AUTO_CDC: argument sequence_by is required");
-        assertThatThrownBy(() -> t.explainSql(call + ", sequence_by => 'seq')"))
+        assertThatThrownBy(() -> t.explainSql(call + ", sequence_by => DESCRIPTOR(seq))"))
                 .hasStackTraceContaining(
                         "AUTO_CDC: argument sequence_by names seq, which is not a column of the"
                                 + " input");
@@ -277,25 +329,32 @@ class AutoCdcTableFunctionTest {
                         () ->
                                 t.explainSql(
                                         call
-                                                + ", sequence_by => 'sequenceNum', stored_as =>"
-                                                + " 'SCD 3')"))
+                                                + ", sequence_by => DESCRIPTOR(sequenceNum),"
+                                                + " stored_as => 'SCD 3')"))
                 .hasStackTraceContaining(
                         "AUTO_CDC: argument stored_as is 'SCD 3'; use 'SCD TYPE 1' (the default)");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
                                         call
-                                                + ", sequence_by => 'sequenceNum', apply_as_deletes"
-                                                + " => 'operation')"))
+                                                + ", sequence_by => DESCRIPTOR(sequenceNum),"
+                                                + " apply_as_deletes => 'operation')"))
                 .hasStackTraceContaining(
-                        "AUTO_CDC: argument apply_as_deletes names operation, which is CHAR(6) NOT"
-                                + " NULL: name a BOOLEAN column");
+                        "AUTO_CDC: argument apply_as_deletes 'operation': operation is a STRING: a"
+                                + " test alone must be a BOOLEAN column or TRUE/FALSE; compare it,"
+                                + " e.g. operation = 'DELETE' (at character 10)");
+        // text where a DESCRIPTOR is taken: Calcite finds no signature before the function is
+        // asked, and lists the types it takes (COLUMN_LIST); docs/sql-functions.md shows it
+        assertThatThrownBy(() -> t.explainSql(call + ", sequence_by => 'sequenceNum')"))
+                .hasMessageContaining("No match found for function signature AUTO_CDC(")
+                .hasMessageContaining("<COLUMN_LIST>");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
                                         call
-                                                + ", sequence_by => 'sequenceNum',"
-                                                + " system_sequence_by => 'sequenceNum')"))
+                                                + ", sequence_by => DESCRIPTOR(sequenceNum),"
+                                                + " system_sequence_by =>"
+                                                + " DESCRIPTOR(sequenceNum))"))
                 .hasStackTraceContaining(
                         "AUTO_CDC: argument system_sequence_by applies to stored_as => 'BITEMPORAL'"
                                 + " only");
@@ -303,30 +362,33 @@ class AutoCdcTableFunctionTest {
                         () ->
                                 t.explainSql(
                                         call
-                                                + ", sequence_by => 'sequenceNum', stored_as =>"
-                                                + " 'SCD TYPE 2', except_column_list => 'userId')"))
+                                                + ", sequence_by => DESCRIPTOR(sequenceNum),"
+                                                + " stored_as => 'SCD TYPE 2', except_column_list"
+                                                + " => DESCRIPTOR(userId))"))
                 .hasStackTraceContaining(
                         "AUTO_CDC: argument except_column_list names key column userId");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
                                         call
-                                                + ", sequence_by => 'sequenceNum',"
-                                                + " track_history_column_list => 'city')"))
+                                                + ", sequence_by => DESCRIPTOR(sequenceNum),"
+                                                + " track_history_column_list =>"
+                                                + " DESCRIPTOR(city))"))
                 .hasStackTraceContaining("AUTO_CDC: argument track_history_column_list");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
                                         "SELECT * FROM AUTO_CDC_UPSERT(input => TABLE users_cdf"
-                                            + " PARTITION BY userId, sequence_by => 'sequenceNum',"
-                                            + " stored_as => 'SCD TYPE 2')"))
+                                                + " PARTITION BY userId, sequence_by =>"
+                                                + " DESCRIPTOR(sequenceNum), stored_as => 'SCD TYPE"
+                                                + " 2')"))
                 .hasStackTraceContaining(
                         "AUTO_CDC_UPSERT: argument stored_as must be 'SCD TYPE 1'");
         assertThatThrownBy(
                         () ->
                                 t.explainSql(
                                         "SELECT * FROM AUTO_CDC(input => TABLE users_cdf,"
-                                                + " sequence_by => 'sequenceNum')"))
+                                                + " sequence_by => DESCRIPTOR(sequenceNum))"))
                 .hasStackTraceContaining("PARTITION BY");
     }
 }

@@ -225,9 +225,9 @@ class SqlSessionIT {
                                 + " FROM users_cdf");
         String insert =
                 "INSERT INTO users_history SELECT * FROM AUTO_CDC(input => TABLE users_events"
-                    + " PARTITION BY userId, sequence_by => 'sequenceNum', stored_as => 'SCD TYPE"
-                    + " 2', apply_as_deletes => 'is_delete', except_column_list => 'operation,"
-                    + " sequenceNum, is_delete', uid => 'users-history')";
+                    + " PARTITION BY userId, sequence_by => DESCRIPTOR(sequenceNum), stored_as =>"
+                    + " 'SCD TYPE 2', apply_as_deletes => 'is_delete', except_column_list =>"
+                    + " DESCRIPTOR(operation, sequenceNum, is_delete), uid => 'users-history')";
         Path savepoints = Files.createTempDirectory("autocdc-savepoints");
 
         produce("sp_users_cdf", events.subList(0, 5));

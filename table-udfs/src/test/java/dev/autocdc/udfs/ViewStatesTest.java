@@ -114,8 +114,8 @@ class ViewStatesTest {
      */
     @Test
     void valuesStoredBeforeAColumnWasAddedReadItAsNull() throws Exception {
-        AutoCdcPlan.Arguments args = new AutoCdcPlan.Arguments();
-        args.sequenceBy = "seq";
+        AutoCdcArguments args = new AutoCdcArguments();
+        args.sequenceBy = List.of("seq");
         args.storedAs = "SCD TYPE 2";
         LogicalType string = VarCharType.STRING_TYPE;
         AutoCdcPlan narrow =
