@@ -11,13 +11,12 @@ import org.apache.flink.types.ColumnList;
  * The scalar arguments of an {@code AUTO_CDC} call as given (null: not given), read the same way
  * where the call is planned (its literals) and where it runs ({@code eval}'s parameters). Columns
  * are named by {@code DESCRIPTOR(...)} arguments, as Flink's own process table functions take them;
- * {@code stored_as} and {@code apply_as_deletes} are text, {@code ignore_null_updates} a BOOLEAN
- * and the retentions INTERVALs.
+ * {@code stored_as} and {@code apply_as_deletes} are text, {@code ignore_null_updates} a BOOLEAN.
  */
 final class AutoCdcArguments implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    /** Each scalar argument's name and the class its value is read as, in declaration order. */
+    /** Each scalar argument's name and the class its value is read as. */
     static final Map<String, Class<?>> TYPES = types();
 
     List<String> sequenceBy;

@@ -46,7 +46,7 @@ final class AutoCdcPlan implements Serializable {
     private final int[] sequence;
 
     private final int systemSequence;
-    private final DeleteCondition delete;
+    private final boolean delete;
     private final int columnsToUpdate;
 
     /**
@@ -61,7 +61,7 @@ final class AutoCdcPlan implements Serializable {
             int[] kept,
             int[] sequence,
             int systemSequence,
-            DeleteCondition delete,
+            boolean delete,
             int columnsToUpdate) {
         this.inputType = inputType;
         this.spec = spec;
@@ -101,10 +101,7 @@ final class AutoCdcPlan implements Serializable {
         int system =
                 mapping.systemSequence() == null ? -1 : names.indexOf(mapping.systemSequence());
         int ctu = mapping.columnsToUpdate() == null ? -1 : names.indexOf(mapping.columnsToUpdate());
-        DeleteCondition delete =
-                args.applyAsDeletes == null
-                        ? null
-                        : DeleteCondition.parse(function, args.applyAsDeletes, input);
+        boolean delete = args.applyAsDeletes != null;
         int[] kept = mapping.kept().stream().mapToInt(names::indexOf).toArray();
         // every input column is data, whatever its name (semantics §11)
         String prefix = ControlColumn.prefixAvoiding(names);
@@ -137,7 +134,7 @@ final class AutoCdcPlan implements Serializable {
             int[] kept,
             int[] sequence,
             int system,
-            DeleteCondition delete,
+            boolean delete,
             int ctu,
             String prefix) {
         List<RowType.RowField> engineInput = new ArrayList<>();
@@ -153,7 +150,7 @@ final class AutoCdcPlan implements Serializable {
                             ControlColumn.SYSTEM_SEQUENCE.columnName(prefix),
                             input.getTypeAt(system)));
         }
-        if (delete != null) {
+        if (delete) {
             engineInput.add(
                     new RowType.RowField(
                             ControlColumn.DELETE.columnName(prefix), new BooleanType(false)));
@@ -220,13 +217,17 @@ final class AutoCdcPlan implements Serializable {
         return new RowType(fields);
     }
 
-    /** The engine's input row for one input row (internal data, the row kind kept). */
-    RowData engineInput(RowData in) {
+    /**
+     * The engine's input row for one input row (internal data, the row kind kept).
+     *
+     * @param isDelete the row's {@code apply_as_deletes} condition (null without one)
+     */
+    RowData engineInput(RowData in, Boolean isDelete) {
         int n =
                 kept.length
                         + 1
                         + (systemSequence >= 0 ? 1 : 0)
-                        + (delete != null ? 1 : 0)
+                        + (delete ? 1 : 0)
                         + (columnsToUpdate >= 0 ? 1 : 0);
         GenericRowData row = new GenericRowData(in.getRowKind(), n);
         int f = 0;
@@ -245,8 +246,8 @@ final class AutoCdcPlan implements Serializable {
         if (systemSequence >= 0) {
             row.setField(f++, field(in, systemSequence));
         }
-        if (delete != null) {
-            row.setField(f++, delete.test(in));
+        if (delete) {
+            row.setField(f++, isDelete);
         }
         if (columnsToUpdate >= 0) {
             row.setField(f, field(in, columnsToUpdate));

@@ -11,7 +11,6 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.ArgumentTrait;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.StateHint;
-import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.catalog.DataTypeFactory;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -21,7 +20,9 @@ import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.functions.ChangelogFunction;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
+import org.apache.flink.table.functions.SpecializedFunction;
 import org.apache.flink.table.functions.TableSemantics;
+import org.apache.flink.table.functions.UserDefinedFunction;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.inference.CallContext;
 import org.apache.flink.table.types.inference.StaticArgument;
@@ -67,18 +68,29 @@ import org.slf4j.LoggerFactory;
  * <p>What a PTF cannot do, and how this function handles it: invalid events (semantics §11) cannot
  * go to a side output: they are counted ({@code num_dead_letters} under the metric group {@code
  * flow/auto_cdc}, or {@code flow/auto_cdc_upsert}) and each is logged at WARN with its reason;
- * truncates need every key: there is no {@code apply_as_truncates}; retentions need processing-time
- * timers: there are none. SCD type 1 state follows {@code table.exec.state.ttl} (a key idle that
- * long is forgotten, as in Flink's own deduplication); type 2 and bitemporal history is kept (a
- * partial expiry would tear it).
+ * truncates need every key: there is no {@code apply_as_truncates}; the retentions need timers, and
+ * Flink 2.2 gives a process table function timers only with {@code on_time}, which it refuses for a
+ * function that emits updates, as this one does. SCD type 1 state follows {@code
+ * table.exec.state.ttl} (a key idle that long is forgotten, as in Flink's own deduplication); type
+ * 2 and bitemporal history is kept (a partial expiry would tear it).
+ *
+ * <p>The planner specializes each call ({@link #specialize}): the running instance holds the call's
+ * arguments and its {@code apply_as_deletes} condition compiled by Flink ({@link
+ * DeleteExpression}).
  */
 @DataTypeHint(
         value = "ROW<unused INT>",
         bridgedTo = RowData.class) // replaced per call, see getTypeInference
 public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
-        implements ChangelogFunction {
+        implements ChangelogFunction, SpecializedFunction {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(AutoCdcTableFunction.class);
+
+    /** The call's arguments ({@link #specialize}); null in the instance a catalog holds. */
+    private AutoCdcArguments arguments;
+
+    /** The call's {@code apply_as_deletes}, compiled; null: none. */
+    private DeleteExpression delete;
 
     private transient MetricGroup metrics;
     private transient ClassLoader classLoader;
@@ -93,8 +105,22 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
     public void open(FunctionContext context) throws Exception {
         metrics = context.getMetricGroup();
         classLoader = context.getUserCodeClassLoader();
+        if (delete != null) {
+            delete.open(context);
+        }
     }
 
+    @Override
+    public void close() {
+        if (delete != null) {
+            delete.close();
+        }
+    }
+
+    /**
+     * Applies one input row. The scalar parameters declare the call's arguments; their values are
+     * read once, when the planner specializes the call ({@link AutoCdcArguments}).
+     */
     public void eval(
             Context ctx,
             @StateHint(name = "scd1") MapView<String, byte[]> scd1,
@@ -108,8 +134,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                             },
                             name = "input")
                     Row input,
-            @ArgumentHint(name = "sequence_by", isOptional = true)
-                    ColumnList sequenceBy, // required: checked with a clearer message
+            @ArgumentHint(name = "sequence_by", isOptional = true) ColumnList sequenceBy,
             @ArgumentHint(name = "stored_as", isOptional = true) String storedAs,
             @ArgumentHint(name = "system_sequence_by", isOptional = true)
                     ColumnList systemSequenceBy,
@@ -129,36 +154,44 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                     ColumnList trackHistoryExceptColumnList,
             @ArgumentHint(name = "columns_to_update", isOptional = true) ColumnList columnsToUpdate)
             throws Exception {
+        start(ctx, scd1, history, historyBlocks);
+        RowData in = (RowData) inputConverter.toInternal(input);
+        Boolean isDelete = null;
+        if (delete != null) {
+            try {
+                isDelete = delete.test(in);
+            } catch (IllegalArgumentException e) {
+                deadLetter(
+                        processor.refuse(
+                                plan.engineInput(in, null), DeadLetter.BAD_CAST, e.getMessage()));
+                return;
+            }
+        }
+        processor.process(plan.engineInput(in, isDelete), output, this::deadLetter);
+    }
+
+    /** Plans the call once per instance, and binds the current key's states. */
+    private void start(
+            Context ctx,
+            MapView<String, byte[]> scd1,
+            MapView<String, byte[]> history,
+            MapView<String, byte[]> historyBlocks)
+            throws Exception {
         if (processor == null) {
-            Object[] given = {
-                sequenceBy,
-                storedAs,
-                systemSequenceBy,
-                applyAsDeletes,
-                columnList,
-                exceptColumnList,
-                ignoreNullUpdates,
-                ignoreNullUpdatesColumnList,
-                ignoreNullUpdatesExceptColumnList,
-                trackHistoryColumnList,
-                trackHistoryExceptColumnList,
-                columnsToUpdate
-            };
-            List<String> names = List.copyOf(AutoCdcArguments.TYPES.keySet());
-            start(ctx, AutoCdcArguments.read(name(), (n, c) -> given[names.indexOf(n)]));
+            if (arguments == null) {
+                throw new IllegalStateException(
+                        name() + " runs without the arguments the planner specializes it with");
+            }
+            plan(ctx);
         }
         if (plan.spec().flow().targetType() == TargetType.SCD1) {
             states.bind(scd1, historyBlocks);
         } else {
             states.bind(history, historyBlocks);
         }
-        processor.process(
-                plan.engineInput((RowData) inputConverter.toInternal(input)),
-                output,
-                this::deadLetter);
     }
 
-    private void start(Context ctx, AutoCdcArguments args) throws Exception {
+    private void plan(Context ctx) throws Exception {
         TableSemantics input = ctx.tableSemanticsFor("input");
         OutputMode mode =
                 ctx.getChangelogMode().contains(RowKind.UPDATE_BEFORE)
@@ -169,7 +202,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                         name(),
                         (RowType) input.dataType().getLogicalType(),
                         input.partitionByColumns(),
-                        args,
+                        arguments,
                         mode);
         inputConverter = DataStructureConverters.getConverter(input.dataType());
         inputConverter.open(classLoader);
@@ -235,20 +268,35 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
     }
 
     /**
+     * Reads the call's arguments from its literals and compiles its delete condition, into a new
+     * instance that runs the call.
+     */
+    @Override
+    public UserDefinedFunction specialize(SpecializedContext context) {
+        CallContext call = context.getCallContext();
+        List<StaticArgument> statics =
+                getTypeInference(call.getDataTypeFactory()).getStaticArguments().orElseThrow();
+        AutoCdcTableFunction f;
+        try {
+            f = getClass().getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(name() + " cannot be instantiated", e);
+        }
+        f.arguments = AutoCdcCallContext.arguments(name(), call, statics);
+        if (f.arguments.applyAsDeletes != null) {
+            RowType input =
+                    (RowType) AutoCdcCallContext.input(name(), call).dataType().getLogicalType();
+            f.delete = DeleteExpression.of(context, name(), f.arguments.applyAsDeletes, input);
+        }
+        return f;
+    }
+
+    /**
      * Plans the call (failing on a bad argument) and returns the target's columns without the keys.
      */
-    private Optional<DataType> outputType(CallContext call, List<StaticArgument> arguments) {
-        AutoCdcArguments args =
-                AutoCdcArguments.read(name(), (n, c) -> literal(call, arguments, n, c));
-        TableSemantics input =
-                call.getTableSemantics(0)
-                        .orElseThrow(
-                                () ->
-                                        AutoCdcPlan.error(
-                                                name(),
-                                                "input",
-                                                "must be a table: input => TABLE cdc PARTITION BY"
-                                                        + " id"));
+    private Optional<DataType> outputType(CallContext call, List<StaticArgument> statics) {
+        AutoCdcArguments args = AutoCdcCallContext.arguments(name(), call, statics);
+        TableSemantics input = AutoCdcCallContext.input(name(), call);
         AutoCdcPlan plan =
                 AutoCdcPlan.of(
                         name(),
@@ -266,35 +314,5 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
         }
         return Optional.of(
                 TypeConversions.fromLogicalToDataType(plan.outputType()).bridgedTo(RowData.class));
-    }
-
-    private <T> T literal(
-            CallContext call, List<StaticArgument> arguments, String name, Class<T> type) {
-        int pos = -1;
-        for (int i = 0; i < arguments.size(); i++) {
-            if (arguments.get(i).getName().equals(name)) {
-                pos = i;
-            }
-        }
-        if (pos < 0 || pos >= call.getArgumentDataTypes().size() || call.isArgumentNull(pos)) {
-            return null;
-        }
-        if (!call.isArgumentLiteral(pos)) {
-            throw AutoCdcPlan.error(
-                    name(),
-                    name,
-                    "must be a literal, e.g. "
-                            + name
-                            + (type == ColumnList.class ? " => DESCRIPTOR(column)" : " => 'text'"));
-        }
-        return call.getArgumentValue(pos, type)
-                .orElseThrow(
-                        () ->
-                                new ValidationException(
-                                        name()
-                                                + ": argument "
-                                                + name
-                                                + " must be a "
-                                                + type.getSimpleName()));
     }
 }

@@ -147,11 +147,11 @@ class ViewStatesTest {
         first.open(before);
         List<String> out = new ArrayList<>();
         first.process(
-                narrow.engineInput(GenericRowData.of(1, StringData.fromString("a"), 1)),
+                narrow.engineInput(GenericRowData.of(1, StringData.fromString("a"), 1), null),
                 collector(narrow, out),
                 d -> out.add("dead letter " + d.reason));
         first.process(
-                narrow.engineInput(GenericRowData.of(1, StringData.fromString("b"), 3)),
+                narrow.engineInput(GenericRowData.of(1, StringData.fromString("b"), 3), null),
                 collector(narrow, out),
                 d -> out.add("dead letter " + d.reason));
         assertThat(out)
@@ -168,7 +168,8 @@ class ViewStatesTest {
         second.process(
                 wide.engineInput(
                         GenericRowData.of(
-                                1, StringData.fromString("c"), 2, StringData.fromString("W"))),
+                                1, StringData.fromString("c"), 2, StringData.fromString("W")),
+                        null),
                 collector(wide, out),
                 d -> out.add("dead letter " + d.reason));
         assertThat(out)

@@ -132,4 +132,16 @@ public final class AutoCdcProcessor implements Serializable {
                 out,
                 null);
     }
+
+    /**
+     * Counts an input row that the host refused before the engine could read it (a condition the
+     * host evaluates failed on it), as the engine counts its own dead letters; returns its letter.
+     *
+     * @param input the engine's input row, as far as the host could make it
+     */
+    public DeadLetter refuse(RowData input, String reason, String message) {
+        runtime.metrics().input.inc();
+        runtime.metrics().deadLettered.inc();
+        return runtime.decoder().letterOf(input, reason, message);
+    }
 }
