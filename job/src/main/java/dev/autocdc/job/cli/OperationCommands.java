@@ -2,6 +2,7 @@ package dev.autocdc.job.cli;
 
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.ops.Bootstrap;
+import dev.autocdc.job.ops.BootstrapRun;
 import dev.autocdc.job.ops.BootstrapSources;
 import dev.autocdc.job.ops.Rebuild;
 import dev.autocdc.job.plan.FlowPlanner;
@@ -10,11 +11,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
@@ -46,62 +44,24 @@ final class OperationCommands {
      * the other flows of the file start empty.
      */
     int bootstrap(CliOptions options) throws Exception {
-        FlowScript script = loader.load(options);
         Configuration conf = options.configuration(local);
-        // the flows' engines are planned in an environment of their own: nothing of theirs runs
-        StreamTableEnvironment planning =
-                StreamTableEnvironment.create(
-                        StreamExecutionEnvironment.getExecutionEnvironment(conf));
-        List<PlannedFlow> flows = new FlowPlanner(planning, false).plan(script);
-        List<Bootstrap.Source> sources = new ArrayList<>();
-        for (String from : options.from) {
-            sources.add(BootstrapSources.source(flows, from, options.asOf));
-        }
-        List<FlowScript.SqlStatement> statements = new ArrayList<>();
-        for (FlowScript.Item item : script.items()) {
-            if (item instanceof FlowScript.SqlStatement sql && BootstrapSources.declares(sql)) {
-                statements.add(sql);
-            }
-        }
         String savepoint = BootstrapSources.savepointUri(options.savepoint);
-        int maxParallelism =
-                options.maxParallelism != null
-                        ? options.maxParallelism
-                        : conf.getOptional(PipelineOptions.MAX_PARALLELISM)
-                                .filter(n -> n > 0)
-                                .orElse(BootstrapSources.DEFAULT_MAX_PARALLELISM);
-        Map<String, long[]> loaded =
-                Bootstrap.write(
-                        StreamExecutionEnvironment.getExecutionEnvironment(conf),
-                        statements,
-                        sources,
-                        savepoint,
-                        maxParallelism);
-        for (Bootstrap.Source s : sources) {
-            long[] n = loaded.get(s.flow().flow().name());
-            out.println(
-                    "flow "
-                            + s.flow().flow().name()
-                            + ": "
-                            + n[0]
-                            + " keys, "
-                            + n[1]
-                            + " rows of "
-                            + s.table()
-                            + " loaded");
-        }
-        out.println(
-                "savepoint "
-                        + options.savepoint
-                        + " (max parallelism "
-                        + maxParallelism
-                        + "); start the flow file from it: autocdc run --flow "
-                        + options.flow
-                        + " --from-savepoint "
-                        + options.savepoint
-                        + " (on a cluster: flink run -s "
-                        + savepoint
-                        + " ...)");
+        List<String> lines =
+                BootstrapRun.run(
+                        () -> StreamExecutionEnvironment.getExecutionEnvironment(conf),
+                        loader.load(options),
+                        options.from,
+                        options.asOf,
+                        options.savepoint,
+                        options.maxParallelism,
+                        "autocdc run --flow "
+                                + options.flow
+                                + " --from-savepoint "
+                                + options.savepoint
+                                + " (on a cluster: flink run -s "
+                                + savepoint
+                                + " ...)");
+        lines.forEach(out::println);
         return 0;
     }
 

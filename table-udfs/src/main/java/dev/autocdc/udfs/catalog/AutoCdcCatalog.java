@@ -12,8 +12,9 @@ import org.apache.flink.table.procedures.Procedure;
 /**
  * The {@code autocdc} catalog: an in-memory catalog whose database {@value #SYSTEM} holds the
  * procedures, as Paimon's {@code sys} does: {@code CALL autocdc.sys.run_flow('<flow text or
- * file>')} ({@link RunFlowProcedure}) and {@code CALL autocdc.sys.validate_flow(...)} ({@link
- * ValidateFlowProcedure}).
+ * file>')} ({@link RunFlowProcedure}), {@code CALL autocdc.sys.validate_flow(...)} ({@link
+ * ValidateFlowProcedure}), {@code CALL autocdc.sys.bootstrap_flow(...)} ({@link
+ * BootstrapFlowProcedure}) and {@code CALL autocdc.sys.erase_key(...)} ({@link EraseKeyProcedure}).
  */
 public final class AutoCdcCatalog extends GenericInMemoryCatalog {
     /** The database of the procedures. */
@@ -22,7 +23,9 @@ public final class AutoCdcCatalog extends GenericInMemoryCatalog {
     private static final Map<String, Procedure> PROCEDURES =
             Map.of(
                     RunFlowProcedure.NAME, new RunFlowProcedure(),
-                    ValidateFlowProcedure.NAME, new ValidateFlowProcedure());
+                    ValidateFlowProcedure.NAME, new ValidateFlowProcedure(),
+                    BootstrapFlowProcedure.NAME, new BootstrapFlowProcedure(),
+                    EraseKeyProcedure.NAME, new EraseKeyProcedure());
 
     public AutoCdcCatalog(String name) {
         super(name, SYSTEM);

@@ -40,7 +40,7 @@ public final class RunFlowProcedure implements Procedure {
      * Adds the jar of these classes (the SQL functions' jar a session added) to the job's jars: the
      * session's environment does not list it, and the cluster needs the engine's classes.
      */
-    private static void shipThisJar(StreamExecutionEnvironment env) {
+    static void shipThisJar(StreamExecutionEnvironment env) {
         CodeSource source = RunFlowProcedure.class.getProtectionDomain().getCodeSource();
         if (source == null || !source.getLocation().getPath().endsWith(".jar")) {
             return; // the classes of a build, not a jar (tests in this module)

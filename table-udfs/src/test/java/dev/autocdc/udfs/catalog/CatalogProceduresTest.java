@@ -1,6 +1,7 @@
 package dev.autocdc.udfs.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
 import java.nio.file.Files;
@@ -82,6 +83,107 @@ class CatalogProceduresTest {
                     "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
                     "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
                     "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
+        }
+    }
+
+    /**
+     * bootstrap_flow reads a stored history into a savepoint; run_flow started from it (the
+     * session's {@code execution.state-recovery.path}) continues that history: an update closes a
+     * stored version and a late event lands before one.
+     */
+    @Test
+    void bootstrapAFlowFromAStoredHistoryAndRunItFromTheSavepoint() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("users_cdf", 1);
+            kafka.createTopic("users_history", 1);
+            Path stored = Files.createDirectories(dir.resolve("stored"));
+            Files.writeString(
+                    stored.resolve("part-0.json"),
+                    "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1}\n"
+                        + "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1}\n");
+            String flow =
+                    FLOW.formatted(kafka.bootstrapServers(), kafka.bootstrapServers())
+                            + "CREATE TABLE stored (userId INT, name STRING, city STRING,"
+                            + " __START_AT INT, __END_AT INT) WITH ('connector' = 'filesystem',"
+                            + " 'path' = '"
+                            + stored.toUri()
+                            + "', 'format' = 'json');\n";
+            Path file = dir.resolve("users.sql");
+            Files.writeString(file, flow);
+            Path savepoint = dir.resolve("bootstrap");
+            StreamTableEnvironment tEnv =
+                    StreamTableEnvironment.create(
+                            StreamExecutionEnvironment.getExecutionEnvironment());
+            tEnv.executeSql("CREATE CATALOG autocdc WITH ('type' = 'autocdc')");
+
+            List<String> loaded =
+                    rows(
+                            tEnv,
+                            "CALL autocdc.sys.bootstrap_flow('"
+                                    + file
+                                    + "', 'apply_cdc=stored', '"
+                                    + savepoint
+                                    + "')");
+            assertThat(loaded.get(0)).isEqualTo("flow apply_cdc: 2 keys, 2 rows of stored loaded");
+            assertThat(loaded.get(1))
+                    .startsWith("savepoint " + savepoint + " (max parallelism 128)");
+            assertThat(savepoint.resolve("_metadata")).exists();
+
+            produce(
+                    kafka,
+                    List.of(
+                            "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"operation\":\"UPDATE\",\"sequenceNum\":5}",
+                            "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Puebla\",\"operation\":\"INSERT\",\"sequenceNum\":0}"));
+            tEnv.getConfig().set("execution.state-recovery.path", savepoint.toUri().toString());
+            assertThat(rows(tEnv, "CALL autocdc.sys.run_flow('" + file + "')")).hasSize(1);
+            awaitRows(
+                    kafka,
+                    "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":null}",
+                    "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
+                    "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Puebla\",\"__START_AT\":0,\"__END_AT\":1}");
+        }
+    }
+
+    /**
+     * erase_key writes the key, typed as the flow's, into the flow's erasures table; a flow without
+     * one and a key of other columns are refused naming the fix.
+     */
+    @Test
+    void eraseAKeyThroughTheFlowsErasuresTable() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic("users_erasures", 1);
+            String servers = kafka.bootstrapServers();
+            String flow =
+                    "CREATE TABLE erasures (userId INT) WITH ('connector' = 'kafka', 'topic' ="
+                            + " 'users_erasures', 'properties.bootstrap.servers' = '"
+                            + servers
+                            + "', 'format' = 'json');\n"
+                            + "SET 'autocdc.apply_cdc.erasures-table' = 'erasures';\n"
+                            + FLOW.formatted(servers, servers);
+            Path file = dir.resolve("users.sql");
+            Files.writeString(file, flow);
+            StreamTableEnvironment tEnv =
+                    StreamTableEnvironment.create(
+                            StreamExecutionEnvironment.getExecutionEnvironment());
+            tEnv.executeSql("CREATE CATALOG autocdc WITH ('type' = 'autocdc')");
+            String call = "CALL autocdc.sys.erase_key('" + file + "', 'apply_cdc', ";
+
+            assertThat(rows(tEnv, call + "'{\"userId\": 123}')").get(0))
+                    .startsWith("erasure of {\"userId\": 123} written for flow apply_cdc (job ");
+            assertThat(rows(tEnv, call + "'124')").get(1))
+                    .endsWith("INSERT INTO `erasures` (`userId`) VALUES (CAST('124' AS INT))");
+            List<String> written = new ArrayList<>();
+            kafka.readAll("users_erasures").forEach(r -> written.add(r.value()));
+            assertThat(written).containsExactly("{\"userId\":123}", "{\"userId\":124}");
+
+            assertThatThrownBy(() -> rows(tEnv, call + "'{\"id\": 1}')"))
+                    .hasStackTraceContaining(
+                            "the key of flow apply_cdc is [userId]; {id=1} lacks userId");
+            Files.writeString(file, FLOW.formatted(servers, servers));
+            assertThatThrownBy(() -> rows(tEnv, call + "'123')"))
+                    .hasStackTraceContaining(
+                            "flow apply_cdc has no erasures table; declare one and name it before"
+                                    + " the flow: SET 'autocdc.apply_cdc.erasures-table' =");
         }
     }
 

@@ -1,0 +1,80 @@
+package dev.autocdc.udfs.catalog;
+
+import dev.autocdc.job.ops.BootstrapRun;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+
+/**
+ * {@code CALL autocdc.sys.bootstrap_flow('<flow text or file>', '<[FLOW=]TABLE>[; ...]',
+ * '<savepoint directory>'[, '<as-of SQL>'])}: {@code autocdc bootstrap} from the SQL client. It
+ * reads each stored history into its flow's state and writes a savepoint, in a batch job on the
+ * session's cluster and with its settings, and returns what it loaded and how to start the flows
+ * from it, a row per line. The savepoint directory must be one the cluster and the client both
+ * reach (it is read back to check every key was written).
+ */
+public final class BootstrapFlowProcedure implements Procedure {
+    public static final String NAME = "bootstrap_flow";
+
+    public String[] call(ProcedureContext context, String flow, String from, String savepoint)
+            throws Exception {
+        return call(context, flow, from, savepoint, null);
+    }
+
+    public String[] call(
+            ProcedureContext context, String flow, String from, String savepoint, String asOf)
+            throws Exception {
+        StreamExecutionEnvironment planning = context.getExecutionEnvironment();
+        Configuration session = Configuration.fromMap(planning.getConfiguration().toMap());
+        ClassLoader classes = Thread.currentThread().getContextClassLoader();
+        List<String> tables = new ArrayList<>();
+        for (String f : from.split(";")) {
+            if (!f.isBlank()) {
+                tables.add(f.strip());
+            }
+        }
+        return BootstrapRun.run(
+                        new Environments(planning, session, classes),
+                        FlowText.script(flow),
+                        tables,
+                        asOf,
+                        savepoint,
+                        null,
+                        "SET 'execution.state-recovery.path' = '"
+                                + savepoint
+                                + "'; CALL autocdc.sys.run_flow(...)")
+                .toArray(String[]::new);
+    }
+
+    /**
+     * The session's environment to plan in, then a new one with its settings (its cluster, its jars
+     * and this jar) for the batch job that writes the savepoint, so that the session's own stays in
+     * streaming mode.
+     */
+    private static final class Environments implements Supplier<StreamExecutionEnvironment> {
+        private StreamExecutionEnvironment next;
+        private final Configuration session;
+        private final ClassLoader classes;
+
+        Environments(StreamExecutionEnvironment planning, Configuration session, ClassLoader c) {
+            this.next = planning;
+            this.session = session;
+            this.classes = c;
+        }
+
+        @Override
+        public StreamExecutionEnvironment get() {
+            StreamExecutionEnvironment env = next;
+            if (env == null) {
+                env = new StreamExecutionEnvironment(new Configuration(session), classes);
+                RunFlowProcedure.shipThisJar(env);
+            }
+            next = null;
+            return env;
+        }
+    }
+}
