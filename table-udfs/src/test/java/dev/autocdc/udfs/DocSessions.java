@@ -16,6 +16,11 @@ final class DocSessions {
     private DocSessions() {}
 
     static List<String> statements(Path markdown, String session) throws IOException {
+        return split(block(markdown, session));
+    }
+
+    /** The text of the {@code ```sql} block after the marker, as written (a flow file, say). */
+    static String block(Path markdown, String session) throws IOException {
         String text = Files.readString(markdown);
         String marker = "<!-- session: " + session + " -->";
         int at = text.indexOf(marker);
@@ -24,7 +29,7 @@ final class DocSessions {
         }
         int start = text.indexOf("```sql\n", at);
         int end = text.indexOf("\n```", start + 7);
-        return split(text.substring(start + 7, end));
+        return text.substring(start + 7, end + 1);
     }
 
     /** A statement with its layout removed, to compare statements written on different lines. */

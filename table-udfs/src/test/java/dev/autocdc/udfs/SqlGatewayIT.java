@@ -158,93 +158,156 @@ class SqlGatewayIT {
     }
 
     /**
-     * A flow started by {@code CALL autocdc.sys.run_flow} in a gateway session: its job runs on the
-     * session's cluster, from the jar the session added, and its target follows the events written
-     * after it started, until it equals the reference's history.
+     * The walkthrough of docs/sql-functions.md ("a flow from the SQL client") in a gateway session
+     * opened with the SQL client's init file: the flow file and the CALLs as the page gives them,
+     * the job on the session's cluster from the jar the init file adds. The target is checked while
+     * the events flow, after the inserts and after the rest, against the reference's tables; then
+     * {@code erase_key} removes a key's row from the running flow's target.
      */
     @Test
-    void aFlowStartedByCallRunsOnTheSessionsCluster() throws Exception {
-        kafka.createTopic("call_users_cdf", 2);
-        kafka.createTopic("call_users_history", 1);
+    void aFlowStartedByCallFromTheInitFilesSessionFollowsTheEvents() throws Exception {
+        kafka.createTopic("users_cdf", 2);
+        kafka.createTopic("users_erasures", 1);
+        kafka.createTopic("users_history", 1);
+        Path docs = REPO.resolve("docs/sql-functions.md");
         Path flow = Files.createTempDirectory("autocdc-call").resolve("users.sql");
         Files.writeString(
                 flow,
-                """
-                CREATE TABLE users_cdf (userId INT, name STRING, city STRING, operation STRING, sequenceNum INT)
-                WITH ('connector' = 'kafka', 'topic' = 'call_users_cdf', 'properties.bootstrap.servers' = '%s',
-                      'properties.group.id' = 'call', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
-                CREATE OR REFRESH STREAMING TABLE users_history
-                WITH ('connector' = 'upsert-kafka', 'topic' = 'call_users_history',
-                      'properties.bootstrap.servers' = '%s', 'key.format' = 'json', 'value.format' = 'json');
-                CREATE FLOW apply_cdc AS AUTO CDC INTO users_history FROM STREAM(users_cdf) KEYS (userId)
-                APPLY AS DELETE WHEN operation = 'DELETE' SEQUENCE BY sequenceNum
-                COLUMNS * EXCEPT (operation, sequenceNum) STORED AS SCD TYPE 2;
-                """
-                        .formatted(kafka.bootstrapServers(), kafka.bootstrapServers()));
+                DocSessions.block(docs, "call-flow")
+                        .replace("localhost:9092", kafka.bootstrapServers()));
         String session = post("/sessions", Map.of()).get("sessionHandle").asText();
-        JsonNode called = null;
-        for (String statement :
-                List.of(
-                        "ADD JAR '" + JAR + "'",
-                        "CREATE CATALOG autocdc WITH ('type' = 'autocdc')",
-                        "CALL autocdc.sys.run_flow('" + flow + "')")) {
+        List<String> statements = new ArrayList<>();
+        // sql-client.sh -i: the init file's statements first, its jar path made absolute
+        for (String s :
+                DocSessions.split(Files.readString(REPO.resolve("deploy/sql-client-init.sql")))) {
+            statements.add(
+                    s.replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR));
+        }
+        List<String> calls = new ArrayList<>();
+        for (String s : DocSessions.statements(docs, "call")) {
+            calls.add(s.replace("/flows/users.sql", flow.toString()));
+        }
+        List<JsonNode> answers = execute(session, statements);
+        assertThat(answers).hasSize(statements.size());
+        List<JsonNode> called = execute(session, calls);
+        assertThat(called.get(0).path("results").path("data").toString())
+                .contains("flow users: AUTO CDC INTO users_history FROM users_cdf STORED AS SCD2");
+        String job = firstField(called.get(1));
+        assertThat(job).as(called.get(1).toString()).matches("[0-9a-f]{32}");
+        try {
+            List<String> events = new ArrayList<>();
+            for (String line : Files.readAllLines(REPO.resolve("examples/users_cdf.json"))) {
+                if (!line.isBlank()) {
+                    events.add(line);
+                }
+            }
+            produce("users_cdf", events.subList(0, 4));
+            awaitTable(
+                    "users_history",
+                    history(123, "Isabel", "Monterrey", 1, null),
+                    history(124, "Raul", "Oaxaca", 1, null),
+                    history(125, "Mercedes", "Tijuana", 2, null),
+                    history(126, "Lily", "Cancun", 2, null));
+            produce("users_cdf", events.subList(4, events.size()));
+            List<String> reference =
+                    List.of(
+                            history(123, "Isabel", "Monterrey", 1, 5),
+                            history(123, "Isabel", "Chihuahua", 5, 6),
+                            history(124, "Raul", "Oaxaca", 1, null),
+                            history(125, "Mercedes", "Tijuana", 2, 5),
+                            history(125, "Mercedes", "Mexicali", 5, 6),
+                            history(125, "Mercedes", "Guadalajara", 6, null),
+                            history(126, "Lily", "Cancun", 2, null));
+            awaitTable("users_history", reference.toArray(String[]::new));
+            List<String> erase = new ArrayList<>();
+            for (String s : DocSessions.statements(docs, "call-erase")) {
+                erase.add(s.replace("/flows/users.sql", flow.toString()));
+            }
+            assertThat(firstField(execute(session, erase).get(0)))
+                    .startsWith("erasure of 124 written for flow users");
+            List<String> withoutRaul = new ArrayList<>(reference);
+            withoutRaul.remove(history(124, "Raul", "Oaxaca", 1, null));
+            awaitTable("users_history", withoutRaul.toArray(String[]::new));
+        } finally {
+            cluster.cancelJob(JobID.fromHexString(job));
+        }
+    }
+
+    /** Posts the statements in order; returns each one's first result page. */
+    private static List<JsonNode> execute(String session, List<String> statements)
+            throws Exception {
+        List<JsonNode> pages = new ArrayList<>();
+        for (String statement : statements) {
             String operation =
                     post("/sessions/" + session + "/statements", Map.of("statement", statement))
                             .get("operationHandle")
                             .asText();
-            called =
+            JsonNode page =
                     fetchUntilReady(
                             "/sessions/"
                                     + session
                                     + "/operations/"
                                     + operation
                                     + "/result/0?rowFormat=JSON");
+            assertThat(page.path("resultType").asText())
+                    .as(statement + ": " + page)
+                    .isNotEqualTo("NOT_READY");
+            pages.add(page);
         }
-        String job = called.path("results").path("data").path(0).path("fields").path(0).asText();
-        assertThat(job).as(called.toString()).matches("[0-9a-f]{32}");
-        try {
-            // the events come once the job runs
-            try (KafkaProducer<String, String> producer =
-                    new KafkaProducer<>(
-                            Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                            new StringSerializer(),
-                            new StringSerializer())) {
-                for (String line : Files.readAllLines(REPO.resolve("examples/users_cdf.json"))) {
-                    if (!line.isBlank()) {
-                        producer.send(new ProducerRecord<>("call_users_cdf", line)).get();
-                    }
+        return pages;
+    }
+
+    private static String firstField(JsonNode page) {
+        return page.path("results").path("data").path(0).path("fields").path(0).asText();
+    }
+
+    /** A row of the users history as the upsert-kafka sink writes it. */
+    private static String history(int id, String name, String city, int start, Integer end) {
+        return "{\"userId\":"
+                + id
+                + ",\"name\":\""
+                + name
+                + "\",\"city\":\""
+                + city
+                + "\",\"__START_AT\":"
+                + start
+                + ",\"__END_AT\":"
+                + end
+                + "}";
+    }
+
+    private static void produce(String topic, List<String> values) throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (String v : values) {
+                producer.send(new ProducerRecord<>(topic, v)).get();
+            }
+        }
+    }
+
+    /** Waits until the upsert topic's table holds exactly {@code expected}; fails at a deadline. */
+    private static void awaitTable(String topic, String... expected) throws Exception {
+        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        List<String> rows = List.of();
+        while (System.currentTimeMillis() < deadline) {
+            Map<String, String> table = new TreeMap<>();
+            for (ConsumerRecord<String, String> r : kafka.readAll(topic)) {
+                if (r.value() == null) {
+                    table.remove(r.key());
+                } else {
+                    table.put(r.key(), r.value());
                 }
             }
-            List<String> expected =
-                    List.of(
-                            "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"__START_AT\":5,\"__END_AT\":6}",
-                            "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Monterrey\",\"__START_AT\":1,\"__END_AT\":5}",
-                            "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Oaxaca\",\"__START_AT\":1,\"__END_AT\":null}",
-                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Guadalajara\",\"__START_AT\":6,\"__END_AT\":null}",
-                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Mexicali\",\"__START_AT\":5,\"__END_AT\":6}",
-                            "{\"userId\":125,\"name\":\"Mercedes\",\"city\":\"Tijuana\",\"__START_AT\":2,\"__END_AT\":5}",
-                            "{\"userId\":126,\"name\":\"Lily\",\"city\":\"Cancun\",\"__START_AT\":2,\"__END_AT\":null}");
-            long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
-            List<String> rows = List.of();
-            while (System.currentTimeMillis() < deadline) {
-                Map<String, String> table = new TreeMap<>();
-                for (ConsumerRecord<String, String> r : kafka.readAll("call_users_history")) {
-                    if (r.value() == null) {
-                        table.remove(r.key());
-                    } else {
-                        table.put(r.key(), r.value());
-                    }
-                }
-                rows = new ArrayList<>(table.values());
-                if (rows.size() == expected.size() && rows.containsAll(expected)) {
-                    break;
-                }
-                Thread.sleep(500);
+            rows = new ArrayList<>(table.values());
+            if (rows.size() == expected.length && rows.containsAll(List.of(expected))) {
+                return;
             }
-            assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
-        } finally {
-            cluster.cancelJob(JobID.fromHexString(job));
+            Thread.sleep(500);
         }
+        assertThat(rows).containsExactlyInAnyOrder(expected);
     }
 
     /** The first page that is not NOT_READY; fails on an error the gateway reports. */

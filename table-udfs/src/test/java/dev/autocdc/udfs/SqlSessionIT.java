@@ -181,7 +181,9 @@ class SqlSessionIT {
         try (CloseableIterator<Row> it = t.executeSql("SHOW PROCEDURES IN autocdc.sys").collect()) {
             it.forEachRemaining(r -> procedures.add(String.valueOf(r.getField(0))));
         }
-        assertThat(procedures).containsExactlyInAnyOrder("run_flow", "validate_flow");
+        assertThat(procedures)
+                .containsExactlyInAnyOrder(
+                        "run_flow", "validate_flow", "bootstrap_flow", "erase_key");
     }
 
     /**
