@@ -74,7 +74,12 @@ final class LetterTables {
         RowType t = (RowType) FlowJob.LETTER_TABLE.getLogicalType();
         List<String> columns = new ArrayList<>();
         for (int i = 0; i < t.getFieldCount(); i++) {
-            columns.add(t.getFieldNames().get(i) + " " + t.getTypeAt(i).asSummaryString());
+            // quoted: partition, offset and raw are reserved words, and the text is meant to be
+            // copied into a CREATE TABLE
+            columns.add(
+                    FlowPlanner.quote(t.getFieldNames().get(i))
+                            + " "
+                            + t.getTypeAt(i).asSummaryString());
         }
         return String.join(", ", columns)
                 .replace("VARCHAR(2147483647)", "STRING")

@@ -611,8 +611,24 @@ class FlowPlannerTest {
                                                                 + script)))
                 .hasMessageContaining(
                         "autocdc.f.late-events-table names bad_letters, whose columns are [flow,"
-                                + " reason]; a letter table has the columns flow STRING, source"
-                                + " STRING, reason STRING, message STRING, payload STRING, topic"
-                                + " STRING, partition INT, offset BIGINT, raw BYTES");
+                                + " reason]; a letter table has the columns "
+                                + LETTER_COLUMNS);
+        // the columns as the message gives them declare a letter table (reserved words quoted)
+        environment();
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE copied ("
+                        + LETTER_COLUMNS
+                        + ") WITH ('connector' = 'blackhole')");
+        assertThat(
+                        new FlowPlanner(tEnv)
+                                .plan(
+                                        FlowScript.parse(
+                                                "SET 'autocdc.f.late-events-table' = 'copied';\n"
+                                                        + script)))
+                .hasSize(1);
     }
+
+    private static final String LETTER_COLUMNS =
+            "`flow` STRING, `source` STRING, `reason` STRING, `message` STRING, `payload` STRING,"
+                    + " `topic` STRING, `partition` INT, `offset` BIGINT, `raw` BYTES";
 }
