@@ -1,23 +1,19 @@
 package dev.autocdc.udfs;
 
 import java.io.Serializable;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.flink.types.ColumnList;
 
 /**
- * The scalar arguments of an {@code AUTO_CDC} call as given (null: not given), read the same way
- * where the call is planned (its literals) and where it runs ({@code eval}'s parameters). Columns
- * are named by {@code DESCRIPTOR(...)} arguments, as Flink's own process table functions take them;
- * {@code stored_as} and {@code apply_as_deletes} are text, {@code ignore_null_updates} a BOOLEAN.
+ * The scalar arguments of an {@code AUTO_CDC} call as given (null: not given), read from its
+ * literals where the call is planned: for its output type and for the instance that runs it.
+ * Columns are named by {@code DESCRIPTOR(...)} arguments, as Flink's own process table functions
+ * take them; {@code stored_as} and {@code apply_as_deletes} are text, {@code ignore_null_updates} a
+ * BOOLEAN.
  */
 final class AutoCdcArguments implements Serializable {
     private static final long serialVersionUID = 1L;
-
-    /** Each scalar argument's name and the class its value is read as. */
-    static final Map<String, Class<?>> TYPES = types();
 
     List<String> sequenceBy;
     String storedAs;
@@ -31,23 +27,6 @@ final class AutoCdcArguments implements Serializable {
     List<String> trackHistoryColumnList;
     List<String> trackHistoryExceptColumnList;
     String columnsToUpdate;
-
-    private static Map<String, Class<?>> types() {
-        Map<String, Class<?>> t = new LinkedHashMap<>();
-        t.put("sequence_by", ColumnList.class);
-        t.put("stored_as", String.class);
-        t.put("system_sequence_by", ColumnList.class);
-        t.put("apply_as_deletes", String.class);
-        t.put("column_list", ColumnList.class);
-        t.put("except_column_list", ColumnList.class);
-        t.put("ignore_null_updates", Boolean.class);
-        t.put("ignore_null_updates_column_list", ColumnList.class);
-        t.put("ignore_null_updates_except_column_list", ColumnList.class);
-        t.put("track_history_column_list", ColumnList.class);
-        t.put("track_history_except_column_list", ColumnList.class);
-        t.put("columns_to_update", ColumnList.class);
-        return t;
-    }
 
     /**
      * Reads the arguments through {@code value} (an argument's name and class to its value, null

@@ -3,6 +3,7 @@ package dev.autocdc.udfs;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.AutoCdcProcessor;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
+import dev.autocdc.operators.flink.runtime.JsonRows;
 import dev.autocdc.operators.flink.spec.OutputMode;
 import java.util.List;
 import java.util.Optional;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *   input => TABLE users_cdc PARTITION BY userId,       -- the KEYS
  *   sequence_by => DESCRIPTOR(sequenceNum),
  *   stored_as => 'SCD TYPE 2',                          -- 'SCD TYPE 1' (default), 'SCD TYPE 2', 'BITEMPORAL'
- *   apply_as_deletes => 'operation = ''DELETE''',       -- a condition ({@link DeleteCondition})
+ *   apply_as_deletes => 'operation = ''DELETE''',       -- a condition ({@link DeleteExpression})
  *   except_column_list => DESCRIPTOR(operation, sequenceNum),
  *   uid => 'users-scd2')
  * }</pre>
@@ -97,6 +98,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
     private transient AutoCdcPlan plan;
     private transient AutoCdcProcessor processor;
     private transient ViewStates states;
+    private transient RowType inputType;
     private transient DataStructureConverter<Object, Object> inputConverter;
     private transient Collector<RowData> output;
     private transient long deadLetters;
@@ -163,7 +165,14 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
             } catch (IllegalArgumentException e) {
                 deadLetter(
                         processor.refuse(
-                                plan.engineInput(in, null), DeadLetter.BAD_CAST, e.getMessage()));
+                                new DeadLetter(
+                                        plan.spec().flow().name(),
+                                        DeadLetter.BAD_CAST,
+                                        e.getMessage(),
+                                        JsonRows.object(
+                                                inputType.getFieldNames(),
+                                                inputType.getChildren(),
+                                                fields(input)))));
                 return;
             }
         }
@@ -204,6 +213,7 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                         input.partitionByColumns(),
                         arguments,
                         mode);
+        inputType = (RowType) input.dataType().getLogicalType();
         inputConverter = DataStructureConverters.getConverter(input.dataType());
         inputConverter.open(classLoader);
         states = new ViewStates(metrics, plan.stateLayout(), plan.earlierLayouts());
@@ -219,6 +229,14 @@ public class AutoCdcTableFunction extends ProcessTableFunction<RowData>
                     @Override
                     public void close() {}
                 };
+    }
+
+    private static Object[] fields(Row row) {
+        Object[] values = new Object[row.getArity()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = row.getField(i);
+        }
+        return values;
     }
 
     /**

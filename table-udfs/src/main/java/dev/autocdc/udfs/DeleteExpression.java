@@ -2,6 +2,7 @@ package dev.autocdc.udfs;
 
 import java.io.Serializable;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.util.List;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
@@ -78,7 +79,12 @@ final class DeleteExpression implements Serializable {
 
     /** Readies the compiled condition in a running function. */
     void open(FunctionContext context) {
-        handle = evaluator.open(context);
+        // one handle taking every column in an array, so that a row costs no adapter
+        handle =
+                evaluator
+                        .open(context)
+                        .asSpreader(Object[].class, input.getFieldCount())
+                        .asType(MethodType.methodType(Object.class, Object[].class));
         getters = new RowData.FieldGetter[input.getFieldCount()];
         for (int i = 0; i < getters.length; i++) {
             getters[i] = RowData.createFieldGetter(input.getTypeAt(i), i);
@@ -97,7 +103,7 @@ final class DeleteExpression implements Serializable {
             values[i] = getters[i].getFieldOrNull(row);
         }
         try {
-            return Boolean.TRUE.equals(handle.invokeWithArguments(values));
+            return Boolean.TRUE.equals((Object) handle.invokeExact(values));
         } catch (Throwable t) {
             ExceptionUtils.rethrowIfFatalError(t);
             throw new IllegalArgumentException(

@@ -69,6 +69,17 @@ class AutoCdcMatchesTheJobTest {
                     b -> b.sequenceColumns("seq").ignoreNullUpdates().trackHistoryOn(List.of("v1")),
                     new int[] {3, 1, 0, 2, 4});
 
+    /** RICH's shape with IGNORE NULL UPDATES ON (v2) alone, as a DESCRIPTOR list. */
+    private static final Shape RICH_IGNORE_ON =
+            new Shape(
+                    RICH.columns,
+                    2,
+                    "k1, k2",
+                    "except_column_list => DESCRIPTOR(is_delete),"
+                            + " ignore_null_updates_column_list => DESCRIPTOR(v2)",
+                    b -> b.sequenceColumns("seq").ignoreNullUpdatesOn(List.of("v2")),
+                    RICH.outputOrder);
+
     @Test
     void scdType1OnHeap() throws Exception {
         compare(SIMPLE, TargetType.SCD1, "hashmap", 11);
@@ -87,6 +98,11 @@ class AutoCdcMatchesTheJobTest {
     @Test
     void compositeKeysInAnotherOrderWithTheFlowOptionsOnRocksDb() throws Exception {
         compare(RICH, TargetType.SCD2, "rocksdb", 14);
+    }
+
+    @Test
+    void ignoreNullUpdatesOnAColumnListOnHeap() throws Exception {
+        compare(RICH_IGNORE_ON, TargetType.SCD1, "hashmap", 15);
     }
 
     private void compare(Shape shape, TargetType type, String backend, long seed) throws Exception {

@@ -3,11 +3,6 @@ package dev.autocdc.udfs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -16,15 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.flink.table.gateway.SqlGateway;
-import org.apache.flink.table.gateway.service.context.DefaultContext;
-import org.apache.flink.table.gateway.service.session.SessionManager;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,66 +23,32 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The employees session of docs/sql-functions.md driven through the Flink SQL Gateway's REST API,
- * as the SQL client in gateway mode drives it: a session cluster (a MiniCluster with its REST
- * endpoint), a gateway submitting to it, and the statements posted one by one. The functions reach
- * the cluster only through the jar the session adds. Each SELECT's result pages are fetched until
- * the materialized answer equals the reference's.
+ * The sessions of docs/sql-functions.md driven through the Flink SQL Gateway's REST API, as the SQL
+ * client in gateway mode drives it ({@link Gateway}): statements posted one by one to a session
+ * whose jobs run on a session cluster, the functions and the engine reaching the cluster only
+ * through the jar the session adds. The employees session: each SELECT's result pages are fetched
+ * until the materialized answer equals the reference's. The {@code autocdc} catalog's walkthrough:
+ * a session opened with the init file, then the page's flow file and CALLs.
  */
 class SqlGatewayIT {
-    private static final long DEADLINE_MILLIS = 120_000;
     private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
     private static final String JAR = System.getProperty("autocdc.udfs.jar");
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static EmbeddedKafka kafka;
-    private static MiniCluster cluster;
-    private static SqlGateway gateway;
-    private static String base;
+    private static Gateway gateway;
 
     @BeforeAll
     static void start() throws Exception {
         kafka = EmbeddedKafka.start();
         kafka.createTopic("employees_cdf", 1);
         kafka.createTopic("employees_bitemporal", 1);
-
-        Configuration clusterConf = new Configuration();
-        clusterConf.setString("rest.bind-port", "0");
-        cluster =
-                new MiniCluster(
-                        new MiniClusterConfiguration.Builder()
-                                .setConfiguration(clusterConf)
-                                .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(8)
-                                .build());
-        cluster.start();
-        URI rest = cluster.getRestAddress().get();
-
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        Configuration conf = new Configuration();
-        conf.setString("execution.target", "remote");
-        conf.setString("rest.address", rest.getHost());
-        conf.setString("rest.port", String.valueOf(rest.getPort()));
-        conf.setString("parallelism.default", "1");
-        conf.setString("sql-gateway.endpoint.type", "rest");
-        conf.setString("sql-gateway.endpoint.rest.address", "localhost");
-        conf.setString("sql-gateway.endpoint.rest.port", String.valueOf(port));
-        gateway = new SqlGateway(conf, SessionManager.create(new DefaultContext(conf, List.of())));
-        gateway.start();
-        base = "http://localhost:" + port + "/v1";
+        gateway = Gateway.start(); // one per JVM: the gateway's scheduler is a named singleton
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (gateway != null) {
-            gateway.stop();
-        }
-        if (cluster != null) {
-            cluster.close();
+            gateway.close();
         }
         if (kafka != null) {
             kafka.close();
@@ -105,7 +58,7 @@ class SqlGatewayIT {
     @Test
     void theEmployeesSessionThroughTheGateway() throws Exception {
         List<List<String>> answers = SqlSessionIT.EMPLOYEES_ANSWERS;
-        String session = post("/sessions", Map.of()).get("sessionHandle").asText();
+        String session = gateway.openSession();
         List<String> jobs = new ArrayList<>();
         int answer = 0;
         try {
@@ -114,36 +67,15 @@ class SqlGatewayIT {
                 String statement =
                         raw.replace("/path/to/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR)
                                 .replace("localhost:9092", kafka.bootstrapServers());
-                String operation =
-                        post("/sessions/" + session + "/statements", Map.of("statement", statement))
-                                .get("operationHandle")
-                                .asText();
-                String results =
-                        "/sessions/"
-                                + session
-                                + "/operations/"
-                                + operation
-                                + "/result/0?rowFormat=JSON";
+                String results = gateway.submit(session, statement);
                 if (statement.toUpperCase().startsWith("SELECT")) {
                     List<String> expected = answers.get(answer++);
                     assertThat(settle(results, expected))
                             .as(statement)
                             .containsExactlyInAnyOrderElementsOf(expected);
-                    // closing the operation cancels the query's job, as leaving the SQL client's
-                    // result view does
-                    send(
-                            HttpRequest.newBuilder(
-                                            URI.create(
-                                                    base
-                                                            + "/sessions/"
-                                                            + session
-                                                            + "/operations/"
-                                                            + operation
-                                                            + "/close"))
-                                    .DELETE()
-                                    .build());
+                    gateway.close(results);
                 } else {
-                    JsonNode first = fetchUntilReady(results);
+                    JsonNode first = gateway.fetchUntilReady(results);
                     if (first.hasNonNull("jobID")) {
                         jobs.add(first.get("jobID").asText());
                     }
@@ -152,174 +84,8 @@ class SqlGatewayIT {
             assertThat(answer).isEqualTo(answers.size());
         } finally {
             for (String job : jobs) {
-                cluster.cancelJob(JobID.fromHexString(job));
+                gateway.cancel(job);
             }
-        }
-    }
-
-    /**
-     * The walkthrough of docs/sql-functions.md ("a flow from the SQL client") in a gateway session
-     * opened with the SQL client's init file: the flow file and the CALLs as the page gives them,
-     * the job on the session's cluster from the jar the init file adds. The target is checked while
-     * the events flow, after the inserts and after the rest, against the reference's tables; then
-     * {@code erase_key} removes a key's row from the running flow's target.
-     */
-    @Test
-    void aFlowStartedByCallFromTheInitFilesSessionFollowsTheEvents() throws Exception {
-        kafka.createTopic("users_cdf", 2);
-        kafka.createTopic("users_erasures", 1);
-        kafka.createTopic("users_history", 1);
-        Path docs = REPO.resolve("docs/sql-functions.md");
-        Path flow = Files.createTempDirectory("autocdc-call").resolve("users.sql");
-        Files.writeString(
-                flow,
-                DocSessions.block(docs, "call-flow")
-                        .replace("localhost:9092", kafka.bootstrapServers()));
-        String session = post("/sessions", Map.of()).get("sessionHandle").asText();
-        List<String> statements = new ArrayList<>();
-        // sql-client.sh -i: the init file's statements first, its jar path made absolute
-        for (String s :
-                DocSessions.split(Files.readString(REPO.resolve("deploy/sql-client-init.sql")))) {
-            statements.add(
-                    s.replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR));
-        }
-        List<String> calls = new ArrayList<>();
-        for (String s : DocSessions.statements(docs, "call")) {
-            calls.add(s.replace("/flows/users.sql", flow.toString()));
-        }
-        List<JsonNode> answers = execute(session, statements);
-        assertThat(answers).hasSize(statements.size());
-        List<JsonNode> called = execute(session, calls);
-        assertThat(called.get(0).path("results").path("data").toString())
-                .contains("flow users: AUTO CDC INTO users_history FROM users_cdf STORED AS SCD2");
-        String job = firstField(called.get(1));
-        assertThat(job).as(called.get(1).toString()).matches("[0-9a-f]{32}");
-        try {
-            List<String> events = new ArrayList<>();
-            for (String line : Files.readAllLines(REPO.resolve("examples/users_cdf.json"))) {
-                if (!line.isBlank()) {
-                    events.add(line);
-                }
-            }
-            produce("users_cdf", events.subList(0, 4));
-            awaitTable(
-                    "users_history",
-                    history(123, "Isabel", "Monterrey", 1, null),
-                    history(124, "Raul", "Oaxaca", 1, null),
-                    history(125, "Mercedes", "Tijuana", 2, null),
-                    history(126, "Lily", "Cancun", 2, null));
-            produce("users_cdf", events.subList(4, events.size()));
-            List<String> reference =
-                    List.of(
-                            history(123, "Isabel", "Monterrey", 1, 5),
-                            history(123, "Isabel", "Chihuahua", 5, 6),
-                            history(124, "Raul", "Oaxaca", 1, null),
-                            history(125, "Mercedes", "Tijuana", 2, 5),
-                            history(125, "Mercedes", "Mexicali", 5, 6),
-                            history(125, "Mercedes", "Guadalajara", 6, null),
-                            history(126, "Lily", "Cancun", 2, null));
-            awaitTable("users_history", reference.toArray(String[]::new));
-            List<String> erase = new ArrayList<>();
-            for (String s : DocSessions.statements(docs, "call-erase")) {
-                erase.add(s.replace("/flows/users.sql", flow.toString()));
-            }
-            assertThat(firstField(execute(session, erase).get(0)))
-                    .startsWith("erasure of 124 written for flow users");
-            List<String> withoutRaul = new ArrayList<>(reference);
-            withoutRaul.remove(history(124, "Raul", "Oaxaca", 1, null));
-            awaitTable("users_history", withoutRaul.toArray(String[]::new));
-        } finally {
-            cluster.cancelJob(JobID.fromHexString(job));
-        }
-    }
-
-    /** Posts the statements in order; returns each one's first result page. */
-    private static List<JsonNode> execute(String session, List<String> statements)
-            throws Exception {
-        List<JsonNode> pages = new ArrayList<>();
-        for (String statement : statements) {
-            String operation =
-                    post("/sessions/" + session + "/statements", Map.of("statement", statement))
-                            .get("operationHandle")
-                            .asText();
-            JsonNode page =
-                    fetchUntilReady(
-                            "/sessions/"
-                                    + session
-                                    + "/operations/"
-                                    + operation
-                                    + "/result/0?rowFormat=JSON");
-            assertThat(page.path("resultType").asText())
-                    .as(statement + ": " + page)
-                    .isNotEqualTo("NOT_READY");
-            pages.add(page);
-        }
-        return pages;
-    }
-
-    private static String firstField(JsonNode page) {
-        return page.path("results").path("data").path(0).path("fields").path(0).asText();
-    }
-
-    /** A row of the users history as the upsert-kafka sink writes it. */
-    private static String history(int id, String name, String city, int start, Integer end) {
-        return "{\"userId\":"
-                + id
-                + ",\"name\":\""
-                + name
-                + "\",\"city\":\""
-                + city
-                + "\",\"__START_AT\":"
-                + start
-                + ",\"__END_AT\":"
-                + end
-                + "}";
-    }
-
-    private static void produce(String topic, List<String> values) throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (String v : values) {
-                producer.send(new ProducerRecord<>(topic, v)).get();
-            }
-        }
-    }
-
-    /** Waits until the upsert topic's table holds exactly {@code expected}; fails at a deadline. */
-    private static void awaitTable(String topic, String... expected) throws Exception {
-        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
-        List<String> rows = List.of();
-        while (System.currentTimeMillis() < deadline) {
-            Map<String, String> table = new TreeMap<>();
-            for (ConsumerRecord<String, String> r : kafka.readAll(topic)) {
-                if (r.value() == null) {
-                    table.remove(r.key());
-                } else {
-                    table.put(r.key(), r.value());
-                }
-            }
-            rows = new ArrayList<>(table.values());
-            if (rows.size() == expected.length && rows.containsAll(List.of(expected))) {
-                return;
-            }
-            Thread.sleep(500);
-        }
-        assertThat(rows).containsExactlyInAnyOrder(expected);
-    }
-
-    /** The first page that is not NOT_READY; fails on an error the gateway reports. */
-    private static JsonNode fetchUntilReady(String uri) throws Exception {
-        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
-        while (true) {
-            JsonNode page = get(uri);
-            if (!"NOT_READY".equals(page.path("resultType").asText())
-                    || System.currentTimeMillis() > deadline) {
-                return page;
-            }
-            Thread.sleep(100);
         }
     }
 
@@ -331,12 +97,12 @@ class SqlGatewayIT {
         List<String> sorted = new ArrayList<>(expected);
         Collections.sort(sorted);
         Changelog changelog = Changelog.empty();
-        long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
+        long deadline = System.currentTimeMillis() + Gateway.DEADLINE_MILLIS;
         String next = uri;
         List<String> now = List.of();
         long settledAt = 0;
         while (next != null && System.currentTimeMillis() < deadline) {
-            JsonNode page = get(next);
+            JsonNode page = gateway.get(next);
             for (JsonNode row : page.path("results").path("data")) {
                 JsonNode fields = row.get("fields");
                 Object[] values = new Object[fields.size()];
@@ -378,31 +144,174 @@ class SqlGatewayIT {
                 : json;
     }
 
-    private static JsonNode post(String path, Map<String, String> body) throws Exception {
-        HttpRequest request =
-                HttpRequest.newBuilder(URI.create(base + path))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                        .build();
-        return send(request);
+    /**
+     * bootstrap_flow from a gateway session: its batch job runs on the session's cluster (the
+     * cluster lists it), from a stored history in JSON files, and writes the savepoint.
+     */
+    @Test
+    void bootstrapFlowRunsItsJobOnTheSessionsCluster() throws Exception {
+        Path dir = Files.createTempDirectory("autocdc-bootstrap");
+        Path stored = Files.createDirectories(dir.resolve("stored"));
+        Files.writeString(
+                stored.resolve("part-0.json"),
+                history(123, "Isabel", "Monterrey", 1, null)
+                        + "\n"
+                        + history(124, "Raul", "Oaxaca", 1, null)
+                        + "\n");
+        Path flow = dir.resolve("users.sql");
+        Files.writeString(
+                flow,
+                DocSessions.block(REPO.resolve("docs/sql-functions.md"), "call-flow")
+                                .replace("localhost:9092", kafka.bootstrapServers())
+                        + "CREATE TABLE stored (userId INT, name STRING, city STRING, __START_AT"
+                        + " INT, __END_AT INT) WITH ('connector' = 'filesystem', 'path' = '"
+                        + stored.toUri()
+                        + "', 'format' = 'json');\n");
+        String session = gateway.openSession();
+        gateway.execute(session, initFile());
+        List<JsonNode> pages =
+                gateway.execute(
+                        session,
+                        List.of(
+                                "CALL autocdc.sys.bootstrap_flow('"
+                                        + flow
+                                        + "', 'users=stored', '"
+                                        + dir.resolve("savepoint")
+                                        + "')"));
+        assertThat(Gateway.firstField(pages.get(0)))
+                .as(pages.get(0).toString())
+                .isEqualTo("flow users: 2 keys, 2 rows of stored loaded");
+        assertThat(dir.resolve("savepoint/_metadata")).exists();
+        assertThat(gateway.jobNames()).contains("autocdc bootstrap");
     }
 
-    private static JsonNode get(String path) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
-    }
-
-    private static JsonNode send(HttpRequest request) throws Exception {
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() >= 300) {
-            throw new AssertionError(
-                    request.method()
-                            + " "
-                            + request.uri()
-                            + " -> "
-                            + response.statusCode()
-                            + ": "
-                            + response.body());
+    /** The init file's statements, as sql-client.sh -i runs them, its jar path made absolute. */
+    private static List<String> initFile() throws Exception {
+        List<String> statements = new ArrayList<>();
+        for (String s :
+                DocSessions.split(Files.readString(REPO.resolve("deploy/sql-client-init.sql")))) {
+            statements.add(
+                    s.replace("table-udfs/target/autocdc-table-udfs-0.1.0-SNAPSHOT.jar", JAR));
         }
-        return JSON.readTree(response.body());
+        return statements;
+    }
+
+    /**
+     * The walkthrough of docs/sql-functions.md ("a flow from the SQL client") in a gateway session
+     * opened with the SQL client's init file: the flow file and the CALLs as the page gives them,
+     * the job on the session's cluster from the jar the init file adds. The target is checked while
+     * the events flow, after the inserts and after the rest, against the reference's tables; then
+     * {@code erase_key} removes a key's row from the running flow's target.
+     */
+    @Test
+    void aFlowStartedByCallFromTheInitFilesSessionFollowsTheEvents() throws Exception {
+        kafka.createTopic("users_cdf", 2);
+        kafka.createTopic("users_erasures", 1);
+        kafka.createTopic("users_history", 1);
+        Path docs = REPO.resolve("docs/sql-functions.md");
+        Path flow = Files.createTempDirectory("autocdc-call").resolve("users.sql");
+        Files.writeString(
+                flow,
+                DocSessions.block(docs, "call-flow")
+                        .replace("localhost:9092", kafka.bootstrapServers()));
+        String session = gateway.openSession();
+        List<String> statements = initFile();
+        List<String> calls = new ArrayList<>();
+        for (String s : DocSessions.statements(docs, "call")) {
+            calls.add(s.replace("/flows/users.sql", flow.toString()));
+        }
+        List<JsonNode> answers = gateway.execute(session, statements);
+        assertThat(answers).hasSize(statements.size());
+        List<JsonNode> called = gateway.execute(session, calls);
+        assertThat(called.get(0).path("results").path("data").toString())
+                .contains("flow users: AUTO CDC INTO users_history FROM users_cdf STORED AS SCD2");
+        String job = Gateway.firstField(called.get(1));
+        assertThat(job).as(called.get(1).toString()).matches("[0-9a-f]{32}");
+        try {
+            List<String> events = new ArrayList<>();
+            for (String line : Files.readAllLines(REPO.resolve("examples/users_cdf.json"))) {
+                if (!line.isBlank()) {
+                    events.add(line);
+                }
+            }
+            produce("users_cdf", events.subList(0, 4));
+            awaitTable(
+                    "users_history",
+                    history(123, "Isabel", "Monterrey", 1, null),
+                    history(124, "Raul", "Oaxaca", 1, null),
+                    history(125, "Mercedes", "Tijuana", 2, null),
+                    history(126, "Lily", "Cancun", 2, null));
+            produce("users_cdf", events.subList(4, events.size()));
+            List<String> reference =
+                    List.of(
+                            history(123, "Isabel", "Monterrey", 1, 5),
+                            history(123, "Isabel", "Chihuahua", 5, 6),
+                            history(124, "Raul", "Oaxaca", 1, null),
+                            history(125, "Mercedes", "Tijuana", 2, 5),
+                            history(125, "Mercedes", "Mexicali", 5, 6),
+                            history(125, "Mercedes", "Guadalajara", 6, null),
+                            history(126, "Lily", "Cancun", 2, null));
+            awaitTable("users_history", reference.toArray(String[]::new));
+            List<String> erase = new ArrayList<>();
+            for (String s : DocSessions.statements(docs, "call-erase")) {
+                erase.add(s.replace("/flows/users.sql", flow.toString()));
+            }
+            assertThat(Gateway.firstField(gateway.execute(session, erase).get(0)))
+                    .startsWith("erasure of 124 written for flow users");
+            List<String> withoutRaul = new ArrayList<>(reference);
+            withoutRaul.remove(history(124, "Raul", "Oaxaca", 1, null));
+            awaitTable("users_history", withoutRaul.toArray(String[]::new));
+        } finally {
+            gateway.cancel(job);
+        }
+    }
+
+    /** A row of the users history as the upsert-kafka sink writes it. */
+    private static String history(int id, String name, String city, int start, Integer end) {
+        return "{\"userId\":"
+                + id
+                + ",\"name\":\""
+                + name
+                + "\",\"city\":\""
+                + city
+                + "\",\"__START_AT\":"
+                + start
+                + ",\"__END_AT\":"
+                + end
+                + "}";
+    }
+
+    private static void produce(String topic, List<String> values) throws Exception {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (String v : values) {
+                producer.send(new ProducerRecord<>(topic, v)).get();
+            }
+        }
+    }
+
+    /** Waits until the upsert topic's table holds exactly {@code expected}; fails at a deadline. */
+    private static void awaitTable(String topic, String... expected) throws Exception {
+        long deadline = System.currentTimeMillis() + Gateway.DEADLINE_MILLIS;
+        List<String> rows = List.of();
+        while (System.currentTimeMillis() < deadline) {
+            Map<String, String> table = new TreeMap<>();
+            for (ConsumerRecord<String, String> r : kafka.readAll(topic)) {
+                if (r.value() == null) {
+                    table.remove(r.key());
+                } else {
+                    table.put(r.key(), r.value());
+                }
+            }
+            rows = new ArrayList<>(table.values());
+            if (rows.size() == expected.length && rows.containsAll(List.of(expected))) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        assertThat(rows).containsExactlyInAnyOrder(expected);
     }
 }

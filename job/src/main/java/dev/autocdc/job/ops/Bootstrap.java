@@ -20,6 +20,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.ListTypeInfo;
@@ -36,6 +37,7 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
 import org.apache.flink.streaming.api.windowing.windows.GlobalWindow;
@@ -46,7 +48,6 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,7 +120,7 @@ public final class Bootstrap {
         for (Source source : sources) {
             EngineSpec spec = source.flow().spec();
             long checked = loaded.get(spec.flow().name())[0];
-            long written = keysIn(savepoint, spec);
+            long written = keysIn(env, savepoint, spec); // where the bootstrap ran
             if (written != checked) {
                 throw new IllegalStateException(
                         "flow "
@@ -141,32 +142,44 @@ public final class Bootstrap {
      * job when a bootstrap function throws (it runs it in a thread of its own), so a savepoint is
      * trusted only once its keys are counted.
      */
-    private static long keysIn(String savepoint, EngineSpec spec) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+    private static long keysIn(StreamExecutionEnvironment env, String savepoint, EngineSpec spec)
+            throws Exception {
         TypeInformation<Object> keyType = HistoryLoader.keySelector(spec).getProducedType();
         // a key comes once per state that holds it: counted once each
-        DataStream<Long> counted =
-                SavepointReader.read(env, savepoint, new EmbeddedRocksDBStateBackend())
-                        .readKeyedState(
-                                OperatorIdentifier.forUid(FlowJob.engineUid(spec.flow().name())),
-                                new KeysOf(new HistoryLoader(spec)),
-                                keyType,
-                                keyType)
-                        .keyBy(k -> k, keyType)
-                        .reduce((a, b) -> a)
-                        .map(k -> 1L)
-                        .returns(Types.LONG)
-                        .windowAll(GlobalWindows.createWithEndOfStreamTrigger())
-                        .reduce(Long::sum);
-        long n = 0;
-        try (CloseableIterator<Long> it =
-                counted.executeAndCollect("autocdc bootstrap: the savepoint's keys")) {
-            while (it.hasNext()) {
-                n += it.next();
-            }
+        // counted in an accumulator of a job run with execute(), as the bootstrap is: a session's
+        // environment (a procedure's) runs jobs through execute() alone
+        SavepointReader.read(env, savepoint, new EmbeddedRocksDBStateBackend())
+                .readKeyedState(
+                        OperatorIdentifier.forUid(FlowJob.engineUid(spec.flow().name())),
+                        new KeysOf(new HistoryLoader(spec)),
+                        keyType,
+                        keyType)
+                .keyBy(k -> k, keyType)
+                .reduce((a, b) -> a)
+                .map(new CountKeys())
+                .returns(Types.LONG)
+                .sinkTo(new DiscardingSink<>());
+        Long n =
+                env.execute("autocdc bootstrap: the savepoint's keys")
+                        .getAccumulatorResult(CountKeys.KEYS_READ);
+        return n == null ? 0 : n;
+    }
+
+    /** Counts the keys it sees ({@value #KEYS_READ}). */
+    private static final class CountKeys extends RichMapFunction<Object, Long> {
+        static final String KEYS_READ = "keys-read";
+        private transient LongCounter keys;
+
+        @Override
+        public void open(OpenContext context) {
+            keys = getRuntimeContext().getLongCounter(KEYS_READ);
         }
-        return n;
+
+        @Override
+        public Long map(Object key) {
+            keys.add(1);
+            return 1L;
+        }
     }
 
     private static StateBootstrapTransformation<List<RowData>> transformation(

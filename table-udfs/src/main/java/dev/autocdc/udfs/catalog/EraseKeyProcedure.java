@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.type.TypeReference;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -26,10 +26,17 @@ import org.apache.flink.table.procedures.Procedure;
 public final class EraseKeyProcedure implements Procedure {
     public static final String NAME = "erase_key";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON =
+            new ObjectMapper()
+                    .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                    .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
 
     public String[] call(ProcedureContext context, String flow, String flowName, String key)
             throws Exception {
+        if (flow == null || flowName == null || key == null) {
+            throw new IllegalArgumentException(
+                    "erase_key takes the flow, the flow's name and the key; one of them is NULL");
+        }
         StreamTableEnvironment tEnv =
                 StreamTableEnvironment.create(context.getExecutionEnvironment());
         List<PlannedFlow> flows = new FlowPlanner(tEnv, false).plan(FlowText.script(flow));
@@ -56,34 +63,64 @@ public final class EraseKeyProcedure implements Procedure {
         };
     }
 
-    /** The key's values by column: a JSON object, or one value for a key of one column. */
-    private static Map<String, Object> values(PlannedFlow flow, String key)
-            throws JsonProcessingException {
+    /**
+     * The key's values by column: a JSON object of scalars, or one value for a key of one column (a
+     * JSON string's quotes are taken off).
+     */
+    private static Map<String, Object> values(PlannedFlow flow, String key) {
         String text = key.strip();
-        if (text.startsWith("{")) {
-            return JSON.readValue(text, new TypeReference<LinkedHashMap<String, Object>>() {});
-        }
         int[] keys = flow.spec().flow().keyIndexes();
         List<String> columns = flow.spec().flow().columnNames();
-        if (keys.length > 1) {
-            StringBuilder example = new StringBuilder("{");
-            for (int k : keys) {
-                example.append(example.length() > 1 ? ", " : "")
-                        .append('"')
-                        .append(columns.get(k))
-                        .append("\": ...");
-            }
+        if (!text.startsWith("{") && keys.length == 1) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put(columns.get(keys[0]), text.startsWith("\"") ? parse(text, String.class) : text);
+            return one;
+        }
+        StringBuilder example = new StringBuilder("{");
+        for (int k : keys) {
+            example.append(example.length() > 1 ? ", " : "")
+                    .append('"')
+                    .append(columns.get(k))
+                    .append("\": ...");
+        }
+        example.append('}');
+        if (!text.startsWith("{")) {
             throw new IllegalArgumentException(
                     "flow "
                             + flow.flow().name()
                             + " has a key of "
                             + keys.length
                             + " columns: give their values as JSON, "
-                            + example
-                            + "}");
+                            + example);
         }
-        Map<String, Object> one = new LinkedHashMap<>();
-        one.put(columns.get(keys[0]), text);
-        return one;
+        @SuppressWarnings("unchecked")
+        Map<String, Object> values = parse(text, LinkedHashMap.class);
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+            Object v = e.getValue();
+            if (v == null || v instanceof Map || v instanceof List) {
+                throw new IllegalArgumentException(
+                        "erase_key's key gives "
+                                + e.getKey()
+                                + " "
+                                + (v == null ? "null" : "a nested value")
+                                + "; a key column takes a string, a number or a boolean: "
+                                + example);
+            }
+        }
+        return values;
+    }
+
+    private static <T> T parse(String json, Class<T> type) {
+        try {
+            return JSON.readValue(json, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "erase_key's key "
+                            + json
+                            + " is not JSON ("
+                            + e.getOriginalMessage()
+                            + "); write '{\"userId\": 42}', or '42' for a key of one column",
+                    e);
+        }
     }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The {@code autocdc} catalog's procedures from Flink SQL: {@code validate_flow} returns the report
  * {@code autocdc validate} prints, a row per line, for a flow given as text; {@code run_flow}
  * submits a flow file's job from the session and returns its id, and the job writes the history the
- * references print.
+ * references print; {@code bootstrap_flow} writes a savepoint that {@code run_flow} continues;
+ * {@code erase_key} writes typed keys into the flow's erasures table and refuses wrong ones.
  */
 class CatalogProceduresTest {
     @TempDir Path dir;
@@ -179,6 +180,12 @@ class CatalogProceduresTest {
             assertThatThrownBy(() -> rows(tEnv, call + "'{\"id\": 1}')"))
                     .hasStackTraceContaining(
                             "the key of flow apply_cdc is [userId]; {id=1} lacks userId");
+            assertThatThrownBy(() -> rows(tEnv, call + "'{\"userId\": null}')"))
+                    .hasStackTraceContaining(
+                            "erase_key's key gives userId null; a key column takes a string, a"
+                                    + " number or a boolean: {\"userId\": ...}");
+            assertThatThrownBy(() -> rows(tEnv, call + "'{userId: 1')"))
+                    .hasStackTraceContaining("erase_key's key {userId: 1 is not JSON");
             Files.writeString(file, FLOW.formatted(servers, servers));
             assertThatThrownBy(() -> rows(tEnv, call + "'123')"))
                     .hasStackTraceContaining(

@@ -135,13 +135,12 @@ public final class AutoCdcProcessor implements Serializable {
 
     /**
      * Counts an input row that the host refused before the engine could read it (a condition the
-     * host evaluates failed on it), as the engine counts its own dead letters; returns its letter.
-     *
-     * @param input the engine's input row, as far as the host could make it
+     * host evaluates failed on it) as the engine counts its own dead letters; returns {@code
+     * letter}, the host's.
      */
-    public DeadLetter refuse(RowData input, String reason, String message) {
+    public DeadLetter refuse(DeadLetter letter) {
         runtime.metrics().input.inc();
         runtime.metrics().deadLettered.inc();
-        return runtime.decoder().letterOf(input, reason, message);
+        return letter;
     }
 }
