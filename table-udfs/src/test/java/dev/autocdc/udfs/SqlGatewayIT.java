@@ -15,9 +15,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -234,14 +231,14 @@ class SqlGatewayIT {
                     events.add(line);
                 }
             }
-            produce("users_cdf", events.subList(0, 4));
+            kafka.produce("users_cdf", events.subList(0, 4), 2);
             awaitTable(
                     "users_history",
                     history(123, "Isabel", "Monterrey", 1, null),
                     history(124, "Raul", "Oaxaca", 1, null),
                     history(125, "Mercedes", "Tijuana", 2, null),
                     history(126, "Lily", "Cancun", 2, null));
-            produce("users_cdf", events.subList(4, events.size()));
+            kafka.produce("users_cdf", events.subList(4, events.size()), 2);
             List<String> reference =
                     List.of(
                             history(123, "Isabel", "Monterrey", 1, 5),
@@ -279,18 +276,6 @@ class SqlGatewayIT {
                 + ",\"__END_AT\":"
                 + end
                 + "}";
-    }
-
-    private static void produce(String topic, List<String> values) throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (String v : values) {
-                producer.send(new ProducerRecord<>(topic, v)).get();
-            }
-        }
     }
 
     /** Waits until the upsert topic's table holds exactly {@code expected}; fails at a deadline. */

@@ -39,15 +39,7 @@ public final class ErasureInsert {
             String column = spec.flow().columnNames().get(k);
             String given = find(key, column);
             if (given == null) {
-                throw new IllegalArgumentException(
-                        "the key of flow "
-                                + name
-                                + " is "
-                                + keyColumns(spec)
-                                + "; "
-                                + key
-                                + " lacks "
-                                + column);
+                throw wrongKey(name, spec, key, "lacks " + column);
             }
             columns.add(FlowPlanner.quote(column));
             values.add(
@@ -58,14 +50,7 @@ public final class ErasureInsert {
                             + ")");
         }
         if (key.size() != columns.size()) {
-            throw new IllegalArgumentException(
-                    "the key of flow "
-                            + name
-                            + " is "
-                            + keyColumns(spec)
-                            + "; "
-                            + key
-                            + " names other columns too");
+            throw wrongKey(name, spec, key, "names other columns too");
         }
         return "INSERT INTO "
                 + FlowPlanner.quoteName(table)
@@ -97,6 +82,12 @@ public final class ErasureInsert {
             return value.toString();
         }
         return "'" + value.toString().replace("'", "''") + "'";
+    }
+
+    private static IllegalArgumentException wrongKey(
+            String flow, EngineSpec spec, Map<String, Object> key, String problem) {
+        return new IllegalArgumentException(
+                "the key of flow " + flow + " is " + keyColumns(spec) + "; " + key + " " + problem);
     }
 
     private static List<String> keyColumns(EngineSpec spec) {
