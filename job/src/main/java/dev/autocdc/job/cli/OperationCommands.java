@@ -4,6 +4,7 @@ import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.ops.Bootstrap;
 import dev.autocdc.job.ops.BootstrapRun;
 import dev.autocdc.job.ops.BootstrapSources;
+import dev.autocdc.job.ops.BootstrapWords;
 import dev.autocdc.job.ops.Rebuild;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.PlannedFlow;
@@ -45,7 +46,7 @@ final class OperationCommands {
      */
     int bootstrap(CliOptions options) throws Exception {
         Configuration conf = options.configuration(local);
-        String savepoint = BootstrapSources.savepointUri(options.savepoint);
+        String savepoint = BootstrapSources.savepointUri(options.savepoint, BootstrapWords.CLI);
         List<String> lines =
                 BootstrapRun.run(
                         () -> StreamExecutionEnvironment.getExecutionEnvironment(conf),
@@ -54,6 +55,7 @@ final class OperationCommands {
                         options.asOf,
                         options.savepoint,
                         options.maxParallelism,
+                        BootstrapWords.CLI,
                         "autocdc run --flow "
                                 + options.flow
                                 + " --from-savepoint "

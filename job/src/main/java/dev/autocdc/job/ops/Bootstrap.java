@@ -73,7 +73,7 @@ public final class Bootstrap {
     private Bootstrap() {}
 
     /** What one flow starts from. */
-    public record Source(PlannedFlow flow, String table, String asOf) {}
+    public record Source(PlannedFlow flow, String table, String asOf, BootstrapWords words) {}
 
     /**
      * Writes the savepoint; returns the keys and rows loaded per flow name.
@@ -235,9 +235,10 @@ public final class Bootstrap {
                     "flow "
                             + spec.flow().name()
                             + " is SCD TYPE 1 and its target does not keep its SEQUENCE BY column:"
-                            + " give the sequence its rows are as of, with --as-of (an SQL"
-                            + " expression of the SEQUENCE BY type, say --as-of \"TIMESTAMP"
-                            + " '2026-01-01 00:00:00'\")");
+                            + " give the sequence its rows are as of, with "
+                            + source.words().asOf()
+                            + " (an SQL expression of the SEQUENCE BY type, say TIMESTAMP"
+                            + " '2026-01-01 00:00:00')");
         }
         return quote(kept.get(0));
     }

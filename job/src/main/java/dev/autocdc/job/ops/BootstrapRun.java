@@ -28,6 +28,7 @@ public final class BootstrapRun {
      * @param savepoint where the savepoint goes (a directory or a file-system URI)
      * @param maxParallelism the savepoint's key groups; null: {@code pipeline.max-parallelism},
      *     else {@value BootstrapSources#DEFAULT_MAX_PARALLELISM}
+     * @param words how messages name the inputs: the CLI's options or the procedure's arguments
      * @param runAgain how the flow file is started in the caller's words, after "start the flow
      *     file from it: "
      */
@@ -38,6 +39,7 @@ public final class BootstrapRun {
             String asOf,
             String savepoint,
             Integer maxParallelism,
+            BootstrapWords words,
             String runAgain)
             throws Exception {
         StreamExecutionEnvironment planning = environments.get();
@@ -45,7 +47,7 @@ public final class BootstrapRun {
                 new FlowPlanner(StreamTableEnvironment.create(planning), false).plan(script);
         List<Bootstrap.Source> sources = new ArrayList<>();
         for (String f : from) {
-            sources.add(BootstrapSources.source(flows, f, asOf));
+            sources.add(BootstrapSources.source(flows, f, asOf, words));
         }
         List<FlowScript.SqlStatement> statements = new ArrayList<>();
         for (FlowScript.Item item : script.items()) {
@@ -53,7 +55,7 @@ public final class BootstrapRun {
                 statements.add(sql);
             }
         }
-        String uri = BootstrapSources.savepointUri(savepoint);
+        String uri = BootstrapSources.savepointUri(savepoint, words);
         int keyGroups =
                 maxParallelism != null
                         ? maxParallelism

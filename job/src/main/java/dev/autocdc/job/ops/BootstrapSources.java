@@ -29,18 +29,21 @@ public final class BootstrapSources {
      * The flow and table of one {@code --from} value: {@code FLOW=TABLE}, or {@code TABLE} when the
      * file has one flow.
      */
-    public static Bootstrap.Source source(List<PlannedFlow> flows, String from, String asOf) {
+    public static Bootstrap.Source source(
+            List<PlannedFlow> flows, String from, String asOf, BootstrapWords words) {
         int eq = from.indexOf('=');
         String table = eq < 0 ? from.strip() : from.substring(eq + 1).strip();
         PlannedFlow flow;
         if (eq < 0) {
             if (flows.size() != 1) {
                 throw new IllegalArgumentException(
-                        "--from "
+                        words.from()
+                                + " "
                                 + from
                                 + ": the file has "
                                 + flows.size()
-                                + " flows; name the flow the table is the history of, as --from"
+                                + " flows; name the flow the table is the history of, as "
+                                + words.from()
                                 + " FLOW="
                                 + table
                                 + " (flows: "
@@ -58,7 +61,8 @@ public final class BootstrapSources {
             }
             if (flow == null) {
                 throw new IllegalArgumentException(
-                        "--from "
+                        words.from()
+                                + " "
                                 + from
                                 + ": the file has no flow "
                                 + name
@@ -68,11 +72,13 @@ public final class BootstrapSources {
             }
         }
         if (table.isEmpty()) {
-            throw new IllegalArgumentException("--from " + from + ": name the table after '='");
+            throw new IllegalArgumentException(
+                    words.from() + " " + from + ": name the table after '='");
         }
         if (asOf != null && flow.type() != TargetType.SCD1) {
             throw new IllegalArgumentException(
-                    "--as-of is for SCD TYPE 1 flows, whose rows keep no sequence; flow "
+                    words.asOf()
+                            + " is for SCD TYPE 1 flows, whose rows keep no sequence; flow "
                             + flow.flow().name()
                             + " is "
                             + flow.type()
@@ -81,14 +87,15 @@ public final class BootstrapSources {
         String unsupported = HistoryLoader.unsupported(flow.spec());
         if (unsupported != null) {
             throw new IllegalArgumentException(
-                    "--from "
+                    words.from()
+                            + " "
                             + from
                             + ": flow "
                             + flow.flow().name()
                             + " cannot start from a stored history: "
                             + unsupported);
         }
-        return new Bootstrap.Source(flow, table, asOf);
+        return new Bootstrap.Source(flow, table, asOf, words);
     }
 
     /**
@@ -106,14 +113,15 @@ public final class BootstrapSources {
     }
 
     /** The savepoint directory as a URI; refused when it holds a savepoint already. */
-    public static String savepointUri(String savepoint) {
+    public static String savepointUri(String savepoint, BootstrapWords words) {
         if (savepoint.contains("://")) {
             return savepoint;
         }
         Path dir = Path.of(savepoint).toAbsolutePath();
         if (Files.exists(dir.resolve("_metadata"))) {
             throw new IllegalArgumentException(
-                    "--savepoint "
+                    words.savepoint()
+                            + " "
                             + savepoint
                             + " holds a savepoint already; name a new directory");
         }

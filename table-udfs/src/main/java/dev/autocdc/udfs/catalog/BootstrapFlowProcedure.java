@@ -2,6 +2,7 @@ package dev.autocdc.udfs.catalog;
 
 import dev.autocdc.job.ops.BootstrapRun;
 import dev.autocdc.job.ops.BootstrapSources;
+import dev.autocdc.job.ops.BootstrapWords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -40,7 +41,7 @@ public final class BootstrapFlowProcedure implements Procedure {
         Configuration session = Configuration.fromMap(planning.getConfiguration().toMap());
         // the bootstrap writes a new savepoint: it restores from none, whatever the session says
         session.removeConfig(StateRecoveryOptions.SAVEPOINT_PATH);
-        String uri = BootstrapSources.savepointUri(savepoint);
+        String uri = BootstrapSources.savepointUri(savepoint, BootstrapWords.PROCEDURE);
         List<String> tables = new ArrayList<>();
         for (String f : from.split(";")) {
             if (!f.isBlank()) {
@@ -60,6 +61,7 @@ public final class BootstrapFlowProcedure implements Procedure {
                             asOf,
                             savepoint,
                             null,
+                            BootstrapWords.PROCEDURE,
                             "SET 'execution.state-recovery.path' = '"
                                     + uri.replace("'", "''")
                                     + "'; CALL autocdc.sys.run_flow(...)")

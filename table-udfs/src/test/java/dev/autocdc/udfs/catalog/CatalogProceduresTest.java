@@ -129,6 +129,18 @@ class CatalogProceduresTest {
             assertThat(loaded.get(1))
                     .startsWith("savepoint " + savepoint + " (max parallelism 128)");
             assertThat(savepoint.resolve("_metadata")).exists();
+            // its messages name the procedure's arguments
+            assertThatThrownBy(
+                            () ->
+                                    rows(
+                                            tEnv,
+                                            "CALL autocdc.sys.bootstrap_flow('"
+                                                    + file
+                                                    + "', 'other=stored', '"
+                                                    + savepoint
+                                                    + "')"))
+                    .hasStackTraceContaining(
+                            "argument savepoint " + savepoint + " holds a savepoint already");
 
             produce(
                     kafka,
