@@ -26,9 +26,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,7 +142,7 @@ class DebeziumPostgresTest {
                 PostgresDemo.execute(sql, List.of("ALTER TABLE accounts ADD COLUMN tier TEXT"));
                 tier = true;
                 // records no capture wrote, among Debezium's: each a dead letter, nothing else
-                produce(kafka, PostgresDemo.TOPIC, BAD);
+                kafka.produce(PostgresDemo.TOPIC, BAD, 2);
             }
             List<String> statements = new ArrayList<>(List.of("BEGIN"));
             int n = 1 + random.nextInt(3);
@@ -221,19 +218,6 @@ class DebeziumPostgresTest {
         SET 'autocdc.accounts.dead-letter-table' = 'letters';
         """
                 .formatted(kafka.bootstrapServers());
-    }
-
-    private static void produce(EmbeddedKafka kafka, String topic, List<String> values)
-            throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (String v : values) {
-                producer.send(new ProducerRecord<>(topic, v)).get();
-            }
-        }
     }
 
     /** Every change in the topic as the reference's event, sequenced by its LSN's rank. */

@@ -16,9 +16,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +52,12 @@ class CatalogProceduresTest {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             kafka.createTopic("users_cdf", 2);
             kafka.createTopic("users_history", 1);
-            produce(kafka, Files.readAllLines(Path.of("..", "examples", "users_cdf.json")));
+            kafka.produce(
+                    "users_cdf",
+                    Files.readAllLines(Path.of("..", "examples", "users_cdf.json")).stream()
+                            .filter(l -> !l.isBlank())
+                            .toList(),
+                    2);
             String flow = FLOW.formatted(kafka.bootstrapServers(), kafka.bootstrapServers());
             StreamTableEnvironment tEnv =
                     StreamTableEnvironment.create(
@@ -142,11 +144,12 @@ class CatalogProceduresTest {
                     .hasStackTraceContaining(
                             "argument savepoint " + savepoint + " holds a savepoint already");
 
-            produce(
-                    kafka,
+            kafka.produce(
+                    "users_cdf",
                     List.of(
                             "{\"userId\":123,\"name\":\"Isabel\",\"city\":\"Chihuahua\",\"operation\":\"UPDATE\",\"sequenceNum\":5}",
-                            "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Puebla\",\"operation\":\"INSERT\",\"sequenceNum\":0}"));
+                            "{\"userId\":124,\"name\":\"Raul\",\"city\":\"Puebla\",\"operation\":\"INSERT\",\"sequenceNum\":0}"),
+                    1);
             tEnv.getConfig().set("execution.state-recovery.path", savepoint.toUri().toString());
             assertThat(rows(tEnv, "CALL autocdc.sys.run_flow('" + file + "')")).hasSize(1);
             awaitRows(
@@ -212,20 +215,6 @@ class CatalogProceduresTest {
             it.forEachRemaining(r -> out.add(String.valueOf(r.getField(0))));
         }
         return out;
-    }
-
-    private static void produce(EmbeddedKafka kafka, List<String> lines) throws Exception {
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        new StringSerializer(),
-                        new StringSerializer())) {
-            for (String line : lines) {
-                if (!line.isBlank()) {
-                    producer.send(new ProducerRecord<>("users_cdf", line)).get();
-                }
-            }
-        }
     }
 
     /** Waits up to two minutes for the upsert topic to hold exactly {@code expected}. */
