@@ -219,9 +219,8 @@ class KubernetesApplicationTest {
         Map<String, String> conf = new LinkedHashMap<>(operator.configuration());
         assertThat(conf).containsKeys(REPLACED.toArray(String[]::new));
         conf.keySet().removeAll(REPLACED);
-        conf.put(
-                "metrics.reporter.prom.port",
-                LocalCluster.freePort() + "," + LocalCluster.freePort());
+        int[] prom = LocalCluster.freePorts(2);
+        conf.put("metrics.reporter.prom.port", prom[0] + "," + prom[1]);
         StringBuilder lines = new StringBuilder();
         for (Map.Entry<String, String> e : conf.entrySet()) {
             String value = OperatorStandalone.rebased(home, e.getValue());

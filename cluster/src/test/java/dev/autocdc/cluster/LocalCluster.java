@@ -66,8 +66,9 @@ final class LocalCluster {
         this.home = home;
         this.extraConf = extraConf;
         this.env = env;
-        this.restPort = freePort();
-        this.rpcPort = freePort();
+        int[] ports = freePorts(2);
+        this.restPort = ports[0];
+        this.rpcPort = ports[1];
     }
 
     /** The job module's jar for clusters (built in the package phase, before this module). */
@@ -436,8 +437,37 @@ final class LocalCluster {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        return freePorts(1)[0];
+    }
+
+    /**
+     * {@code n} distinct free ports: every socket stays bound until all are chosen, so the OS
+     * cannot hand out one port twice (as two calls of {@link #freePort()} may).
+     */
+    static int[] freePorts(int n) {
+        ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                closeQuietly(s);
+            }
+        }
+    }
+
+    private static void closeQuietly(ServerSocket s) {
+        if (s == null) {
+            return;
+        }
+        try {
+            s.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

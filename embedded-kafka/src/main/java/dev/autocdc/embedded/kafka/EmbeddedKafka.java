@@ -55,8 +55,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Formats storage and starts the broker on {@code port}, or on a free port when it is 0. */
     public static EmbeddedKafka start(int port) throws Exception {
         Path dir = Files.createTempDirectory("autocdc-kafka-");
-        int brokerPort = port == 0 ? freePort() : port;
-        int controllerPort = freePort();
+        int[] free = freePorts(2);
+        int brokerPort = port == 0 ? free[0] : port;
+        int controllerPort = free[1] == brokerPort ? free[0] : free[1];
         String logDir = dir.resolve("data").toString();
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
@@ -189,9 +190,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /**
+     * {@code n} distinct free ports: every socket stays bound until all are chosen, so the OS
+     * cannot hand out one port twice (as two calls of one-socket-at-a-time may).
+     */
+    private static int[] freePorts(int n) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
         }
     }
 }
