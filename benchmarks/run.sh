@@ -26,6 +26,7 @@ cp="$(ls benchmarks/target/autocdc-benchmarks-*.jar | head -n 1):$(cat benchmark
 out="benchmarks/target/results"
 mkdir -p "$out"
 raw="$out/raw-runs.csv"
+log="$out/last-run.log" # the stderr of the last JVM, shown when it printed no result
 echo "variant,backend,workload,events,millis,events_per_s,peak_rss_mb,first_fifth_per_s,last_fifth_per_s,state_bytes,versions,row_bytes,alloc_bytes_per_event,cpu_ns_per_event" > "$raw"
 
 run() { # variant backend workload [events]; RUN_SCALE=n runs it at a scale of its own, CACHE_KEYS=n
@@ -35,12 +36,16 @@ run() { # variant backend workload [events]; RUN_SCALE=n runs it at a scale of i
   local line
   line=$(java -Xmx2g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
       -cp "$cp" dev.autocdc.benchmarks.BenchmarkJob --variant "$1" --backend "$2" --workload "$3" --scale "${RUN_SCALE:-$scale}" \
-      ${CACHE_KEYS:+--cache-keys "$CACHE_KEYS"} "${extra[@]}" 2>/dev/null | grep '^result ' || true)
-  if [ -z "$line" ]; then echo "benchmark run failed: $*" >&2; exit 1; fi
+      ${CACHE_KEYS:+--cache-keys "$CACHE_KEYS"} "${extra[@]}" 2>"$log" | grep '^result ' || true)
+  if [ -z "$line" ]; then echo "benchmark run failed: $* (the end of its stderr follows)" >&2; tail -n 30 "$log" >&2; exit 1; fi
   echo "$line" >&2
   # result variant=.. backend=.. workload=.. events=.. millis=.. ...: the values in order, the workload relabelled
   echo "$line" | sed -E 's/^result //; s/[a-z_]+=//g; s/ /,/g' \
     | awk -F, -v w="$workload_label" 'BEGIN{OFS=","} {$3=w; print}' >> "$raw"
+}
+
+figures_failed() { # benchmark: it printed no figure; show why
+  echo "$1 printed no figure (the end of its stderr follows)" >&2; tail -n 30 "$log" >&2; exit 1
 }
 
 naive_events=$((1000000 / scale))
@@ -81,13 +86,13 @@ java -cp "$cp" dev.autocdc.benchmarks.Report "$raw" "$out/chart.svg" | tee "$out
 # heap deploy/autocdc gives (figures: seconds, peak RSS, rows, dead letters)
 java -Xmx1g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
     -cp "$cp" dev.autocdc.benchmarks.MaterializeBenchmark --events $((2000000 / scale)) --keys $((100000 / scale)) \
-    2>/dev/null | grep '^figure ' | tee -a "$out/report.md"
+    2>"$log" | grep '^figure ' | tee -a "$out/report.md" || figures_failed MaterializeBenchmark
 # state under churn (docs/reliability.md): every key inserted and deleted once per cycle, retentions
 # far shorter than a cycle; the state's mean in the last quarter over its mean in the second quarter
-if $quick; then churn=(--keys 20000 --cycles 4 --retention-ms 200 --sample-ms 250); else churn=(); fi
+if $quick; then churn=(--keys 20000 --cycles 8 --retention-ms 200 --sample-ms 100); else churn=(); fi
 java -Xmx2g --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
     -cp "$cp" dev.autocdc.benchmarks.ChurnBenchmark "${churn[@]}" \
-    2>/dev/null | grep '^figure ' | tee -a "$out/report.md"
+    2>"$log" | grep '^figure ' | tee -a "$out/report.md" || figures_failed ChurnBenchmark
 if ! $quick; then
   # the full run is what docs/performance.md shows
   mkdir -p docs/performance
