@@ -4,6 +4,7 @@ import static dev.autocdc.udfs.AutoCdcTableFunctionTest.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.autocdc.operators.flink.runtime.EngineMetrics;
 import org.apache.flink.table.api.TableEnvironment;
 import org.junit.jupiter.api.Test;
 
@@ -85,20 +86,27 @@ class AutoCdcArgumentsTest {
                                 + " for PTFs that consume or produce updates");
     }
 
-    /** A row whose delete condition fails (a CAST of a value that does not convert) is skipped. */
+    /**
+     * A row whose delete condition fails (a CAST of a value that does not convert) is skipped and
+     * counted as a dead letter, in the same counter as the engine's own (a null sequence).
+     */
     @Test
-    void aRowWhoseDeleteConditionFailsIsSkipped() throws Exception {
-        TableEnvironment t = session();
+    void aRowWhoseDeleteConditionFailsIsSkippedAndCounted() throws Exception {
+        TableEnvironment t = session(FlowCounters.reportingTo());
         t.executeSql(
                 "CREATE TEMPORARY VIEW coded AS SELECT * FROM (VALUES (1, 'a', '0', 1), (1, 'b',"
-                        + " 'x', 2), (2, 'c', '0', 1), (2, 'c', '1', 2)) AS t(id, v, code, seq)");
+                        + " 'x', 2), (2, 'c', '0', 1), (2, 'c', '1', 2), (3, 'd', '0',"
+                        + " CAST(NULL AS INT))) AS t(id, v, code, seq)");
         Changelog c =
                 Changelog.of(
                         t,
                         "SELECT * FROM AUTO_CDC(input => TABLE coded PARTITION BY id, sequence_by"
                             + " => DESCRIPTOR(seq), apply_as_deletes => 'CAST(code AS INT) = 1',"
                             + " column_list => DESCRIPTOR(id, v))");
-        // key 1's second row cannot be read as a delete or not: a dead letter; key 2 is deleted
+        // key 1's second row cannot be read as a delete or not: a dead letter; key 2 is deleted;
+        // key 3's row has no sequence: the engine's dead letter
         assertThat(c.table()).containsExactly("1/a");
+        assertThat(FlowCounters.sum("auto_cdc", EngineMetrics.DEAD_LETTERS)).isEqualTo(2);
+        assertThat(FlowCounters.sum("auto_cdc", EngineMetrics.INPUT_ROWS)).isEqualTo(5);
     }
 }
