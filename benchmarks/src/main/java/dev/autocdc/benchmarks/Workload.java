@@ -23,7 +23,7 @@ import org.apache.flink.table.data.StringData;
  *       one every 198k. At least 200 keys (a scale of at most 500).
  *   <li>W6: {@value #SNAPSHOTS} whole snapshots of {@code keys} rows (1M), each followed by an end
  *       row; between snapshots 1% of the rows change, 0.5% of the keys vanish and 0.5% are new (the
- *       key range slides by 0.5%). The snapshot's index is the sequence.
+ *       key range slides by 0.5%). The sequence is the snapshot's index times {@link #DAY_MS}.
  * </ul>
  *
  * Business sequences step by 16 per version so a late event can land between two versions.
@@ -33,6 +33,12 @@ public final class Workload implements Serializable {
 
     /** W6: the number of snapshots. */
     static final int SNAPSHOTS = 10;
+
+    /**
+     * W6: the step between two snapshots' versions: a day in milliseconds, as a daily snapshot
+     * versioned by a DATE is timed (its midnight in epoch milliseconds).
+     */
+    static final long DAY_MS = 86_400_000L;
 
     final String name;
     final long keys;
@@ -188,7 +194,7 @@ public final class Workload implements Serializable {
         row.setField(1, intPayload(value));
         row.setField(2, StringData.fromString(stringPayload(value)));
         row.setField(3, longPayload(value));
-        row.setField(4, snapshot(i));
+        row.setField(4, snapshot(i) * DAY_MS);
         row.setField(5, end);
         return row;
     }

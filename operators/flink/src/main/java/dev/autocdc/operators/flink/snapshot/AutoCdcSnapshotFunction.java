@@ -102,6 +102,9 @@ public class AutoCdcSnapshotFunction
     /** Coverage, for tests: keys a scan caught up. */
     private transient long scanCatchUps;
 
+    /** Coverage, for tests: the event-time timers that ran a key. */
+    private transient long timerRuns;
+
     public AutoCdcSnapshotFunction(EngineSpec spec) {
         this.spec = spec;
         this.runtime = new FlowRuntime(spec);
@@ -122,6 +125,10 @@ public class AutoCdcSnapshotFunction
 
     public long scanCatchUps() {
         return scanCatchUps;
+    }
+
+    public long timerRuns() {
+        return timerRuns;
     }
 
     /** The flow's metrics (for tests). */
@@ -337,6 +344,7 @@ public class AutoCdcSnapshotFunction
             runtime.onTimer(timestamp, ctx.getCurrentKey(), fx);
             return;
         }
+        timerRuns++;
         completeSnapshots(ctx.getBroadcastState(completeState));
         catchUp.run(
                 complete,
@@ -345,6 +353,21 @@ public class AutoCdcSnapshotFunction
                 ctx.timerService().currentWatermark(),
                 fx,
                 out);
+    }
+
+    /**
+     * The time the keys' event-time timers may fire through at watermark {@code watermark}: the
+     * newest complete snapshot's it has passed (the greatest watermark, the end of a bounded input,
+     * itself); {@code Long.MIN_VALUE}: none. A timer fires to apply complete snapshots or drop rows
+     * that can never apply, and neither exists above that time ({@link SnapshotApplyOperator}).
+     */
+    long timersThrough(ReadOnlyBroadcastState<String, RowData> state, long watermark)
+            throws Exception {
+        if (watermark == Long.MAX_VALUE) {
+            return watermark;
+        }
+        completeSnapshots(state);
+        return complete.newestPassed(watermark);
     }
 
     /**

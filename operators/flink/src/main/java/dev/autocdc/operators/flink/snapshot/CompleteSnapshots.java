@@ -87,6 +87,20 @@ final class CompleteSnapshots {
         return id != null && time(id) <= watermark ? id : null;
     }
 
+    /**
+     * The time of the newest snapshot the watermark has passed, or {@code Long.MIN_VALUE}: none
+     * (times grow with the apply order, so the newest passed is the last one at or below it).
+     */
+    long newestPassed(long watermark) {
+        for (byte[] id : marks.descendingKeySet()) {
+            long time = time(id);
+            if (time <= watermark) {
+                return time;
+            }
+        }
+        return Long.MIN_VALUE;
+    }
+
     private long time(byte[] id) {
         return marks.get(id).getLong(SnapshotMarks.TIME);
     }

@@ -22,13 +22,21 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Runs {@link AutoCdcSnapshotFunction} as Flink's keyed broadcast operator does, and adds the one
- * thing a function cannot do: visit every key at a watermark. Before the watermark passes a
- * bitemporal snapshot that restates an older version, every key with progress is offered to the
- * function ({@link AutoCdcSnapshotFunction#scanKey}), then the watermark fires the timers as usual.
- * The scan runs inside one watermark, so a checkpoint waits for it. A key absent at the newest
- * version has no timer, yet such a snapshot can delete it (semantics §10, "Cost"); the scan is that
- * cost, counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
+ * Runs {@link AutoCdcSnapshotFunction} as Flink's keyed broadcast operator does, and adds what a
+ * function cannot do: visit every key at a watermark, and hold its timers back.
+ *
+ * <p>The visit. Before the watermark passes a bitemporal snapshot that restates an older version,
+ * every key with progress is offered to the function ({@link AutoCdcSnapshotFunction#scanKey}). The
+ * scan runs inside one watermark, so a checkpoint waits for it. A key absent at the newest version
+ * has no timer, yet such a snapshot can delete it (semantics §10, "Cost"); the scan is that cost,
+ * counted in {@value #SCANS} and {@value #SCANNED_KEYS}.
+ *
+ * <p>The timers. The event-time timers advance only to the newest complete snapshot the watermark
+ * has passed ({@link AutoCdcSnapshotFunction#timersThrough}), and the watermark goes downstream as
+ * it came. A key's timer has work only at such a snapshot (apply it, or drop rows that can never
+ * apply), while a source's watermark also moves to just below a snapshot as its first rows come:
+ * advanced there, the timer every present key re-arms would fire once more per snapshot and find
+ * nothing to do. The function's view of the watermark (its timer service's) is that time too.
  *
  * <p>It also hosts the function's write-back cache ({@code FlowStateCache}): set up with the
  * operator's keys and the TaskManager's memory when it opens, flushed before every checkpoint
@@ -50,6 +58,10 @@ public final class SnapshotApplyOperator
 
     private transient ListState<Long> scannedState;
     private transient long scannedThrough;
+
+    /** The time the event-time timers fired through (see the class comment); not stored. */
+    private transient long timersThrough = Long.MIN_VALUE;
+
     private transient TimerService timers;
     private transient TimestampedCollector<RowData> collector;
     private transient Counter scans;
@@ -141,7 +153,16 @@ public final class SnapshotApplyOperator
             }
             scannedThrough = watermark;
         }
-        super.processWatermark(mark);
+        long through =
+                function()
+                        .timersThrough(
+                                getOperatorStateBackend().getBroadcastState(completeState),
+                                watermark);
+        if (through > timersThrough) {
+            timersThrough = through;
+            timeServiceManager.advanceWatermark(new Watermark(through));
+        }
+        output.emitWatermark(mark);
     }
 
     private AutoCdcSnapshotFunction function() {

@@ -23,8 +23,9 @@ import org.apache.flink.types.RowKind;
  * WaitingRowsState}, which the flow's write-back cache may keep). A row that was dead-lettered when
  * it arrived but whose key and sequences could be read is kept with row kind UPDATE_BEFORE, which
  * no snapshot row has, and only holds the key's state at that snapshot. The first row of a snapshot
- * sets an event-time timer at the snapshot's time ({@link SnapshotMarks#time}); rows leave when
- * their snapshot is applied or when it can never apply, then to the late events ({@value
+ * sets an event-time timer at the snapshot's time ({@link SnapshotMarks#time}), unless the key is
+ * known to have one at or before it ({@link WaitingRows#armed}); rows leave when their snapshot is
+ * applied or when it can never apply, then to the late events ({@value
  * DeadLetter#SNAPSHOT_OUT_OF_ORDER}). Every read and write of the value is counted.
  */
 final class SnapshotPendingRows {
@@ -60,8 +61,8 @@ final class SnapshotPendingRows {
 
     /**
      * Keeps a copy of a row of snapshot {@code id}, at {@code time}; the snapshot's first row sets
-     * its timer. A key the cache holds changes there; any other reads and writes that snapshot's
-     * entry alone (a point read, not a visit of the key's entries).
+     * its timer (see the class comment). A key the cache holds changes there; any other reads and
+     * writes that snapshot's entry alone (a point read, not a visit of the key's entries).
      *
      * @param refused whether the row was dead-lettered when it arrived (it only holds the key)
      */
@@ -74,7 +75,8 @@ final class SnapshotPendingRows {
         counter.valueReads++;
         if (cache != null && cache.holdsCurrentKey()) {
             WaitingRows waiting = cache.value();
-            if (waiting.rows(id) == null && time != waiting.armed) {
+            if (waiting.rows(id) == null
+                    && (waiting.armed == Long.MIN_VALUE || waiting.armed > time)) {
                 timers.registerEventTimeTimer(time);
             }
             write(waiting.with(id, copy));

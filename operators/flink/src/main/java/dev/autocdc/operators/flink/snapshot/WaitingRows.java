@@ -38,8 +38,9 @@ final class WaitingRows {
 
     /**
      * The time of an event-time timer the key is known to have (the one a catch-up re-armed), so
-     * that a row of a snapshot at that time sets none again; MIN_VALUE: none known. A hint kept on
-     * the heap only: a value read from keyed state knows none.
+     * that a row of a snapshot at or after that time sets none: that timer fires first, and its
+     * catch-up arms the key again for what waits. MIN_VALUE: none known. A hint kept on the heap
+     * only: a value read from keyed state knows none.
      */
     long armed = Long.MIN_VALUE;
 
