@@ -514,6 +514,47 @@ class SnapshotFlowTest {
         }
     }
 
+    /**
+     * Rows behind the input's watermark go to the late events as they arrive, with nothing else
+     * changed: a row of a complete snapshot, and one of a version the watermark passed without a
+     * complete mark, while the keys' timers stay at the last complete snapshot (version 1) and the
+     * watermark is just below version 10, as a source's is while it reads that snapshot.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void rowsBehindTheWatermarkAreLateAtOnce(Backend backend) throws Exception {
+        for (TargetType type : TargetType.values()) {
+            try (SnapshotRun run = new SnapshotRun(spec(type), backend)) {
+                Integer sys = type == TargetType.BITEMPORAL ? 101 : null;
+                List<Object> row = Arrays.asList("a", "x");
+                SnapshotRow first = new SnapshotRow(1, 1, sys, row);
+                run.rows(List.of(first));
+                RowData mark = run.mark(first);
+                run.complete(mark);
+                run.watermark(mark.getLong(SnapshotMarks.TIME));
+                Integer laterSys = type == TargetType.BITEMPORAL ? 110 : null;
+                long below =
+                        run.mark(new SnapshotRow(1, 10, laterSys, row)).getLong(SnapshotMarks.TIME)
+                                - 1;
+                run.watermark(below);
+                run.drain();
+                Set<List<Object>> before = new HashSet<>(run.table.rows());
+                Integer lateSys = type == TargetType.BITEMPORAL ? 105 : null;
+                run.rows(
+                        List.of(
+                                new SnapshotRow(2, 1, sys, row),
+                                new SnapshotRow(3, 5, lateSys, row)));
+                assertThat(run.lateEvents()).as(type.name()).isEqualTo(2);
+                assertThat(run.function.metrics().droppedLate.getCount()).isEqualTo(2);
+                assertThat(run.harness.getSideOutput(SideOutputs.LATE_EVENTS).peek().getValue())
+                        .asString()
+                        .contains(DeadLetter.SNAPSHOT_OUT_OF_ORDER);
+                run.drain();
+                assertThat(run.table.rows()).isEqualTo(before);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aRestoreWhileASnapshotIsPendingLosesNothing(Backend backend) throws Exception {

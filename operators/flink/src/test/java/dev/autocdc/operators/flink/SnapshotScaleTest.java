@@ -9,7 +9,10 @@ import dev.autocdc.operators.flink.state.StateAccessCounter;
 import dev.autocdc.operators.reference.SnapshotReference.SnapshotRow;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -70,8 +73,26 @@ class SnapshotScaleTest {
         }
         run.complete(mark);
         run.watermark(mark.getLong(SnapshotMarks.TIME));
+        assertNoRecordBehindAWatermark(run.harness.getOutput());
         run.harness.getOutput().clear(); // the changes are not the point here
         return counter.total();
+    }
+
+    /**
+     * Every record comes after the watermarks below its time only: a record behind a watermark sent
+     * before it would be late for an event-time operation downstream.
+     */
+    private static void assertNoRecordBehindAWatermark(Collection<Object> output) {
+        long sent = Long.MIN_VALUE;
+        for (Object o : output) {
+            if (o instanceof Watermark w) {
+                sent = Math.max(sent, w.getTimestamp());
+            } else if (o instanceof StreamRecord<?> r) {
+                assertThat(r.getTimestamp())
+                        .as("a record after watermark %d", sent)
+                        .isGreaterThan(sent);
+            }
+        }
     }
 
     private record Costs(double perRow, double perRowWithVanished, double perRowBesideAbsent) {}

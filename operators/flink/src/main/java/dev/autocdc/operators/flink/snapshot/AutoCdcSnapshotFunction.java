@@ -54,12 +54,13 @@ import org.apache.flink.util.Collector;
  * complete goes to the late events ({@value DeadLetter#SNAPSHOT_OUT_OF_ORDER}).
  *
  * <p>Which keys run. A key present at the newest version re-arms its timer just after the
- * watermark, so that it runs at every advance of the watermark and finds out it vanished without a
- * scan; an absent key has no timer until a row of it arrives. That is every key that can change at
- * a snapshot of a version newer than every applied one. A bitemporal snapshot that restates an
- * older version can also delete keys present at that version and absent at the newest: before the
- * watermark passes one, {@link SnapshotApplyOperator} offers every key with progress to {@link
- * #scanKey} (a scan, counted), and only those present at a restated version catch up.
+ * watermark, so that it runs when the watermark next passes a complete snapshot (the timers advance
+ * only to those, {@link SnapshotApplyOperator}) and finds out it vanished without a scan; an absent
+ * key has no timer until a row of it arrives. That is every key that can change at a snapshot of a
+ * version newer than every applied one. A bitemporal snapshot that restates an older version can
+ * also delete keys present at that version and absent at the newest: before the watermark passes
+ * one, {@link SnapshotApplyOperator} offers every key with progress to {@link #scanKey} (a scan,
+ * counted), and only those present at a restated version catch up.
  *
  * <p>State (besides the target's, {@link StateNames}):
  *
@@ -105,6 +106,18 @@ public class AutoCdcSnapshotFunction
     /** Coverage, for tests: the event-time timers that ran a key. */
     private transient long timerRuns;
 
+    /**
+     * The input's watermark, as {@link SnapshotApplyOperator} gives it: the timer service's lags it
+     * (its timers advance to complete snapshots only).
+     */
+    private transient long watermark = Long.MIN_VALUE;
+
+    /**
+     * The time of the event-time timer that fires now, as {@link SnapshotApplyOperator} gives it
+     * (it stamps the timer's run with another time).
+     */
+    private transient long firing;
+
     public AutoCdcSnapshotFunction(EngineSpec spec) {
         this.spec = spec;
         this.runtime = new FlowRuntime(spec);
@@ -129,6 +142,16 @@ public class AutoCdcSnapshotFunction
 
     public long timerRuns() {
         return timerRuns;
+    }
+
+    /** The input's watermark has reached {@code watermark}, before the timers it lets fire. */
+    void watermark(long watermark) {
+        this.watermark = watermark;
+    }
+
+    /** The event-time timer that runs next is at {@code time}. */
+    void firing(long time) {
+        this.firing = time;
     }
 
     /** The flow's metrics (for tests). */
@@ -246,10 +269,11 @@ public class AutoCdcSnapshotFunction
             }
             id = SnapshotId.of(event);
         }
-        // Late by this instance's watermark alone: a snapshot's complete mark comes on another
-        // channel and may overtake rows of it sent earlier, but never the watermark that passes it.
+        // Late by this instance's input watermark alone: a snapshot's complete mark comes on
+        // another channel and may overtake rows of it sent earlier, but never the watermark that
+        // passes it.
         long time = SnapshotMarks.time(clock, row);
-        if (time <= ctx.timerService().currentWatermark()) {
+        if (time <= watermark) {
             if (!refusedRow) {
                 pending.late(row, fx);
             }
@@ -346,20 +370,17 @@ public class AutoCdcSnapshotFunction
         }
         timerRuns++;
         completeSnapshots(ctx.getBroadcastState(completeState));
-        catchUp.run(
-                complete,
-                catchUp.stored(),
-                timestamp,
-                ctx.timerService().currentWatermark(),
-                fx,
-                out);
+        catchUp.run(complete, catchUp.stored(), firing, watermark, fx, out);
     }
 
     /**
      * The time the keys' event-time timers may fire through at watermark {@code watermark}: the
      * newest complete snapshot's it has passed (the greatest watermark, the end of a bounded input,
-     * itself); {@code Long.MIN_VALUE}: none. A timer fires to apply complete snapshots or drop rows
-     * that can never apply, and neither exists above that time ({@link SnapshotApplyOperator}).
+     * itself); {@code Long.MIN_VALUE}: none. A key's timer has work only at such a snapshot: apply
+     * it, and drop the rows of snapshots it leaves behind. A snapshot the watermark passes without
+     * a complete mark has no rows waiting, since its mark comes before the watermark that passes it
+     * and a held one keeps the watermark below it; rows of it that come later are late on arrival
+     * ({@link SnapshotApplyOperator}).
      */
     long timersThrough(ReadOnlyBroadcastState<String, RowData> state, long watermark)
             throws Exception {
@@ -388,8 +409,8 @@ public class AutoCdcSnapshotFunction
      * One key of a scan, before the watermark {@code watermark} passes the {@code restating}
      * snapshots: catches the key up if it is present at the version of one of them after its last
      * applied snapshot; else leaves it, since only such a key can change there without a row (a key
-     * with rows has its own timer, one present at the newest version its re-armed one, and a
-     * restating snapshot the watermark had passed before was scanned for then).
+     * with rows has a timer at or before them, one present at the newest version its re-armed one,
+     * and a restating snapshot the watermark had passed before was scanned for then).
      */
     void scanKey(
             List<byte[]> restating, long watermark, FlowRuntime.Effects fx, Collector<RowData> out)

@@ -14,6 +14,8 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.SimpleTimerService;
 import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -36,7 +38,9 @@ import org.apache.flink.util.OutputTag;
  * it came. A key's timer has work only at such a snapshot (apply it, or drop rows that can never
  * apply), while a source's watermark also moves to just below a snapshot as its first rows come:
  * advanced there, the timer every present key re-arms would fire once more per snapshot and find
- * nothing to do. The function's view of the watermark (its timer service's) is that time too.
+ * nothing to do. The function reads the input's watermark from here ({@link
+ * AutoCdcSnapshotFunction#watermark(long)}), for late rows and to re-arm its keys, and a timer's
+ * run is stamped with the time the timers fire through, above every watermark sent before it.
  *
  * <p>It also hosts the function's write-back cache ({@code FlowStateCache}): set up with the
  * operator's keys and the TaskManager's memory when it opens, flushed before every checkpoint
@@ -141,6 +145,7 @@ public final class SnapshotApplyOperator
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         long watermark = mark.getTimestamp();
+        function().watermark(watermark);
         if (watermark > scannedThrough) {
             List<byte[]> restating =
                     function()
@@ -163,6 +168,18 @@ public final class SnapshotApplyOperator
             timeServiceManager.advanceWatermark(new Watermark(through));
         }
         output.emitWatermark(mark);
+    }
+
+    /**
+     * Runs a key's event-time timer as Flink's operator does, but stamps what it emits with the
+     * time the timers fire through, which is above every watermark sent downstream before (the
+     * timer's own time may be below them: the timers lag the input's watermark).
+     */
+    @Override
+    public void onEventTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
+        function().firing(timer.getTimestamp());
+        super.onEventTime(
+                new TimerHeapInternalTimer<>(timersThrough, timer.getKey(), timer.getNamespace()));
     }
 
     private AutoCdcSnapshotFunction function() {
