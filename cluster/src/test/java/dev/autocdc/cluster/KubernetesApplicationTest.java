@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
+import dev.autocdc.embedded.kafka.FreePorts;
 import dev.autocdc.job.cli.AutoCdcCli;
 import java.io.File;
 import java.nio.file.Files;
@@ -219,7 +220,7 @@ class KubernetesApplicationTest {
         Map<String, String> conf = new LinkedHashMap<>(operator.configuration());
         assertThat(conf).containsKeys(REPLACED.toArray(String[]::new));
         conf.keySet().removeAll(REPLACED);
-        int[] prom = LocalCluster.freePorts(2);
+        int[] prom = FreePorts.of(2);
         conf.put("metrics.reporter.prom.port", prom[0] + "," + prom[1]);
         StringBuilder lines = new StringBuilder();
         for (Map.Entry<String, String> e : conf.entrySet()) {

@@ -1,8 +1,8 @@
 package dev.autocdc.cluster;
 
+import dev.autocdc.embedded.kafka.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -66,7 +66,7 @@ final class LocalCluster {
         this.home = home;
         this.extraConf = extraConf;
         this.env = env;
-        int[] ports = freePorts(2);
+        int[] ports = FreePorts.of(2);
         this.restPort = ports[0];
         this.rpcPort = ports[1];
     }
@@ -437,39 +437,6 @@ final class LocalCluster {
     }
 
     static int freePort() {
-        return freePorts(1)[0];
-    }
-
-    /**
-     * {@code n} distinct free ports: every socket stays bound until all are chosen, so the OS
-     * cannot hand out one port twice (as two calls of {@link #freePort()} may).
-     */
-    static int[] freePorts(int n) {
-        ServerSocket[] sockets = new ServerSocket[n];
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                sockets[i] = new ServerSocket(0);
-                ports[i] = sockets[i].getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket s : sockets) {
-                closeQuietly(s);
-            }
-        }
-    }
-
-    private static void closeQuietly(ServerSocket s) {
-        if (s == null) {
-            return;
-        }
-        try {
-            s.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.of(1)[0];
     }
 }

@@ -3,7 +3,6 @@ package dev.autocdc.embedded.kafka;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +54,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Formats storage and starts the broker on {@code port}, or on a free port when it is 0. */
     public static EmbeddedKafka start(int port) throws Exception {
         Path dir = Files.createTempDirectory("autocdc-kafka-");
-        int[] free = freePorts(2);
+        int[] free = FreePorts.of(2);
         int brokerPort = port == 0 ? free[0] : port;
         int controllerPort = free[1] == brokerPort ? free[0] : free[1];
         String logDir = dir.resolve("data").toString();
@@ -187,28 +186,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException ignored) {
             // a temporary directory: the OS cleans up what is left
-        }
-    }
-
-    /**
-     * {@code n} distinct free ports: every socket stays bound until all are chosen, so the OS
-     * cannot hand out one port twice (as two calls of one-socket-at-a-time may).
-     */
-    private static int[] freePorts(int n) throws IOException {
-        ServerSocket[] sockets = new ServerSocket[n];
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                sockets[i] = new ServerSocket(0);
-                ports[i] = sockets[i].getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                if (s != null) {
-                    s.close();
-                }
-            }
         }
     }
 }
