@@ -1,6 +1,7 @@
 package dev.autocdc.job.cli;
 
 import dev.autocdc.job.flow.ScriptSplitter;
+import dev.autocdc.job.flow.SetStatement;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -23,11 +24,11 @@ import org.apache.flink.util.CloseableIterator;
 /**
  * {@code autocdc sql --flow FILE.sql}: runs a Flink SQL script as the SQL client would, to ask a
  * target's history (docs/targets.md): catalogs, tables, SET, SELECT and INSERT, in order, in batch
- * mode unless the script or a {@code -D} sets {@code execution.runtime-mode}. Each SELECT (and
- * SHOW, DESCRIBE, EXPLAIN) prints its whole result as a table on the standard output, with its row
- * count (use LIMIT for a large one); an INSERT waits for its job. A statement Flink cannot run
- * stops the script, naming its line; the flow language's own statements are refused, naming {@code
- * run}.
+ * mode unless a {@code -D} or a SET before the script's other statements sets {@code
+ * execution.runtime-mode}. Each SELECT (and SHOW, DESCRIBE, EXPLAIN) prints its whole result as a
+ * table on the standard output, with its row count (use LIMIT for a large one); an INSERT waits for
+ * its job. A statement Flink cannot run stops the script, naming its line; the flow language's own
+ * statements are refused, naming {@code run}.
  */
 final class SqlCommand {
     /** The flow language's statements, which {@code run} and {@code validate} take. */
@@ -53,27 +54,28 @@ final class SqlCommand {
      * @return the exit code: 0, or 1 when a statement failed
      */
     int run(String file, String script, Configuration conf) {
-        if (!conf.contains(ExecutionOptions.RUNTIME_MODE)) {
-            conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        }
-        TableEnvironment tEnv =
-                TableEnvironment.create(
-                        EnvironmentSettings.newInstance().withConfiguration(conf).build());
         List<ScriptSplitter.Statement> statements = ScriptSplitter.split(script);
         if (statements.isEmpty()) {
             err.println("autocdc: " + file + " has no statement");
             return 1;
         }
+        TableEnvironment tEnv = null; // made at the first statement that is not a SET
         for (ScriptSplitter.Statement s : statements) {
-            if (FLOW_STATEMENT.matcher(ScriptSplitter.stripComments(s.text())).find()) {
-                err.println(
-                        "autocdc: "
-                                + file
-                                + ", line "
-                                + s.line()
-                                + ": an AUTO CDC statement; sql runs Flink SQL only: run flows"
-                                + " with autocdc run --flow FILE.sql");
+            String text = ScriptSplitter.stripComments(s.text()).strip();
+            String refused = refusal(text, tEnv != null);
+            if (refused != null) {
+                err.println("autocdc: " + file + ", line " + s.line() + ": " + refused);
                 return 1;
+            }
+            SetStatement set = SetStatement.parse(text);
+            if (set != null) {
+                // before the environment exists, a SET may choose its runtime mode
+                (tEnv == null ? conf : tEnv.getConfig().getConfiguration())
+                        .setString(set.key(), set.value());
+                continue;
+            }
+            if (tEnv == null) {
+                tEnv = environment(conf);
             }
             try {
                 show(s.text(), tEnv.executeSql(s.text()));
@@ -89,6 +91,38 @@ final class SqlCommand {
             }
         }
         return 0;
+    }
+
+    /**
+     * Why the statement {@code text} (without comments) cannot run here, or null: a flow statement,
+     * a SET of another form than {@code SET 'key' = 'value'}, or the runtime mode set after a
+     * statement that is not a SET ({@code started}), when Flink has fixed it.
+     */
+    private static String refusal(String text, boolean started) {
+        if (FLOW_STATEMENT.matcher(text).find()) {
+            return "an AUTO CDC statement; sql runs Flink SQL only: run flows with autocdc run"
+                    + " --flow FILE.sql";
+        }
+        SetStatement set = SetStatement.parse(text);
+        if (set == null) {
+            return SetStatement.startsWithSet(text) ? "write SET 'key' = 'value'" : null;
+        }
+        if (started && set.key().equals(ExecutionOptions.RUNTIME_MODE.key())) {
+            return "SET '"
+                    + set.key()
+                    + "' must come before the script's other statements: the mode is fixed when"
+                    + " the first of them runs";
+        }
+        return null;
+    }
+
+    /** The script's environment, in batch mode unless {@code conf} sets a runtime mode. */
+    private static TableEnvironment environment(Configuration conf) {
+        if (!conf.contains(ExecutionOptions.RUNTIME_MODE)) {
+            conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        }
+        return TableEnvironment.create(
+                EnvironmentSettings.newInstance().withConfiguration(conf).build());
     }
 
     /** An INSERT's job, awaited; a result with rows, as a table. */

@@ -3,6 +3,7 @@ package dev.autocdc.job.plan;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.flow.FlowSyntaxException;
 import dev.autocdc.job.flow.ScriptSplitter;
+import dev.autocdc.job.flow.SetStatement;
 import dev.autocdc.job.flow.StatementEnd;
 import dev.autocdc.operators.core.AutoCdcFlow;
 import dev.autocdc.operators.flink.spec.EngineSpec;
@@ -13,8 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
@@ -35,10 +34,6 @@ import org.apache.flink.table.operations.ddl.CreateTableOperation;
  * a key under {@code autocdc.} that names no flow of the script or no setting fails the script.
  */
 public final class FlowPlanner {
-    private static final Pattern SET =
-            Pattern.compile(
-                    "(?is)SET\\s+('(?:[^']|'')*'|[\\w.\\-]+)\\s*=\\s*('(?:[^']|'')*'|\\S+)\\s*");
-
     private final StreamTableEnvironment tEnv;
     private final List<String> inserts = new ArrayList<>();
 
@@ -53,10 +48,6 @@ public final class FlowPlanner {
     /** The script's INSERT statements, to run in the flows' job. */
     public List<String> inserts() {
         return inserts;
-    }
-
-    private static String unquote(String s) {
-        return s.startsWith("'") ? s.substring(1, s.length() - 1).replace("''", "'") : s;
     }
 
     public FlowPlanner(StreamTableEnvironment tEnv) {
@@ -142,9 +133,9 @@ public final class FlowPlanner {
     private void run(FlowScript.SqlStatement sql) {
         // without comments: a statement is known by its first word, not by a comment
         String text = ScriptSplitter.stripComments(sql.sql()).strip();
-        Matcher set = SET.matcher(text);
-        if (set.matches()) {
-            if (unquote(set.group(1)).equals(ExecutionOptions.RUNTIME_MODE.key())) {
+        SetStatement set = SetStatement.parse(text);
+        if (set != null) {
+            if (set.key().equals(ExecutionOptions.RUNTIME_MODE.key())) {
                 throw new FlowSyntaxException(
                         sql.line(),
                         "SET",
@@ -154,14 +145,11 @@ public final class FlowPlanner {
                                 + " the run by itself). To ask a table in batch SQL, put the"
                                 + " queries in a file of their own: autocdc sql --flow FILE.sql");
             }
-            tEnv.getConfig()
-                    .getConfiguration()
-                    .setString(unquote(set.group(1)), unquote(set.group(2)));
-            setLines.put(unquote(set.group(1)), sql.line());
+            tEnv.getConfig().getConfiguration().setString(set.key(), set.value());
+            setLines.put(set.key(), sql.line());
             return;
         }
-        if (text.regionMatches(true, 0, "SET", 0, 3)
-                && (text.length() == 3 || Character.isWhitespace(text.charAt(3)))) {
+        if (SetStatement.startsWithSet(text)) {
             FlowSyntaxException runsOn = StatementEnd.runsOn(text, sql.line());
             throw runsOn != null
                     ? runsOn

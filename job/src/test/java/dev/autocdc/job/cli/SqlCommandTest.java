@@ -87,6 +87,42 @@ class SqlCommandTest {
                 .containsExactly("3 rows in set", "1 row in set");
     }
 
+    /**
+     * SET as the SQL client takes it: before the other statements it may choose the runtime mode
+     * (docs/targets.md's example starts so), after them it sets any other option for the statements
+     * that follow; the mode set late, or a SET of another form, stops the script naming its line.
+     */
+    @Test
+    void setStatementsConfigureTheStatementsAfterThem() throws Exception {
+        Path ask = dir.resolve("ask.sql");
+        // streaming mode, set first: Flink refuses a sort on a plain column there, not in batch
+        Files.writeString(
+                ask,
+                "SET 'execution.runtime-mode' = 'streaming';\n"
+                        + "SELECT n FROM (VALUES (2), (1)) AS t(n) ORDER BY n;\n");
+        assertThat(cli("sql", "--flow", ask.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(ask + ", line 2: Flink could not run the statement")
+                .contains("Sort on a non-time-attribute field is not supported");
+        err.reset();
+        Files.writeString(
+                ask,
+                "SELECT n FROM (VALUES (2), (1)) AS t(n) ORDER BY n;\n"
+                        + "SET 'table.local-time-zone' = 'Asia/Tokyo';\n"
+                        + "SELECT CAST(TO_TIMESTAMP_LTZ(0, 0) AS STRING) AS epoch;\n");
+        assertThat(cli("sql", "--flow", ask.toString())).as(err.toString()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("1970-01-01 09:00:00");
+        Files.writeString(
+                ask, "SELECT 1;\nSET 'execution.runtime-mode' = 'streaming';\nSELECT 2;\n");
+        assertThat(cli("sql", "--flow", ask.toString())).isEqualTo(1);
+        assertThat(err.toString())
+                .contains(ask + ", line 2: SET 'execution.runtime-mode' must come before");
+        err.reset();
+        Files.writeString(ask, "SET 'table.local-time-zone';\nSELECT 1;\n");
+        assertThat(cli("sql", "--flow", ask.toString())).isEqualTo(1);
+        assertThat(err.toString()).contains(ask + ", line 1: write SET 'key' = 'value'");
+    }
+
     @Test
     void aFlowStatementOrAStatementFlinkCannotRunStopsTheScriptNamingItsLine() throws Exception {
         Path flow = dir.resolve("flow.sql");
