@@ -1,13 +1,19 @@
 package dev.autocdc.embedded;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.autocdc.embedded.kafka.EmbeddedKafka;
+import dev.autocdc.job.cli.AutoCdcCli;
 import dev.autocdc.job.flow.FlowScript;
 import dev.autocdc.job.plan.FlowJob;
 import dev.autocdc.job.plan.FlowPlanner;
 import dev.autocdc.job.plan.PlannedFlow;
 import dev.autocdc.job.plan.TargetTable;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +29,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A flow from snapshots on an unbounded Kafka topic of two partitions, read by one source subtask
@@ -197,6 +204,40 @@ class SnapshotKafkaTest {
         public void close() throws Exception {
             job.cancel().get();
         }
+    }
+
+    /**
+     * A topic with fewer partitions than the subtasks that would read it: {@code run} refuses it
+     * before the job starts, naming the counts and the fix, since a subtask without a partition
+     * never moves its watermark and the run would apply nothing.
+     */
+    @Test
+    void runRefusesMoreReadingSubtasksThanPartitions(@TempDir Path dir) throws Exception {
+        kafka.createTopic("exports_one_partition", 1);
+        Path flow = dir.resolve("flow.sql");
+        Files.writeString(
+                flow,
+                "CREATE TABLE user_exports (userId INT, city STRING, exportDay INT)"
+                        + " WITH ('connector' = 'kafka', 'topic' = 'exports_one_partition',"
+                        + " 'properties.bootstrap.servers' = '"
+                        + kafka.bootstrapServers()
+                        + "', 'properties.group.id' = 'g', 'format' = 'json');\n"
+                        + "CREATE OR REFRESH STREAMING TABLE users_history;\n"
+                        + "CREATE FLOW users AS AUTO CDC INTO users_history"
+                        + " FROM SNAPSHOT(user_exports) KEYS (userId) SEQUENCE BY exportDay"
+                        + " STORED AS SCD TYPE 2;\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code =
+                new AutoCdcCli(
+                                new PrintStream(new ByteArrayOutputStream(), true, UTF_8),
+                                new PrintStream(err, true, UTF_8))
+                        .run(new String[] {"run", "--flow", flow.toString(), "--parallelism", "2"});
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString(UTF_8))
+                .contains(
+                        "autocdc: flow users reads source table user_exports (topic"
+                                + " 'exports_one_partition', 1 partition) with 2 subtasks")
+                .contains("set 'scan.parallelism' = '1' on the table, or run with --parallelism 1");
     }
 
     @Test

@@ -259,9 +259,14 @@ public final class AutoCdcCli {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         FlowPlanner planner = new FlowPlanner(tEnv);
         List<PlannedFlow> flows = planner.plan(script);
-        String unreachable = KafkaCheck.check(tEnv, flows, KafkaCheck.TIMEOUT);
-        if (unreachable != null) {
-            err.println("autocdc: " + unreachable);
+        String refused = KafkaCheck.check(tEnv, flows, KafkaCheck.TIMEOUT);
+        if (refused == null) {
+            refused =
+                    KafkaCheck.snapshotPartitions(
+                            tEnv, flows, env.getParallelism(), KafkaCheck.TIMEOUT);
+        }
+        if (refused != null) {
+            err.println("autocdc: " + refused);
             return 1;
         }
         KafkaBounds bounds =

@@ -279,6 +279,16 @@ final class CliOptions {
         if (checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        } else if (local && availableNow && savepointDir != null) {
+            // a triggered run checkpoints to commit its offsets; kept in the JobManager's memory
+            // (Flink's default without a directory) a state over 5 MB fails every checkpoint
+            String base =
+                    savepointDir.contains("://")
+                            ? savepointDir
+                            : Path.of(savepointDir).toAbsolutePath().toUri().toString();
+            conf.set(
+                    CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                    base.replaceAll("/+$", "") + "/checkpoints");
         }
         if (parallelism != null) {
             conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);

@@ -499,6 +499,23 @@ class CliTest {
                 .containsOnly(
                         Map.entry("state.backend.type", "hashmap"),
                         Map.entry("parallelism.default", "3"));
+        // a local triggered run checkpoints into its savepoint directory, not the JobManager's
+        // memory, which holds 5 MB; on a cluster, its configuration decides
+        CliOptions triggered =
+                CliOptions.parse(
+                        new String[] {
+                            "run",
+                            "--flow",
+                            flow.toString(),
+                            "--available-now",
+                            "--savepoint-dir",
+                            "/data/savepoints/"
+                        });
+        assertThat(triggered.configuration(true).toMap())
+                .containsEntry(
+                        "execution.checkpointing.dir", "file:///data/savepoints/checkpoints");
+        assertThat(triggered.configuration(false).toMap())
+                .doesNotContainKey("execution.checkpointing.dir");
     }
 
     /** Flows run with object reuse unless the configuration (a cluster's, or -D) says. */
