@@ -1,12 +1,10 @@
 package dev.autocdc.operators.flink.snapshot;
 
 import dev.autocdc.operators.core.BitemporalSnapshotKey;
-import dev.autocdc.operators.core.ChangeEvent;
 import dev.autocdc.operators.core.SnapshotId;
 import dev.autocdc.operators.core.TargetType;
 import dev.autocdc.operators.flink.runtime.DeadLetter;
 import dev.autocdc.operators.flink.runtime.EngineMetrics;
-import dev.autocdc.operators.flink.runtime.EventDecoder;
 import dev.autocdc.operators.flink.runtime.FlowRuntime;
 import dev.autocdc.operators.flink.runtime.FlowStateCache;
 import dev.autocdc.operators.flink.runtime.SequenceClock;
@@ -34,7 +32,6 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
 /**
@@ -88,6 +85,7 @@ public class AutoCdcSnapshotFunction
     private transient SnapshotCatchUp catchUp;
     private transient SequenceClock clock;
     private transient SnapshotKeyRows keyRows;
+    private transient SnapshotIntake intake;
     private transient SnapshotRowsOfKey rowsOfKey;
     private transient boolean bitemporal;
 
@@ -202,6 +200,7 @@ public class AutoCdcSnapshotFunction
         bitemporal = spec.flow().targetType() == TargetType.BITEMPORAL;
         clock = SnapshotMarks.clock(spec);
         keyRows = new SnapshotKeyRows(spec);
+        intake = new SnapshotIntake(runtime, spec, keyRows);
         WideningRowSerializer inputRows = new WideningRowSerializer(spec.inputType());
         waitingRows =
                 new WaitingRowsState(
@@ -229,46 +228,12 @@ public class AutoCdcSnapshotFunction
     public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out)
             throws Exception {
         FlowRuntime.Effects fx = FlowRuntime.Effects.of(ctx.timerService(), ctx);
-        EngineMetrics metrics = runtime.metrics();
-        metrics.input.inc(); // as it arrives: what it is applied as may be a derived delete too
-        if (row.getRowKind() == RowKind.UPDATE_BEFORE) {
-            metrics.skippedUpdateBefore.inc();
+        SnapshotIntake.Kept kept = intake.read(row, fx);
+        if (kept == null) {
             return;
         }
-        EventDecoder decoder = runtime.decoder();
-        if (row.getRowKind() == RowKind.DELETE || SnapshotMarks.isEnd(spec, row)) {
-            metrics.deadLettered.inc();
-            fx.output(
-                    SideOutputs.DEAD_LETTERS,
-                    decoder.letterOf(
-                            row,
-                            DeadLetter.NOT_A_SNAPSHOT_ROW,
-                            row.getRowKind() == RowKind.DELETE
-                                    ? "a snapshot's rows are inserts; the source retracted a row"
-                                    : "an end row whose sequences cannot be read"));
-            return;
-        }
-        byte[] id;
-        boolean refusedRow = false;
-        boolean before = decoder.refusedBefore(row); // its letter is out, with its bytes
-        DeadLetter refused = before ? null : runtime.refusal(row);
-        if (before || refused != null) {
-            if (refused != null) {
-                metrics.deadLettered.inc();
-                fx.output(SideOutputs.DEAD_LETTERS, refused);
-            }
-            id = keyRows.hasKey(row) ? decoder.snapshotId(row) : null;
-            if (id == null) {
-                return; // no key or no snapshot to hold
-            }
-            refusedRow = true;
-        } else {
-            ChangeEvent event = runtime.decode(row, fx);
-            if (event == null) {
-                return; // a value that does not convert: dead-lettered
-            }
-            id = SnapshotId.of(event);
-        }
+        byte[] id = kept.id();
+        boolean refusedRow = kept.refused();
         // Late by this instance's input watermark alone: a snapshot's complete mark comes on
         // another channel and may overtake rows of it sent earlier, but never the watermark that
         // passes it.
