@@ -62,12 +62,12 @@ final class SqlCommand {
         TableEnvironment tEnv = null; // made at the first statement that is not a SET
         for (ScriptSplitter.Statement s : statements) {
             String text = ScriptSplitter.stripComments(s.text()).strip();
-            String refused = refusal(text, tEnv != null);
+            SetStatement set = SetStatement.parse(text);
+            String refused = refusal(text, set, tEnv != null);
             if (refused != null) {
                 err.println("autocdc: " + file + ", line " + s.line() + ": " + refused);
                 return 1;
             }
-            SetStatement set = SetStatement.parse(text);
             if (set != null) {
                 // before the environment exists, a SET may choose its runtime mode
                 (tEnv == null ? conf : tEnv.getConfig().getConfiguration())
@@ -94,16 +94,16 @@ final class SqlCommand {
     }
 
     /**
-     * Why the statement {@code text} (without comments) cannot run here, or null: a flow statement,
-     * a SET of another form than {@code SET 'key' = 'value'}, or the runtime mode set after a
-     * statement that is not a SET ({@code started}), when Flink has fixed it.
+     * Why the statement {@code text} (without comments; {@code set}, its SET if it is one) cannot
+     * run here, or null: a flow statement, a SET of another form than {@code SET 'key' = 'value'},
+     * or the runtime mode set after a statement that is not a SET ({@code started}), when Flink has
+     * fixed it.
      */
-    private static String refusal(String text, boolean started) {
+    private static String refusal(String text, SetStatement set, boolean started) {
         if (FLOW_STATEMENT.matcher(text).find()) {
             return "an AUTO CDC statement; sql runs Flink SQL only: run flows with autocdc run"
                     + " --flow FILE.sql";
         }
-        SetStatement set = SetStatement.parse(text);
         if (set == null) {
             return SetStatement.startsWithSet(text) ? "write SET 'key' = 'value'" : null;
         }

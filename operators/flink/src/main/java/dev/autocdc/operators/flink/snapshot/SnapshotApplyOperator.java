@@ -146,23 +146,15 @@ public final class SnapshotApplyOperator
     public void processWatermark(Watermark mark) throws Exception {
         long watermark = mark.getTimestamp();
         function().watermark(watermark);
+        var marks = getOperatorStateBackend().getBroadcastState(completeState);
         if (watermark > scannedThrough) {
-            List<byte[]> restating =
-                    function()
-                            .restatingBetween(
-                                    getOperatorStateBackend().getBroadcastState(completeState),
-                                    scannedThrough,
-                                    watermark);
+            List<byte[]> restating = function().restatingBetween(marks, scannedThrough, watermark);
             if (!restating.isEmpty()) {
                 scan(restating, watermark);
             }
             scannedThrough = watermark;
         }
-        long through =
-                function()
-                        .timersThrough(
-                                getOperatorStateBackend().getBroadcastState(completeState),
-                                watermark);
+        long through = function().timersThrough(marks, watermark);
         if (through > timersThrough) {
             timersThrough = through;
             timeServiceManager.advanceWatermark(new Watermark(through));
