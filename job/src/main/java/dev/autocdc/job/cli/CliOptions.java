@@ -283,7 +283,7 @@ final class CliOptions {
             // a triggered run checkpoints to commit its offsets; kept in the JobManager's memory
             // (Flink's default without a directory) a state over 5 MB fails every checkpoint
             String base =
-                    savepointDir.contains("://")
+                    new org.apache.flink.core.fs.Path(savepointDir).toUri().getScheme() != null
                             ? savepointDir
                             : Path.of(savepointDir).toAbsolutePath().toUri().toString();
             conf.set(

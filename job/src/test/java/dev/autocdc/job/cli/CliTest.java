@@ -516,6 +516,18 @@ class CliTest {
                         "execution.checkpointing.dir", "file:///data/savepoints/checkpoints");
         assertThat(triggered.configuration(false).toMap())
                 .doesNotContainKey("execution.checkpointing.dir");
+        CliOptions withScheme =
+                CliOptions.parse(
+                        new String[] {
+                            "run",
+                            "--flow",
+                            flow.toString(),
+                            "--available-now",
+                            "--savepoint-dir",
+                            "file:/data/savepoints"
+                        });
+        assertThat(withScheme.configuration(true).toMap())
+                .containsEntry("execution.checkpointing.dir", "file:/data/savepoints/checkpoints");
     }
 
     /** Flows run with object reuse unless the configuration (a cluster's, or -D) says. */
